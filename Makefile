@@ -1,0 +1,119 @@
+# sandboxd - see README.md. `make run` and `make check` are all a new machine needs.
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+UNITDIR    ?= /lib/systemd/system
+DESTDIR    ?=
+
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+CFLAGS     ?= -O2 -g
+WARNINGS   := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+              -Wformat=2 -Wconversion -Wno-sign-conversion
+CPPFLAGS   += -D_GNU_SOURCE -DSANDBOXD_VERSION='"$(VERSION)"'
+# SANITIZE=address,undefined builds everything with those sanitizers.
+ifneq ($(SANITIZE),)
+CFLAGS     += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS    += -fsanitize=$(SANITIZE)
+endif
+
+# Resolved lazily: pkg-config may only exist after `make deps`.
+LIB_PKGS    = libseccomp jansson libcap duktape
+LIB_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) 2>/dev/null)
+LIB_LIBS    = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null)
+JSON_LIBS   = $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS  = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+ALL_CFLAGS  = $(WARNINGS) $(CFLAGS) $(LIB_CFLAGS) $(CHECK_CFLAGS)
+
+PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c \
+            protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c
+WORKER   := worker/engine.c worker/syntax.c worker/confine.c worker/worker.c \
+            worker/forkserver.c
+SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
+            server/conn.c server/ops.c server/exec.c server/sched.c server/spawn.c
+CTL      := server/sandboxctl.c
+
+obj = $(patsubst %.c,build/%.o,$(1))
+
+BINS := bin/sandboxd bin/sandboxctl
+UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_confine
+INT_TESTS  := check_daemon check_cli
+TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
+
+.PHONY: all deps run check bench install uninstall clean format lint
+
+all: $(BINS)
+
+deps:
+	@sh scripts/deps.sh
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+bin/sandboxd: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL))
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) -lm
+
+bin/sandboxctl: $(call obj,$(CTL) $(PROTOCOL))
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
+
+# Each suite links the modules it tests, plus the shared test helpers.
+TESTLIB := $(call obj,tests/testlib.c)
+build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
+build/tests/check_utf8: $(call obj,tests/check_utf8.c protocol/utf8.c protocol/buf.c)
+build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/status.c protocol/msg.c protocol/buf.c protocol/frame.c)
+build/tests/check_loop: $(call obj,tests/check_loop.c server/loop.c)
+build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
+build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
+build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+
+build/tests/%:
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CHECK_LIBS) -lm
+
+# Integration suites find the binaries through these.
+export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
+export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
+
+check: deps
+	@$(MAKE) --no-print-directory $(BINS) $(TESTS)
+	@sh scripts/run-tests.sh $(TESTS)
+
+build/tests/bench: $(call obj,tests/bench.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BINS) build/tests/bench
+	@build/tests/bench
+
+run: deps
+	@$(MAKE) --no-print-directory $(BINS)
+	@mkdir -p run
+	exec bin/sandboxd --socket run/sandboxd.sock
+
+install: $(BINS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 bin/sandboxd bin/sandboxctl $(DESTDIR)$(BINDIR)/
+	sed 's|@BINDIR@|$(BINDIR)|g' sandboxd.service > $(DESTDIR)$(UNITDIR)/sandboxd.service
+	install -m 0644 sandboxd.socket $(DESTDIR)$(UNITDIR)/sandboxd.socket
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sandboxd $(DESTDIR)$(BINDIR)/sandboxctl \
+	      $(DESTDIR)$(UNITDIR)/sandboxd.service $(DESTDIR)$(UNITDIR)/sandboxd.socket
+
+format:
+	clang-format -i */*.c */*.h
+
+lint:
+	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
+	    --suppress=missingIncludeSystem -I protocol protocol worker server tests
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,72 @@
+/* msg.c - reply and event frames; see msg.h. */
+#include "msg.h"
+
+#include <string.h>
+
+static json_t *with_id(json_t *id)
+{
+	json_t *m = json_object();
+	if (m && id)
+		json_object_set(m, "id", id);
+	return m;
+}
+
+json_t *msg_reply_ok(json_t *id)
+{
+	json_t *m = with_id(id);
+	if (m)
+		json_object_set_new(m, "ok", json_true());
+	return m;
+}
+
+json_t *msg_reply_error(json_t *id, enum status code, const char *message)
+{
+	json_t *m = with_id(id);
+	if (!m)
+		return NULL;
+	json_object_set_new(m, "ok", json_false());
+	json_object_set_new(m, "error", json_pack("{s:s, s:s}", "code", status_name(code),
+						  "message", message ? message : status_name(code)));
+	return m;
+}
+
+json_t *msg_event(json_t *id, const char *name)
+{
+	json_t *m = with_id(id);
+	if (m)
+		json_object_set_new(m, "event", json_string(name));
+	return m;
+}
+
+static int dump_to_buf(const char *p, size_t n, void *data)
+{
+	return buf_append(data, p, n);
+}
+
+int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg)
+{
+	/* Offsets are kept relative to the unconsumed start: an append may
+	 * slide the buffer's contents down, never reorder them. */
+	size_t mark = buf_len(out);
+	if (mode != FRAME_MODE_LINE) {
+		if (!buf_reserve(out, 4))
+			return -1;
+		buf_commit(out, 4);
+	}
+	size_t body = buf_len(out);
+	if (json_dump_callback(msg, dump_to_buf, out, JSON_COMPACT) < 0)
+		goto undo;
+	size_t n = buf_len(out) - body;
+	if (mode == FRAME_MODE_LINE) {
+		if (buf_append(out, "\n", 1) < 0)
+			goto undo;
+	} else {
+		if (n > UINT32_MAX)
+			goto undo;
+		frame_put_header((unsigned char *)out->data + out->start + mark, (uint32_t)n);
+	}
+	return 0;
+undo:
+	out->end = out->start + mark;
+	return -1;
+}

@@ -1,0 +1,29 @@
+/*
+ * msg.h - build and encode the frames the daemon sends (protocol v1).
+ *
+ * Every frame answering a request starts with that request's "id" when it
+ * had one. Constructors return a new reference the caller owns.
+ */
+#ifndef SANDBOXD_MSG_H
+#define SANDBOXD_MSG_H
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "frame.h"
+#include "status.h"
+
+/* {"id"?, "ok": true} */
+json_t *msg_reply_ok(json_t *id);
+/* {"id"?, "ok": false, "error": {"code", "message"}} */
+json_t *msg_reply_error(json_t *id, enum status code, const char *message);
+/* {"id"?, "event": name} */
+json_t *msg_event(json_t *id, const char *name);
+
+/*
+ * Appends msg to out as one compact JSON frame in mode. 0, or -1 when out
+ * of memory or msg holds something JSON cannot encode (out is unchanged).
+ */
+int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg);
+
+#endif

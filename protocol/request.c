@@ -1,0 +1,309 @@
+/* request.c - request validation, table driven; see request.h. */
+#include "request.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+
+enum field_type { FIELD_STRING, FIELD_UINT };
+
+struct field_spec {
+	const char *name;
+	enum field_type type;
+	bool required;
+};
+
+struct op_spec {
+	const char *name;
+	enum request_op op;
+	const struct field_spec *fields; /* NULL-terminated */
+};
+
+static const struct field_spec no_fields[] = {{NULL, 0, false}};
+
+static const struct field_spec execute_fields[] = {
+	{"code", FIELD_STRING, true},
+	{"timeout_ms", FIELD_UINT, false},
+	{"memory_bytes", FIELD_UINT, false},
+	{"output_bytes", FIELD_UINT, false},
+	{NULL, 0, false},
+};
+
+static const struct op_spec ops[] = {
+	{"health", OP_HEALTH, no_fields},
+	{"execute", OP_EXECUTE, execute_fields},
+	{"stream", OP_STREAM, execute_fields},
+};
+
+#define N_OPS (sizeof ops / sizeof ops[0])
+
+void request_limits_default(struct request_limits *lim)
+{
+	lim->timeout_ms_default = LIMIT_TIMEOUT_MS_DEFAULT;
+	lim->timeout_ms_max = LIMIT_TIMEOUT_MS_MAX;
+	lim->memory_bytes_default = LIMIT_MEMORY_BYTES_DEFAULT;
+	lim->memory_bytes_min = LIMIT_MEMORY_BYTES_MIN;
+	lim->memory_bytes_max = LIMIT_MEMORY_BYTES_MAX;
+	lim->output_bytes_default = LIMIT_OUTPUT_BYTES_DEFAULT;
+	lim->output_bytes_max = LIMIT_OUTPUT_BYTES_MAX;
+}
+
+void request_error_clear(struct request_error *err)
+{
+	free(err->message);
+	err->message = NULL;
+}
+
+__attribute__((format(printf, 3, 4))) static void fail(struct request_error *err, enum status code,
+						       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err->code = code;
+	if (vasprintf(&err->message, fmt, ap) < 0)
+		err->message = NULL; /* the reply then falls back to the code name */
+	va_end(ap);
+}
+
+static const struct op_spec *find_op(const char *name)
+{
+	for (size_t i = 0; i < N_OPS; i++)
+		if (strcmp(ops[i].name, name) == 0)
+			return &ops[i];
+	return NULL;
+}
+
+static const struct field_spec *find_field(const struct op_spec *op, const char *name)
+{
+	for (const struct field_spec *f = op->fields; f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+/* Depth of nested arrays/objects; jansson bounds the recursion itself. */
+static int json_depth(const json_t *v)
+{
+	int deepest = 0;
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *m;
+		json_object_foreach((json_t *)v, k, m) {
+			int d = json_depth(m);
+			if (d > deepest)
+				deepest = d;
+		}
+		return deepest + 1;
+	}
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *m;
+		json_array_foreach(v, i, m) {
+			int d = json_depth(m);
+			if (d > deepest)
+				deepest = d;
+		}
+		return deepest + 1;
+	}
+	return 0;
+}
+
+/* A non-negative integer; JSON reals with an integral value count too, since
+ * some encoders write 3e4 for 30000. */
+static bool as_uint(const json_t *v, uint64_t *out)
+{
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+		if (i < 0)
+			return false;
+		*out = (uint64_t)i;
+		return true;
+	}
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+		if (!(d >= 0 && d <= 9007199254740992.0) || floor(d) != d)
+			return false;
+		*out = (uint64_t)d;
+		return true;
+	}
+	return false;
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "object";
+	case JSON_ARRAY: return "array";
+	case JSON_STRING: return "string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "boolean";
+	case JSON_NULL: return "null";
+	}
+	return "value";
+}
+
+static int check_field(const struct field_spec *f, const json_t *v, struct request_error *err)
+{
+	uint64_t u;
+	switch (f->type) {
+	case FIELD_STRING:
+		if (json_is_string(v))
+			return 0;
+		fail(err, STATUS_INVALID_ARGUMENT, "%s: expected a string, got %s", f->name,
+		     type_name(v));
+		return -1;
+	case FIELD_UINT:
+		if (as_uint(v, &u))
+			return 0;
+		fail(err, STATUS_INVALID_ARGUMENT, "%s: expected a non-negative integer, got %s",
+		     f->name, json_is_number(v) ? "a negative or fractional number" : type_name(v));
+		return -1;
+	}
+	return -1;
+}
+
+/* Reads an optional limit field into *out, checking it against [min, max]. */
+static int get_limit(json_t *root, const char *name, uint64_t def, uint64_t min, uint64_t max,
+		     uint64_t *out, struct request_error *err)
+{
+	json_t *v = json_object_get(root, name);
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	as_uint(v, out);
+	if (*out < min || *out > max) {
+		fail(err, STATUS_INVALID_ARGUMENT,
+		     "%s: %llu is out of range (the daemon allows %llu to %llu)", name,
+		     (unsigned long long)*out, (unsigned long long)min, (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_id(json_t *id, struct request_error *err)
+{
+	if (json_is_string(id)) {
+		if (json_string_length(id) > LIMIT_ID_BYTES) {
+			fail(err, STATUS_INVALID_ARGUMENT, "id: longer than %u bytes",
+			     LIMIT_ID_BYTES);
+			return -1;
+		}
+		return 0;
+	}
+	if (json_is_number(id))
+		return 0;
+	fail(err, STATUS_INVALID_ARGUMENT, "id: expected a string or a number, got %s",
+	     type_name(id));
+	return -1;
+}
+
+static int validate(json_t *root, const struct request_limits *lim, struct request *req,
+		    struct request_error *err)
+{
+	json_t *id = json_object_get(root, "id");
+	if (id) {
+		if (check_id(id, err) < 0)
+			return -1;
+		err->id = id;
+	}
+	json_t *opv = json_object_get(root, "op");
+	if (!opv) {
+		fail(err, STATUS_INVALID_ARGUMENT, "op: required field is missing");
+		return -1;
+	}
+	if (!json_is_string(opv)) {
+		fail(err, STATUS_INVALID_ARGUMENT, "op: expected a string, got %s",
+		     type_name(opv));
+		return -1;
+	}
+	const struct op_spec *op = find_op(json_string_value(opv));
+	if (!op) {
+		char known[256] = "";
+		for (size_t i = 0; i < N_OPS; i++) {
+			strcat(known, i ? ", " : "");
+			strcat(known, ops[i].name);
+		}
+		fail(err, STATUS_INVALID_ARGUMENT, "op: unknown op \"%.64s\" (known: %s)",
+		     json_string_value(opv), known);
+		return -1;
+	}
+	if (json_depth(root) > LIMIT_JSON_DEPTH) {
+		fail(err, STATUS_INVALID_ARGUMENT, "request nests deeper than %d levels",
+		     LIMIT_JSON_DEPTH);
+		return -1;
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach(root, key, v) {
+		if (strcmp(key, "op") == 0 || strcmp(key, "id") == 0)
+			continue;
+		const struct field_spec *f = find_field(op, key);
+		if (!f) {
+			fail(err, STATUS_INVALID_ARGUMENT, "%.64s: unknown field for op \"%s\"",
+			     key, op->name);
+			return -1;
+		}
+		if (check_field(f, v, err) < 0)
+			return -1;
+	}
+	for (const struct field_spec *f = op->fields; f->name; f++) {
+		if (f->required && !json_object_get(root, f->name)) {
+			fail(err, STATUS_INVALID_ARGUMENT, "%s: required field is missing",
+			     f->name);
+			return -1;
+		}
+	}
+
+	memset(req, 0, sizeof *req);
+	req->op = op->op;
+	req->op_name = op->name;
+	req->id = id;
+	if (op->op == OP_EXECUTE || op->op == OP_STREAM) {
+		json_t *code = json_object_get(root, "code");
+		req->code = json_string_value(code);
+		req->code_len = json_string_length(code);
+		if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
+			      &req->timeout_ms, err) < 0 ||
+		    get_limit(root, "memory_bytes", lim->memory_bytes_default,
+			      lim->memory_bytes_min, lim->memory_bytes_max, &req->memory_bytes,
+			      err) < 0 ||
+		    get_limit(root, "output_bytes", lim->output_bytes_default, 1,
+			      lim->output_bytes_max, &req->output_bytes, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+json_t *request_parse(const char *payload, size_t len, const struct request_limits *lim,
+		      struct request *req, struct request_error *err, json_t **root_on_error)
+{
+	json_error_t jerr;
+	err->message = NULL;
+	err->id = NULL;
+	*root_on_error = NULL;
+	json_t *root = json_loadb(payload, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+	if (!root) {
+		fail(err, STATUS_INVALID_ARGUMENT, "request is not valid JSON: %s (line %d, column %d)",
+		     jerr.text, jerr.line, jerr.column);
+		return NULL;
+	}
+	if (!json_is_object(root)) {
+		fail(err, STATUS_INVALID_ARGUMENT, "request must be a JSON object, got %s",
+		     type_name(root));
+		*root_on_error = root;
+		return NULL;
+	}
+	if (validate(root, lim, req, err) < 0) {
+		*root_on_error = root;
+		return NULL;
+	}
+	return root;
+}

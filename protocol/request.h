@@ -1,0 +1,65 @@
+/*
+ * request.h - parse and validate one client request (protocol v1).
+ *
+ * A request is a JSON object {"op", "id"?, ...fields}. Validation is driven
+ * by a table of ops and their fields: a missing, mistyped, out-of-range or
+ * unknown field is INVALID_ARGUMENT with a message that names it.
+ */
+#ifndef SANDBOXD_REQUEST_H
+#define SANDBOXD_REQUEST_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+enum request_op {
+	OP_HEALTH = 0,
+	OP_EXECUTE,
+	OP_STREAM,
+};
+
+/* Per-execution bounds a request may ask for; the daemon's options. */
+struct request_limits {
+	uint64_t timeout_ms_default, timeout_ms_max;
+	uint64_t memory_bytes_default, memory_bytes_min, memory_bytes_max;
+	uint64_t output_bytes_default, output_bytes_max;
+};
+
+/* A validated request. Pointers borrow from the parsed JSON root. */
+struct request {
+	enum request_op op;
+	const char *op_name;
+	json_t *id; /* NULL when the request has none */
+	const char *code;
+	size_t code_len;
+	uint64_t timeout_ms;
+	uint64_t memory_bytes;
+	uint64_t output_bytes;
+};
+
+/* Why a request was refused. message is malloc'd; id (borrowed, may be NULL)
+ * is the request's id when it could be read, to echo in the error reply. */
+struct request_error {
+	enum status code;
+	char *message;
+	json_t *id;
+};
+
+/*
+ * Parses payload[0..len) and validates it. On success returns the parsed
+ * root (the caller owns it; *req borrows from it) and fills *req. On failure
+ * returns NULL and fills *err (free err->message with request_error_clear;
+ * err->id borrows from *root_on_error, which the caller must json_decref
+ * when not NULL).
+ */
+json_t *request_parse(const char *payload, size_t len, const struct request_limits *lim,
+		      struct request *req, struct request_error *err, json_t **root_on_error);
+
+void request_error_clear(struct request_error *err);
+
+/* Fills lim with the compiled-in defaults of protocol/limits.h. */
+void request_limits_default(struct request_limits *lim);
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs the Debian packages sandboxd needs to build, test and run.
+# A no-op when they are all there; as non-root it only says what is missing.
+set -eu
+
+PKGS="gcc make pkg-config libc6-dev libseccomp-dev libjansson-dev libcap-dev duktape-dev check socat systemd"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "sandboxd needs these Debian packages:$missing" >&2
+	echo "install them with: sudo apt-get install$missing" >&2
+	exit 1
+fi
+echo "installing:$missing" >&2
+apt-get update -q
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing

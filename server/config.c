@@ -1,0 +1,218 @@
+/* config.c - command-line options; see config.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../protocol/limits.h"
+#include "log.h"
+
+#ifndef SANDBOXD_VERSION
+#define SANDBOXD_VERSION "0"
+#endif
+
+#define DEFAULT_SOCKET "/run/sandboxd/sandboxd.sock"
+
+static const char usage[] =
+	"usage: sandboxd [options]\n"
+	"Runs untrusted JavaScript in confined single-use worker processes, answering\n"
+	"length-prefixed or line-delimited JSON requests on a Unix socket.\n"
+	"\n"
+	"  --socket PATH          listen here (env SANDBOXD_SOCKET; default " DEFAULT_SOCKET ")\n"
+	"                         ignored when systemd passes a socket (LISTEN_FDS)\n"
+	"  --socket-mode MODE     permissions of the socket file (octal; default 0660)\n"
+	"  --max-frame-bytes N    largest request frame (default 16M)\n"
+	"  --max-workers N        executions running at once (default 2 x CPUs)\n"
+	"  --queue N              executions waiting for a worker (default 256)\n"
+	"  --max-connections N    clients connected at once (default 1024)\n"
+	"  --timeout-ms N         default execution timeout (default 30000)\n"
+	"  --max-timeout-ms N     largest timeout a request may ask for (default 120000)\n"
+	"  --memory-bytes N       default memory for a script (default 64M)\n"
+	"  --max-memory-bytes N   largest memory a request may ask for (default 1G)\n"
+	"  --output-bytes N       default stdout+stderr cap (default 8M)\n"
+	"  --max-output-bytes N   largest output cap a request may ask for (default 64M)\n"
+	"  --worker-user USER     uid/gid for workers when run as root (default nobody)\n"
+	"  --grace-ms N           on SIGTERM, time running work gets to finish (default 10000)\n"
+	"  --log-level LEVEL      error, warn, info or debug (default info)\n"
+	"  --help, --version\n"
+	"Sizes take a K, M or G suffix (powers of 1024).\n";
+
+enum {
+	OPT_SOCKET = 256,
+	OPT_SOCKET_MODE,
+	OPT_MAX_FRAME,
+	OPT_MAX_WORKERS,
+	OPT_QUEUE,
+	OPT_MAX_CONNS,
+	OPT_TIMEOUT,
+	OPT_MAX_TIMEOUT,
+	OPT_MEMORY,
+	OPT_MAX_MEMORY,
+	OPT_OUTPUT,
+	OPT_MAX_OUTPUT,
+	OPT_WORKER_USER,
+	OPT_GRACE,
+	OPT_LOG_LEVEL,
+	OPT_HELP,
+	OPT_VERSION,
+};
+
+static const struct option options[] = {
+	{"socket", required_argument, NULL, OPT_SOCKET},
+	{"socket-mode", required_argument, NULL, OPT_SOCKET_MODE},
+	{"max-frame-bytes", required_argument, NULL, OPT_MAX_FRAME},
+	{"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
+	{"queue", required_argument, NULL, OPT_QUEUE},
+	{"max-connections", required_argument, NULL, OPT_MAX_CONNS},
+	{"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
+	{"max-timeout-ms", required_argument, NULL, OPT_MAX_TIMEOUT},
+	{"memory-bytes", required_argument, NULL, OPT_MEMORY},
+	{"max-memory-bytes", required_argument, NULL, OPT_MAX_MEMORY},
+	{"output-bytes", required_argument, NULL, OPT_OUTPUT},
+	{"max-output-bytes", required_argument, NULL, OPT_MAX_OUTPUT},
+	{"worker-user", required_argument, NULL, OPT_WORKER_USER},
+	{"grace-ms", required_argument, NULL, OPT_GRACE},
+	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+/* A decimal count with an optional K/M/G suffix; -1 when malformed. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (*s == '-' || *s == '\0')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end != '\0' || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int bad(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "sandboxd: --%s %s: %s\n", opt, arg, why);
+	return EXIT_USAGE;
+}
+
+static int check(const struct config *c)
+{
+	const struct request_limits *l = &c->limits;
+	const char *why = NULL;
+	if (l->timeout_ms_default == 0 || l->timeout_ms_default > l->timeout_ms_max)
+		why = "--timeout-ms must be between 1 and --max-timeout-ms";
+	else if (l->memory_bytes_default < l->memory_bytes_min ||
+		 l->memory_bytes_default > l->memory_bytes_max)
+		why = "--memory-bytes must be between 1M and --max-memory-bytes";
+	else if (l->output_bytes_default == 0 || l->output_bytes_default > l->output_bytes_max)
+		why = "--output-bytes must be between 1 and --max-output-bytes";
+	else if (c->max_frame_bytes < LIMIT_FRAME_BYTES_MIN || c->max_frame_bytes > (1u << 30))
+		why = "--max-frame-bytes must be between 1K and 1G";
+	else if (c->max_workers == 0 || c->max_workers > LIMIT_WORKERS_MAX)
+		why = "--max-workers must be between 1 and 1024";
+	else if (c->queue_max > LIMIT_QUEUE_MAX)
+		why = "--queue must be at most 65536";
+	else if (c->max_connections == 0)
+		why = "--max-connections must be at least 1";
+	if (why) {
+		fprintf(stderr, "sandboxd: %s\n", why);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+int config_parse(struct config *c, int argc, char **argv)
+{
+	memset(c, 0, sizeof *c);
+	const char *env = getenv("SANDBOXD_SOCKET");
+	c->socket_path = env && *env ? env : DEFAULT_SOCKET;
+	c->socket_mode = 0660;
+	c->max_frame_bytes = LIMIT_FRAME_BYTES_DEFAULT;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	c->max_workers = LIMIT_WORKERS_PER_CPU * (unsigned)(cpus > 0 ? cpus : 1);
+	c->queue_max = LIMIT_QUEUE_DEFAULT;
+	c->max_connections = LIMIT_CONNECTIONS_DEFAULT;
+	request_limits_default(&c->limits);
+	c->worker_user = "nobody";
+	c->grace_ms = LIMIT_GRACE_MS_DEFAULT;
+	c->log_level = LOG_LEVEL_INFO;
+
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		const char *name = opt >= OPT_SOCKET && opt <= OPT_VERSION
+					   ? options[opt - OPT_SOCKET].name
+					   : "?";
+		uint64_t v = 0;
+		char *end;
+		switch (opt) {
+		case OPT_SOCKET:
+			c->socket_path = optarg;
+			continue;
+		case OPT_WORKER_USER:
+			c->worker_user = optarg;
+			continue;
+		case OPT_SOCKET_MODE:
+			errno = 0;
+			v = strtoull(optarg, &end, 8);
+			if (errno || *end || end == optarg || v > 0777)
+				return bad(name, optarg, "expected an octal mode such as 0660");
+			c->socket_mode = (mode_t)v;
+			continue;
+		case OPT_LOG_LEVEL:
+			c->log_level = log_level_parse(optarg);
+			if (c->log_level < 0)
+				return bad(name, optarg, "expected error, warn, info or debug");
+			continue;
+		case OPT_HELP:
+			fputs(usage, stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("sandboxd %s\n", SANDBOXD_VERSION);
+			return 0;
+		case '?':
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		default:
+			break;
+		}
+		if (parse_size(optarg, &v) < 0)
+			return bad(name, optarg, "expected a non-negative number (K, M, G allowed)");
+		switch (opt) {
+		case OPT_MAX_FRAME: c->max_frame_bytes = (size_t)v; break;
+		case OPT_MAX_WORKERS: c->max_workers = v > UINT32_MAX ? 0 : (unsigned)v; break;
+		case OPT_QUEUE: c->queue_max = v > UINT32_MAX ? UINT32_MAX : (unsigned)v; break;
+		case OPT_MAX_CONNS: c->max_connections = v > 1000000 ? 1000000 : (unsigned)v; break;
+		case OPT_TIMEOUT: c->limits.timeout_ms_default = v; break;
+		case OPT_MAX_TIMEOUT: c->limits.timeout_ms_max = v; break;
+		case OPT_MEMORY: c->limits.memory_bytes_default = v; break;
+		case OPT_MAX_MEMORY: c->limits.memory_bytes_max = v; break;
+		case OPT_OUTPUT: c->limits.output_bytes_default = v; break;
+		case OPT_MAX_OUTPUT: c->limits.output_bytes_max = v; break;
+		case OPT_GRACE: c->grace_ms = v; break;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sandboxd: unexpected argument '%s'\n%s", argv[optind], usage);
+		return EXIT_USAGE;
+	}
+	return check(c);
+}

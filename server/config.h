@@ -1,0 +1,36 @@
+/*
+ * config.h - the daemon's options (see `sandboxd --help`).
+ */
+#ifndef SANDBOXD_CONFIG_H
+#define SANDBOXD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../protocol/request.h"
+
+struct config {
+	const char *socket_path;
+	mode_t socket_mode;
+	size_t max_frame_bytes;
+	unsigned max_workers;
+	unsigned queue_max;
+	unsigned max_connections;
+	struct request_limits limits;
+	const char *worker_user;
+	uint64_t grace_ms;
+	int log_level;
+};
+
+/* Exit statuses of the daemon, after s6: bad usage and system errors. */
+#define EXIT_USAGE 100
+
+/*
+ * Fills cfg from defaults, SANDBOXD_SOCKET and argv. Returns -1 to go on,
+ * or an exit status (0 after --help/--version, EXIT_USAGE on bad usage,
+ * with the reason printed).
+ */
+int config_parse(struct config *cfg, int argc, char **argv);
+
+#endif

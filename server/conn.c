@@ -1,0 +1,340 @@
+/* conn.c - client connections; see conn.h. */
+#include "conn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../protocol/buf.h"
+#include "../protocol/frame.h"
+#include "../protocol/limits.h"
+#include "../protocol/msg.h"
+#include "../protocol/request.h"
+#include "log.h"
+#include "loop.h"
+#include "ops.h"
+
+/* Connections over the cap are kept just long enough to be told why. */
+#define REJECT_EXTRA 64u
+
+struct conn {
+	struct conn *prev, *next;
+	struct loop_watch w;
+	int fd;
+	unsigned long serial;
+	struct buf in, out;
+	struct frame_decoder dec;
+	struct conn_sub *subs; /* work that will still answer here */
+	bool read_eof;   /* the client half-closed: it may still read */
+	bool closing;    /* flush what is queued, then close */
+	bool broken;     /* a write failed: close from the loop, not here */
+	bool dead;       /* closed; only conn_close's caller still holds it */
+	bool over_cap;   /* accepted past max_connections: refuse and close */
+	bool backlogged;
+	struct loop_timer timer;
+	uint64_t partial_since; /* a frame has been arriving since then */
+	uint64_t last_progress; /* last read or write on the socket */
+};
+
+static struct conn_settings settings;
+static struct conn *head;
+static unsigned count;
+static unsigned long next_serial = 1;
+static bool draining;
+
+static void update(struct conn *c);
+
+void conn_init(const struct conn_settings *s) { settings = *s; }
+unsigned conn_count(void) { return count; }
+unsigned long conn_serial(const struct conn *c) { return c->serial; }
+bool conn_backlogged(const struct conn *c) { return c->backlogged; }
+
+void conn_subscribe(struct conn *c, struct conn_sub *s)
+{
+	s->prev = NULL;
+	s->next = c->subs;
+	if (c->subs)
+		c->subs->prev = s;
+	c->subs = s;
+}
+
+void conn_unsubscribe(struct conn *c, struct conn_sub *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		c->subs = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	s->prev = s->next = NULL;
+	if (!c->dead)
+		update(c);
+}
+
+/* Closes c now and tells the work still attached that the client is gone. */
+static void conn_close(struct conn *c, const char *why)
+{
+	c->dead = true;
+	loop_del(&c->w);
+	loop_timer_cancel(&c->timer);
+	close(c->fd);
+	c->fd = -1;
+	while (c->subs) {
+		struct conn_sub *s = c->subs;
+		c->subs = s->next;
+		s->prev = s->next = NULL;
+		s->ops->gone(s);
+	}
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	count--;
+	log_debug("conn %lu closed: %s", c->serial, why);
+	buf_free(&c->in);
+	buf_free(&c->out);
+	free(c);
+}
+
+static void on_deferred_close(struct loop_timer *t)
+{
+	struct conn *c = (struct conn *)(void *)((char *)t - offsetof(struct conn, timer));
+	bool done = c->closing || c->read_eof || draining;
+	conn_close(c, c->broken ? "write failed" : done ? "done" : "timed out");
+}
+
+/* Writes what is queued; on a hard error the connection is marked broken
+ * and closed from the loop, never from inside a caller's stack. */
+static void flush(struct conn *c)
+{
+	while (buf_len(&c->out) > 0) {
+		ssize_t n = send(c->fd, buf_peek(&c->out), buf_len(&c->out), MSG_NOSIGNAL);
+		if (n > 0) {
+			buf_consume(&c->out, (size_t)n);
+			c->last_progress = loop_now_ms();
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		c->broken = true;
+		buf_clear(&c->out);
+		loop_timer_set(&c->timer, 0, on_deferred_close);
+		return;
+	}
+	if (c->backlogged && buf_len(&c->out) <= LIMIT_CONN_BACKLOG_BYTES / 2) {
+		c->backlogged = false;
+		/* Copy the list walk: a drained callback may unsubscribe. */
+		for (struct conn_sub *s = c->subs, *next; s; s = next) {
+			next = s->next;
+			s->ops->drained(s);
+		}
+	}
+}
+
+void conn_send(struct conn *c, const json_t *msg)
+{
+	if (c->dead || c->broken)
+		return;
+	bool was_empty = buf_len(&c->out) == 0;
+	if (msg_encode(&c->out, c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE
+								 : FRAME_MODE_BINARY,
+		       msg) < 0) {
+		log_err("conn %lu: cannot encode a reply (out of memory)", c->serial);
+		return;
+	}
+	if (was_empty)
+		c->last_progress = loop_now_ms();
+	flush(c);
+	if (buf_len(&c->out) > LIMIT_CONN_BACKLOG_BYTES)
+		c->backlogged = true;
+	if (!c->broken)
+		update(c);
+}
+
+static void reply_error(struct conn *c, json_t *id, enum status code, const char *message)
+{
+	json_t *r = msg_reply_error(id, code, message);
+	if (r)
+		conn_send(c, r);
+	json_decref(r);
+}
+
+static void handle_frame(struct conn *c, const char *payload, size_t len)
+{
+	struct request req;
+	struct request_error err;
+	json_t *bad_root;
+	json_t *root = request_parse(payload, len, &ops_limits, &req, &err, &bad_root);
+	if (!root) {
+		reply_error(c, err.id, err.code, err.message);
+		request_error_clear(&err);
+		json_decref(bad_root);
+		return;
+	}
+	if (c->over_cap) {
+		reply_error(c, req.id, STATUS_UNAVAILABLE, "too many connections");
+		c->closing = true;
+	} else if (draining) {
+		reply_error(c, req.id, STATUS_UNAVAILABLE, "the daemon is shutting down");
+	} else {
+		ops_handle(c, root, &req);
+	}
+	json_decref(root);
+}
+
+/* Decodes and handles every whole frame buffered, unless replies back up. */
+static void process(struct conn *c)
+{
+	while (!c->closing && !c->backlogged && !c->dead && !c->broken) {
+		const char *payload;
+		size_t plen, used;
+		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
+						  &payload, &plen, &used);
+		if (st == FRAME_MORE) {
+			buf_consume(&c->in, used);
+			break;
+		}
+		if (st != FRAME_OK) {
+			/* The stream cannot be resynchronised: say why, then close. */
+			char msg[128];
+			snprintf(msg, sizeof msg, "%s (%zu bytes; the maximum is %zu)",
+				 frame_status_str(st), plen, settings.max_frame_bytes);
+			if (st == FRAME_ERR_EMPTY)
+				snprintf(msg, sizeof msg, "%s", frame_status_str(st));
+			reply_error(c, NULL, STATUS_INVALID_ARGUMENT, msg);
+			c->closing = true;
+			buf_clear(&c->in);
+			break;
+		}
+		handle_frame(c, payload, plen);
+		buf_consume(&c->in, used);
+	}
+	c->partial_since = buf_len(&c->in) ? (c->partial_since ? c->partial_since : loop_now_ms())
+					    : 0;
+}
+
+/* Recomputes what c waits for and its deadline; closes it once done. */
+static void update(struct conn *c)
+{
+	if (c->dead || c->broken)
+		return;
+	bool finished = c->closing || c->read_eof || (draining && !buf_len(&c->in));
+	if (finished && !c->subs && buf_len(&c->out) == 0) {
+		/* Not from here when inside a callback chain: defer. */
+		loop_timer_set(&c->timer, 0, on_deferred_close);
+		return;
+	}
+	bool want_read = !c->read_eof && !c->closing && !c->backlogged;
+	uint32_t ev = (want_read ? EPOLLIN : 0) | (buf_len(&c->out) ? EPOLLOUT : 0);
+	loop_mod(&c->w, ev);
+
+	uint64_t deadline = 0;
+	if (buf_len(&c->out))
+		deadline = c->last_progress + LIMIT_WRITE_STALL_MS;
+	else if (c->partial_since)
+		deadline = c->partial_since + LIMIT_FRAME_TIMEOUT_MS;
+	else if (!c->subs)
+		deadline = c->last_progress + LIMIT_IDLE_TIMEOUT_MS;
+	if (deadline) {
+		uint64_t now = loop_now_ms();
+		loop_timer_set(&c->timer, deadline > now ? deadline - now : 0, on_deferred_close);
+	} else {
+		loop_timer_cancel(&c->timer);
+	}
+}
+
+static void on_event(struct loop_watch *w, uint32_t events)
+{
+	struct conn *c = (struct conn *)(void *)((char *)w - offsetof(struct conn, w));
+	if (events & EPOLLOUT)
+		flush(c);
+	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken) {
+		char *dst = buf_reserve(&c->in, 65536);
+		ssize_t n = dst ? recv(c->fd, dst, 65536, 0) : -1;
+		if (n > 0) {
+			buf_commit(&c->in, (size_t)n);
+			c->last_progress = loop_now_ms();
+			process(c);
+		} else if (n == 0) {
+			c->read_eof = true;
+			/* A frame cut off by the end of input is answered too. */
+			if (buf_len(&c->in) && !c->closing)
+				reply_error(c, NULL, STATUS_INVALID_ARGUMENT,
+					    "the connection ended in the middle of a frame");
+			buf_clear(&c->in);
+			c->partial_since = 0;
+		} else if (errno != EAGAIN && errno != EINTR) {
+			c->broken = true;
+		}
+	}
+	/* HUP: the peer closed both ways (half-close is RDHUP only), so no
+	 * reply can reach it any more. */
+	if (c->broken || (events & (EPOLLHUP | EPOLLERR))) {
+		conn_close(c, c->broken ? "read failed" : "client closed the connection");
+		return;
+	}
+	update(c);
+}
+
+void conn_accept_ready(int listen_fd)
+{
+	for (;;) {
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN)
+				log_warn("accept: %s", strerror(errno));
+			return;
+		}
+		if (count >= settings.max_connections + REJECT_EXTRA) {
+			close(fd);
+			log_warn("connection refused: %u open", count);
+			continue;
+		}
+		struct conn *c = calloc(1, sizeof *c);
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->serial = next_serial++;
+		c->w = (struct loop_watch)LOOP_WATCH_INIT;
+		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
+		c->over_cap = count >= settings.max_connections;
+		c->last_progress = loop_now_ms();
+		frame_decoder_init(&c->dec, FRAME_MODE_AUTO, settings.max_frame_bytes);
+		if (loop_add(&c->w, fd, EPOLLIN, on_event) < 0) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = head;
+		if (head)
+			head->prev = c;
+		head = c;
+		count++;
+		log_debug("conn %lu accepted%s", c->serial, c->over_cap ? " over the cap" : "");
+		update(c);
+	}
+}
+
+void conn_shutdown_all(void)
+{
+	draining = true;
+	for (struct conn *c = head; c; c = c->next)
+		update(c);
+}
+
+void conn_close_all(void)
+{
+	while (head)
+		conn_close(head, "daemon stopped");
+}

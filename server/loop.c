@@ -1,0 +1,193 @@
+/* loop.c - epoll and a timer heap; see loop.h. */
+#include "loop.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH 64
+
+static int epfd = -1;
+static bool running;
+static uint64_t now_ms;
+
+/* The batch being dispatched, so loop_del can blank later events of it. */
+static struct epoll_event batch[BATCH];
+static int batch_len, batch_pos;
+
+static struct loop_timer **heap;
+static size_t heap_len, heap_cap;
+
+static uint64_t clock_ms(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint64_t loop_now_ms(void) { return now_ms; }
+uint64_t loop_wall_ms(void) { return clock_ms(CLOCK_REALTIME); }
+
+uint64_t loop_clock_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int loop_init(void)
+{
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	now_ms = clock_ms(CLOCK_MONOTONIC);
+	return epfd < 0 ? -1 : 0;
+}
+
+int loop_add(struct loop_watch *w, int fd, uint32_t events, loop_fd_cb cb)
+{
+	struct epoll_event ev = {.events = events, .data.ptr = w};
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -1;
+	w->fd = fd;
+	w->events = events;
+	w->cb = cb;
+	return 0;
+}
+
+int loop_mod(struct loop_watch *w, uint32_t events)
+{
+	if (w->fd < 0 || w->events == events)
+		return 0;
+	struct epoll_event ev = {.events = events, .data.ptr = w};
+	if (epoll_ctl(epfd, EPOLL_CTL_MOD, w->fd, &ev) < 0)
+		return -1;
+	w->events = events;
+	return 0;
+}
+
+void loop_del(struct loop_watch *w)
+{
+	if (w->fd < 0)
+		return;
+	epoll_ctl(epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	w->fd = -1;
+	for (int i = batch_pos; i < batch_len; i++)
+		if (batch[i].data.ptr == w)
+			batch[i].data.ptr = NULL;
+}
+
+/* ---- timers: a binary min-heap on when_ms */
+
+static void heap_place(size_t i, struct loop_timer *t)
+{
+	heap[i] = t;
+	t->slot = i;
+}
+
+static void sift_up(size_t i)
+{
+	struct loop_timer *t = heap[i];
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (heap[parent]->when_ms <= t->when_ms)
+			break;
+		heap_place(i, heap[parent]);
+		i = parent;
+	}
+	heap_place(i, t);
+}
+
+static void sift_down(size_t i)
+{
+	struct loop_timer *t = heap[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= heap_len)
+			break;
+		if (c + 1 < heap_len && heap[c + 1]->when_ms < heap[c]->when_ms)
+			c++;
+		if (t->when_ms <= heap[c]->when_ms)
+			break;
+		heap_place(i, heap[c]);
+		i = c;
+	}
+	heap_place(i, t);
+}
+
+void loop_timer_cancel(struct loop_timer *t)
+{
+	if (!loop_timer_armed(t))
+		return;
+	size_t i = t->slot;
+	t->slot = (size_t)-1;
+	struct loop_timer *last = heap[--heap_len];
+	if (i == heap_len)
+		return;
+	heap_place(i, last);
+	sift_up(i);
+	sift_down(last->slot);
+}
+
+void loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb)
+{
+	loop_timer_cancel(t);
+	if (heap_len == heap_cap) {
+		size_t cap = heap_cap ? heap_cap * 2 : 64;
+		struct loop_timer **h = realloc(heap, cap * sizeof *h);
+		if (!h)
+			abort(); /* a timer that cannot be armed would leak a worker */
+		heap = h;
+		heap_cap = cap;
+	}
+	t->when_ms = now_ms + ms;
+	t->cb = cb;
+	heap_place(heap_len++, t);
+	sift_up(t->slot);
+}
+
+static void run_timers(void)
+{
+	while (heap_len > 0 && heap[0]->when_ms <= now_ms) {
+		struct loop_timer *t = heap[0];
+		loop_timer_cancel(t);
+		t->cb(t);
+	}
+}
+
+static int next_timeout(void)
+{
+	if (heap_len == 0)
+		return -1;
+	uint64_t when = heap[0]->when_ms;
+	if (when <= now_ms)
+		return 0;
+	uint64_t d = when - now_ms;
+	return d > 60000 ? 60000 : (int)d;
+}
+
+void loop_stop(void) { running = false; }
+
+int loop_run(void)
+{
+	running = true;
+	while (running) {
+		int n = epoll_wait(epfd, batch, BATCH, next_timeout());
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		now_ms = clock_ms(CLOCK_MONOTONIC);
+		batch_len = n;
+		for (batch_pos = 0; batch_pos < batch_len;) {
+			struct epoll_event *ev = &batch[batch_pos++];
+			struct loop_watch *w = ev->data.ptr;
+			if (w)
+				w->cb(w, ev->events);
+		}
+		batch_len = batch_pos = 0;
+		run_timers();
+	}
+	return 0;
+}

@@ -1,0 +1,62 @@
+/*
+ * loop.h - the supervisor's event loop: epoll for fds, a min-heap of timers.
+ *
+ * Single-threaded and never blocking: every fd it watches is non-blocking.
+ * A watch removed while a batch of events is being dispatched gets no
+ * further callbacks from that batch, so a callback may free any object,
+ * its own included, right after loop_del.
+ */
+#ifndef SANDBOXD_LOOP_H
+#define SANDBOXD_LOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct loop_watch;
+typedef void (*loop_fd_cb)(struct loop_watch *w, uint32_t events);
+
+struct loop_watch {
+	int fd; /* -1 when not in the loop */
+	uint32_t events;
+	loop_fd_cb cb;
+};
+
+struct loop_timer;
+typedef void (*loop_timer_cb)(struct loop_timer *t);
+
+struct loop_timer {
+	uint64_t when_ms;
+	size_t slot; /* index in the heap, or (size_t)-1 when not armed */
+	loop_timer_cb cb;
+};
+
+#define LOOP_WATCH_INIT {-1, 0, NULL}
+#define LOOP_TIMER_INIT {0, (size_t)-1, NULL}
+
+/* Creates the epoll instance; -1 with errno. */
+int loop_init(void);
+/* Starts watching fd for events (EPOLLIN/EPOLLOUT...). 0, or -1 with errno. */
+int loop_add(struct loop_watch *w, int fd, uint32_t events, loop_fd_cb cb);
+/* Changes the events watched; a no-op when they are the same. */
+int loop_mod(struct loop_watch *w, uint32_t events);
+/* Stops watching (call before closing the fd). A no-op when not watched. */
+void loop_del(struct loop_watch *w);
+
+/* Monotonic milliseconds, sampled once per loop iteration. */
+uint64_t loop_now_ms(void);
+/* Monotonic microseconds, read now. */
+uint64_t loop_clock_us(void);
+/* Wall-clock milliseconds since the epoch, read now. */
+uint64_t loop_wall_ms(void);
+
+/* Arms t to fire once, after ms; re-arming moves it. */
+void loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb);
+void loop_timer_cancel(struct loop_timer *t);
+static inline bool loop_timer_armed(const struct loop_timer *t) { return t->slot != (size_t)-1; }
+
+/* Runs until loop_stop; 0, or -1 when epoll fails. */
+int loop_run(void);
+void loop_stop(void);
+
+#endif

@@ -1,0 +1,297 @@
+/* testlib.c - daemon and client helpers for the integration suites. */
+#include "testlib.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../protocol/msg.h"
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void daemon_read_log(struct daemon *d, struct buf *log, int timeout_ms)
+{
+	struct pollfd p = {d->log_fd, POLLIN, 0};
+	while (poll(&p, 1, timeout_ms) == 1) {
+		char *dst = buf_reserve(log, 4096);
+		ssize_t n = read(d->log_fd, dst, 4096);
+		if (n <= 0)
+			break;
+		buf_commit(log, (size_t)n);
+		timeout_ms = 0;
+	}
+}
+
+void daemon_start(struct daemon *d, const char *const *args)
+{
+	const char *bin = getenv("SANDBOXD_BIN");
+	ck_assert_msg(bin != NULL, "SANDBOXD_BIN is not set (run through make check)");
+	strcpy(d->dir, "/tmp/sandboxd-test-XXXXXX");
+	ck_assert_msg(mkdtemp(d->dir) != NULL, "mkdtemp: %s", strerror(errno));
+	snprintf(d->sock, sizeof d->sock, "%s/s.sock", d->dir);
+	int pipefd[2];
+	ck_assert_int_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	const char *argv[32] = {bin, "--socket", d->sock};
+	int n = 3;
+	for (; args && *args && n < 31; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	d->pid = fork();
+	ck_assert_int_ge(d->pid, 0);
+	if (d->pid == 0) {
+		dup2(pipefd[1], 2);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	d->log_fd = pipefd[0];
+	/* Ready once it says so: the log line comes after listen(). */
+	struct buf log = BUF_INIT;
+	long long deadline = now_ms() + 10000;
+	while (now_ms() < deadline) {
+		daemon_read_log(d, &log, 100);
+		buf_append(&log, "", 1);
+		bool ready = strstr(buf_peek(&log), "listening on") != NULL;
+		log.end--;
+		if (ready) {
+			buf_free(&log);
+			return;
+		}
+		int st;
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
+			buf_append(&log, "", 1);
+			ck_abort_msg("daemon exited at start: %s", buf_peek(&log));
+		}
+	}
+	ck_abort_msg("daemon did not start listening");
+}
+
+int daemon_stop(struct daemon *d)
+{
+	int st = -1;
+	if (d->pid > 0) {
+		kill(d->pid, SIGTERM);
+		while (waitpid(d->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	d->pid = -1;
+	if (d->log_fd >= 0)
+		close(d->log_fd);
+	d->log_fd = -1;
+	unlink(d->sock);
+	rmdir(d->dir);
+	return st;
+}
+
+int daemon_fd_count(const struct daemon *d)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)d->pid);
+	DIR *dir = opendir(path);
+	ck_assert_msg(dir != NULL, "opendir %s: %s", path, strerror(errno));
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+int daemon_child_count(const struct daemon *d, int *zombies)
+{
+	DIR *proc = opendir("/proc");
+	int n = 0;
+	*zombies = 0;
+	struct dirent *de;
+	while ((de = readdir(proc))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		char path[64], line[512];
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof line, f)) {
+			/* pid (comm) state ppid ...: comm may hold spaces. */
+			char *rp = strrchr(line, ')');
+			char state;
+			int ppid;
+			if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == d->pid) {
+				n++;
+				if (state == 'Z')
+					(*zombies)++;
+			}
+		}
+		fclose(f);
+	}
+	closedir(proc);
+	return n;
+}
+
+int client_open(struct client *c, const char *sock, enum frame_mode mode)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+		return -1;
+	}
+	c->mode = mode;
+	c->in = (struct buf)BUF_INIT;
+	frame_decoder_init(&c->dec, mode, 1u << 30);
+	return 0;
+}
+
+void client_close(struct client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	buf_free(&c->in);
+}
+
+void client_send_raw(struct client *c, const void *p, size_t n)
+{
+	const char *s = p;
+	while (n > 0) {
+		ssize_t w = send(c->fd, s, n, MSG_NOSIGNAL);
+		ck_assert_msg(w > 0, "send: %s", strerror(errno));
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+void client_send(struct client *c, const json_t *msg)
+{
+	struct buf out = BUF_INIT;
+	ck_assert_int_eq(msg_encode(&out, c->mode, msg), 0);
+	client_send_raw(c, buf_peek(&out), buf_len(&out));
+	buf_free(&out);
+}
+
+void client_sendf(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = NULL;
+	ck_assert_int_ge(vasprintf(&text, fmt, ap), 0);
+	va_end(ap);
+	json_error_t err;
+	json_t *msg = json_loads(text, 0, &err);
+	ck_assert_msg(msg != NULL, "bad test JSON %s: %s", text, err.text);
+	client_send(c, msg);
+	json_decref(msg);
+	free(text);
+}
+
+json_t *client_recv(struct client *c, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	for (;;) {
+		const char *payload;
+		size_t plen, used;
+		enum frame_status st =
+			frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in), &payload, &plen, &used);
+		if (st == FRAME_OK) {
+			json_error_t err;
+			json_t *m = json_loadb(payload, plen, 0, &err);
+			ck_assert_msg(m != NULL, "daemon sent invalid JSON: %s", err.text);
+			buf_consume(&c->in, used);
+			return m;
+		}
+		ck_assert_msg(st == FRAME_MORE, "daemon sent a bad frame: %s", frame_status_str(st));
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			return NULL;
+		struct pollfd p = {c->fd, POLLIN, 0};
+		if (poll(&p, 1, (int)left) != 1)
+			return NULL;
+		char *dst = buf_reserve(&c->in, 65536);
+		ssize_t n = recv(c->fd, dst, 65536, 0);
+		if (n <= 0)
+			return NULL;
+		buf_commit(&c->in, (size_t)n);
+	}
+}
+
+json_t *client_reply(struct client *c, json_t *events, int timeout_ms)
+{
+	for (;;) {
+		json_t *m = client_recv(c, timeout_ms);
+		if (!m || json_object_get(m, "ok"))
+			return m;
+		if (events)
+			json_array_append(events, m);
+		json_decref(m);
+	}
+}
+
+bool client_eof(struct client *c, int timeout_ms)
+{
+	struct pollfd p = {c->fd, POLLIN, 0};
+	char b[4096];
+	long long deadline = now_ms() + timeout_ms;
+	while (now_ms() < deadline) {
+		if (poll(&p, 1, (int)(deadline - now_ms())) != 1)
+			return false;
+		ssize_t n = recv(c->fd, b, sizeof b, 0);
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
+			return true;
+		if (n < 0)
+			return false;
+	}
+	return false;
+}
+
+json_t *exec_once(const char *sock, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = NULL;
+	ck_assert_int_ge(vasprintf(&text, fmt, ap), 0);
+	va_end(ap);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, sock, FRAME_MODE_BINARY), 0);
+	json_error_t err;
+	json_t *msg = json_loads(text, 0, &err);
+	ck_assert_msg(msg != NULL, "bad test JSON %s: %s", text, err.text);
+	if (!json_object_get(msg, "op"))
+		json_object_set_new(msg, "op", json_string("execute"));
+	client_send(&c, msg);
+	json_decref(msg);
+	free(text);
+	json_t *r = client_reply(&c, NULL, 60000);
+	ck_assert_msg(r != NULL, "no reply");
+	client_close(&c);
+	return r;
+}
+
+const char *jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+long long jint(json_t *o, const char *key) { return json_integer_value(json_object_get(o, key)); }
+bool jtrue(json_t *o, const char *key) { return json_is_true(json_object_get(o, key)); }

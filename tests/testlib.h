@@ -1,0 +1,67 @@
+/*
+ * testlib.h - start the real daemon on a temporary socket and talk to it
+ * over the real protocol, in either framing.
+ */
+#ifndef SANDBOXD_TESTLIB_H
+#define SANDBOXD_TESTLIB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../protocol/buf.h"
+#include "../protocol/frame.h"
+
+struct daemon {
+	pid_t pid;
+	char dir[64];   /* temporary directory holding the socket */
+	char sock[128]; /* socket path */
+	int log_fd;     /* read end of the daemon's stderr */
+};
+
+/* Starts bin/sandboxd (SANDBOXD_BIN) with extra args (NULL-terminated) on a
+ * fresh socket and waits until it logs that it listens. Aborts the test on
+ * failure. */
+void daemon_start(struct daemon *d, const char *const *args);
+/* SIGTERM, then waits; returns the wait status. */
+int daemon_stop(struct daemon *d);
+/* Everything the daemon logged so far (appended to *log). */
+void daemon_read_log(struct daemon *d, struct buf *log, int timeout_ms);
+
+/* Count of the daemon's open fds, and of its child processes (any state). */
+int daemon_fd_count(const struct daemon *d);
+int daemon_child_count(const struct daemon *d, int *zombies);
+
+struct client {
+	int fd;
+	enum frame_mode mode;
+	struct buf in;
+	struct frame_decoder dec;
+};
+
+/* Connects in the given framing (binary or line). -1 when it cannot. */
+int client_open(struct client *c, const char *sock, enum frame_mode mode);
+void client_close(struct client *c);
+/* Sends raw bytes / one JSON message (encoded in the client's mode). */
+void client_send_raw(struct client *c, const void *p, size_t n);
+void client_send(struct client *c, const json_t *msg);
+void client_sendf(struct client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The next frame, or NULL on EOF or after timeout_ms. */
+json_t *client_recv(struct client *c, int timeout_ms);
+/* The next frame that is a final reply (has "ok"); events before it are
+ * appended to *events when events is not NULL. */
+json_t *client_reply(struct client *c, json_t *events, int timeout_ms);
+/* True when the daemon closed the connection within timeout_ms. */
+bool client_eof(struct client *c, int timeout_ms);
+
+/* One execute round trip on a fresh connection with a JSON request built
+ * from fmt. */
+json_t *exec_once(const char *sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Shorthands for reply fields. */
+const char *jstr(json_t *o, const char *key);
+long long jint(json_t *o, const char *key);
+bool jtrue(json_t *o, const char *key);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * confine.h - the confinement a worker enters before it touches a script.
+ *
+ * The steps run in one fixed order (see confine_apply), seccomp last so the
+ * filter need not allow anything the earlier steps use. The filter itself is
+ * compiled once, in the forkserver, and each worker loads the exported BPF.
+ */
+#ifndef SANDBOXD_CONFINE_H
+#define SANDBOXD_CONFINE_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct confine_params {
+	int fds[3];          /* become the worker's fds 0 (control), 1 and 2 */
+	pid_t parent;        /* who must still be our parent once PDEATHSIG is set */
+	uint64_t as_bytes;   /* RLIMIT_AS */
+	uint64_t cpu_seconds; /* RLIMIT_CPU soft limit: SIGXCPU past it */
+	bool change_ids;     /* switch to uid/gid (the daemon runs as root) */
+	uid_t uid;
+	gid_t gid;
+};
+
+/*
+ * Compiles the worker's seccomp allowlist and exports it as BPF into *out
+ * (out->filter is malloc'd and lives for the process). 0, or -1 with errno.
+ */
+int confine_filter_build(struct sock_fprog *out);
+
+/*
+ * Confines the calling process, in this order: own session, PDEATHSIG, stdio
+ * onto p->fds, every other fd closed, rlimits, uid/gid, capabilities,
+ * not dumpable, no_new_privs, seccomp. Returns 0, or -1 with errno set and
+ * *step naming the step that failed; the caller must then _exit.
+ */
+int confine_apply(const struct confine_params *p, const struct sock_fprog *filter,
+		  const char **step);
+
+/* The seccomp filter only (for tests that probe it in isolation). */
+int confine_load_filter(const struct sock_fprog *filter);
+
+#endif

@@ -1,0 +1,467 @@
+/* engine.c - Duktape set-up and script execution; see engine.h. */
+#include "engine.h"
+
+#include <duktape.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "../protocol/buf.h"
+#include "../protocol/ctl.h"
+#include "../protocol/io.h"
+#include "../protocol/utf8.h"
+#include "syntax.h"
+
+static duk_context *heap_ctx;
+
+/* ---- allocator: counts live bytes so a worker can report its heap peak */
+
+static size_t heap_now, heap_peak;
+static bool alloc_failed;
+
+static void account(void *p, ssize_t sign)
+{
+	if (!p)
+		return;
+	size_t n = malloc_usable_size(p);
+	if (sign > 0) {
+		heap_now += n;
+		if (heap_now > heap_peak)
+			heap_peak = heap_now;
+	} else {
+		heap_now -= n;
+	}
+}
+
+static void *eng_alloc(void *udata, duk_size_t size)
+{
+	(void)udata;
+	void *p = malloc(size);
+	if (!p && size)
+		alloc_failed = true;
+	account(p, 1);
+	return p;
+}
+
+static void *eng_realloc(void *udata, void *ptr, duk_size_t size)
+{
+	(void)udata;
+	size_t old = ptr ? malloc_usable_size(ptr) : 0;
+	void *p = realloc(ptr, size);
+	if (!p && size) {
+		alloc_failed = true;
+		return NULL; /* ptr is still valid and still counted */
+	}
+	heap_now -= old;
+	account(p, 1);
+	return p;
+}
+
+static void eng_free(void *udata, void *ptr)
+{
+	(void)udata;
+	account(ptr, -1);
+	free(ptr);
+}
+
+size_t engine_heap_bytes(void) { return heap_now; }
+size_t engine_heap_peak(void) { return heap_peak; }
+
+/* Duktape's fatal errors cannot be recovered from and leave the heap in an
+ * unknown state: leave at once with a status the supervisor understands. */
+static void eng_fatal(void *udata, const char *msg)
+{
+	(void)udata;
+	(void)msg;
+	_exit(alloc_failed ? CTL_EXIT_MEMORY : CTL_EXIT_FATAL);
+}
+
+/* ---- output */
+
+/* Appends the engine string at idx to out as UTF-8. */
+static void append_string(duk_context *ctx, duk_idx_t idx, struct buf *out)
+{
+	duk_size_t n;
+	const char *s = duk_get_lstring(ctx, idx, &n);
+	if (s && utf8_from_cesu(out, s, n) < 0)
+		(void)duk_error(ctx, DUK_ERR_RANGE_ERROR, "alloc failed");
+}
+
+/* Duktape's stack lists its own C frames ("(duk_js_compiler.c:4954)
+ * internal") and call flags after each frame; a script's author needs
+ * neither. Keeps the first line and each "at" line cut after its ')'. */
+static void clean_stack(const char *s, size_t n, struct buf *out)
+{
+	size_t i = 0;
+	while (i < n) {
+		const char *nl = memchr(s + i, '\n', n - i);
+		size_t end = nl ? (size_t)(nl - s) : n;
+		const char *line = s + i;
+		size_t len = end - i;
+		bool frame = len > 7 && memcmp(line, "    at ", 7) == 0;
+		if (frame) {
+			const char *close = NULL;
+			for (size_t k = len; k > 0; k--)
+				if (line[k - 1] == ')') {
+					close = line + k;
+					break;
+				}
+			if (close)
+				len = (size_t)(close - line);
+			if (memmem(line, len, "(duk_", 5))
+				len = 0;
+		}
+		if (len) {
+			if (buf_len(out))
+				buf_append(out, "\n", 1);
+			buf_append(out, line, len);
+		}
+		i = end + 1;
+	}
+}
+
+/* Pushes the cleaned stack of the error at idx; false (nothing pushed)
+ * when it has none. */
+static bool push_stack(duk_context *ctx, duk_idx_t idx)
+{
+	duk_get_prop_string(ctx, idx, "stack");
+	if (!duk_is_string(ctx, -1)) {
+		duk_pop(ctx);
+		return false;
+	}
+	duk_size_t n;
+	const char *raw = duk_get_lstring(ctx, -1, &n);
+	struct buf clean = BUF_INIT;
+	clean_stack(raw, n, &clean);
+	duk_push_lstring(ctx, clean.data ? buf_peek(&clean) : "", buf_len(&clean));
+	buf_free(&clean);
+	duk_remove(ctx, -2);
+	return true;
+}
+
+static duk_ret_t json_encode_top(duk_context *ctx, void *udata)
+{
+	(void)udata;
+	duk_json_encode(ctx, -1);
+	return 1;
+}
+
+/* Leaves ctx's value at idx formatted the way console.log prints it on top of
+ * the stack: strings as they are, objects and arrays as compact JSON, errors
+ * by their stack, functions by name, everything else by String(). */
+static void push_formatted(duk_context *ctx, duk_idx_t idx)
+{
+	if (duk_is_symbol(ctx, idx)) {
+		duk_push_string(ctx, "Symbol()");
+		return;
+	}
+	if (duk_is_string(ctx, idx)) {
+		duk_dup(ctx, idx);
+		return;
+	}
+	if (duk_is_undefined(ctx, idx)) {
+		duk_push_string(ctx, "undefined");
+		return;
+	}
+	if (duk_is_function(ctx, idx)) {
+		duk_get_prop_string(ctx, idx, "name");
+		const char *name = duk_is_string(ctx, -1) ? duk_get_string(ctx, -1) : "";
+		if (*name)
+			duk_push_sprintf(ctx, "[Function: %s]", name);
+		else
+			duk_push_string(ctx, "[Function (anonymous)]");
+		duk_remove(ctx, -2);
+		return;
+	}
+	if (duk_is_error(ctx, idx)) {
+		if (!push_stack(ctx, idx)) {
+			duk_dup(ctx, idx);
+			duk_safe_to_string(ctx, -1);
+		}
+		return;
+	}
+	if (duk_is_object(ctx, idx) && !duk_is_buffer_data(ctx, idx)) {
+		duk_dup(ctx, idx);
+		if (duk_safe_call(ctx, json_encode_top, NULL, 1, 1) == DUK_EXEC_SUCCESS &&
+		    duk_is_string(ctx, -1))
+			return;
+		duk_pop(ctx); /* cyclic, or no JSON form: fall back to String() */
+	}
+	duk_dup(ctx, idx);
+	duk_safe_to_string(ctx, -1);
+}
+
+/* console.log/info/debug (magic 1) and console.warn/error (magic 2). */
+static duk_ret_t console_write(duk_context *ctx)
+{
+	int fd = duk_get_current_magic(ctx);
+	duk_idx_t n = duk_get_top(ctx);
+	struct buf line = BUF_INIT;
+	for (duk_idx_t i = 0; i < n; i++) {
+		if (i > 0 && buf_append(&line, " ", 1) < 0)
+			goto oom;
+		push_formatted(ctx, i);
+		append_string(ctx, -1, &line);
+		duk_pop(ctx);
+	}
+	if (buf_append(&line, "\n", 1) < 0)
+		goto oom;
+	/* A broken pipe means the supervisor is gone; the worker dies with it. */
+	(void)io_write_all(fd, buf_peek(&line), buf_len(&line));
+	buf_free(&line);
+	return 0;
+oom:
+	buf_free(&line);
+	return duk_error(ctx, DUK_ERR_RANGE_ERROR, "alloc failed");
+}
+
+/* ---- Math.random: xoshiro256**, reseeded per worker */
+
+static uint64_t rng[4] = {0x9E3779B97F4A7C15ull, 0xBF58476D1CE4E5B9ull, 0x94D049BB133111EBull,
+			  0x2545F4914F6CDD1Dull};
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t rng_next(void)
+{
+	uint64_t result = rotl(rng[1] * 5, 7) * 9;
+	uint64_t t = rng[1] << 17;
+	rng[2] ^= rng[0];
+	rng[3] ^= rng[1];
+	rng[1] ^= rng[2];
+	rng[0] ^= rng[3];
+	rng[2] ^= t;
+	rng[3] = rotl(rng[3], 45);
+	return result;
+}
+
+void engine_reseed(void)
+{
+	uint64_t seed[4];
+	if (getrandom(seed, sizeof seed, 0) == (ssize_t)sizeof seed &&
+	    (seed[0] | seed[1] | seed[2] | seed[3]) != 0)
+		memcpy(rng, seed, sizeof rng);
+}
+
+static duk_ret_t math_random(duk_context *ctx)
+{
+	/* 53 random bits scaled into [0, 1). */
+	duk_push_number(ctx, (double)(rng_next() >> 11) * 0x1.0p-53);
+	return 1;
+}
+
+/* ---- set-up */
+
+static void put_function(duk_context *ctx, const char *name, duk_c_function fn, int nargs,
+			 int magic)
+{
+	duk_push_c_function(ctx, fn, nargs);
+	duk_set_magic(ctx, -1, magic);
+	duk_put_prop_string(ctx, -2, name);
+}
+
+int engine_prepare(void)
+{
+	heap_ctx = duk_create_heap(eng_alloc, eng_realloc, eng_free, NULL, eng_fatal);
+	if (!heap_ctx)
+		return -1;
+	duk_context *ctx = heap_ctx;
+	duk_push_global_object(ctx);
+
+	/* Duktape.act/fin/gc and friends reach into the engine's internals;
+	 * require would suggest a module system there is none of. */
+	duk_del_prop_string(ctx, -1, "Duktape");
+	duk_del_prop_string(ctx, -1, "require");
+
+	duk_push_object(ctx);
+	put_function(ctx, "log", console_write, DUK_VARARGS, 1);
+	put_function(ctx, "info", console_write, DUK_VARARGS, 1);
+	put_function(ctx, "debug", console_write, DUK_VARARGS, 1);
+	put_function(ctx, "warn", console_write, DUK_VARARGS, 2);
+	put_function(ctx, "error", console_write, DUK_VARARGS, 2);
+	duk_put_prop_string(ctx, -2, "console");
+
+	/* Duktape seeds its generator once per heap, and every worker shares
+	 * this heap's state: replace it with one each worker reseeds. */
+	duk_get_prop_string(ctx, -1, "Math");
+	put_function(ctx, "random", math_random, 0, 0);
+	duk_pop(ctx);
+
+	duk_pop(ctx);
+	/* Start workers with a compact heap: less to copy on write. */
+	duk_gc(ctx, 0);
+	return 0;
+}
+
+/* ---- running a script */
+
+static void set_string(json_t *obj, const char *key, duk_context *ctx, duk_idx_t idx)
+{
+	struct buf b = BUF_INIT;
+	append_string(ctx, idx, &b);
+	json_object_set_new(obj, key, json_stringn(b.data ? buf_peek(&b) : "", buf_len(&b)));
+	buf_free(&b);
+}
+
+/* Builds the error object for the value thrown at the top of the stack;
+ * runs under duk_safe_call since getters on a thrown object are script code. */
+struct describe {
+	json_t *error;
+	const char *kind;
+};
+
+static duk_ret_t describe_thrown(duk_context *ctx, void *udata)
+{
+	struct describe *d = udata;
+	json_t *e = d->error;
+	json_object_set_new(e, "kind", json_string(d->kind));
+	if (duk_is_error(ctx, -1)) {
+		duk_get_prop_string(ctx, -1, "name");
+		duk_get_prop_string(ctx, -2, "message");
+		const char *name = duk_is_string(ctx, -2) ? duk_get_string(ctx, -2) : "Error";
+		const char *msg = duk_is_string(ctx, -1) ? duk_get_string(ctx, -1) : "";
+		if (*msg)
+			duk_push_sprintf(ctx, "%s: %s", name, msg);
+		else
+			duk_push_string(ctx, name);
+		set_string(e, "message", ctx, -1);
+		duk_pop_3(ctx);
+		duk_get_prop_string(ctx, -1, "lineNumber");
+		if (duk_is_number(ctx, -1) && duk_get_number(ctx, -1) > 0)
+			json_object_set_new(e, "line", json_integer((json_int_t)duk_get_number(ctx, -1)));
+		duk_pop(ctx);
+		if (push_stack(ctx, -1)) {
+			set_string(e, "stack", ctx, -1);
+			duk_pop(ctx);
+		}
+	} else {
+		push_formatted(ctx, -1);
+		duk_push_sprintf(ctx, "Uncaught %s", duk_get_string(ctx, -1));
+		set_string(e, "message", ctx, -1);
+		duk_pop_2(ctx);
+	}
+	return 0;
+}
+
+static json_t *result_error(const char *kind, const char *message)
+{
+	return json_pack("{s:s, s:b, s:{s:s, s:s}}", "type", "result", "ok", 0, "error", "kind",
+			 kind, "message", message);
+}
+
+static json_t *fail_thrown(duk_context *ctx, const char *kind)
+{
+	json_t *e = json_object();
+	struct describe d = {e, kind};
+	if (!e)
+		return NULL;
+	/* An alloc failure that ends a script is the memory limit, whatever
+	 * the script did with the error on its way out. */
+	if (alloc_failed && duk_is_error(ctx, -1)) {
+		duk_get_prop_string(ctx, -1, "message");
+		if (duk_is_string(ctx, -1) && strstr(duk_get_string(ctx, -1), "alloc failed"))
+			d.kind = "memory";
+		duk_pop(ctx);
+	}
+	if (duk_safe_call(ctx, describe_thrown, &d, 1, 1) != DUK_EXEC_SUCCESS) {
+		json_decref(e);
+		return result_error(kind, "the script threw a value that could not be described");
+	}
+	if (strcmp(d.kind, "memory") == 0) {
+		json_object_set_new(e, "message",
+				    json_string("out of memory: the script exceeded its memory limit "
+						"(memory_bytes)"));
+	}
+	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 0, "error", e);
+}
+
+/* Adds the ES5.1 hint to a syntax error when the code uses newer syntax. */
+static void add_syntax_hint(json_t *result, const char *code, size_t len)
+{
+	struct syntax_hint h;
+	syntax_find_es2015(code, len, &h);
+	if (!h.feature)
+		return;
+	json_t *e = json_object_get(result, "error");
+	const char *msg = json_string_value(json_object_get(e, "message"));
+	char *text = NULL;
+	if (asprintf(&text,
+		     "%s; note: the engine runs ES5.1 JavaScript (Duktape 2.7), which has no %s "
+		     "(first used on line %d)",
+		     msg ? msg : "SyntaxError", h.feature, h.line) >= 0)
+		json_object_set_new(e, "message", json_string(text));
+	free(text);
+}
+
+static json_t *result_value(duk_context *ctx)
+{
+	if (duk_is_undefined(ctx, -1))
+		return json_pack("{s:s, s:b}", "type", "result", "ok", 1);
+	if (duk_is_function(ctx, -1) || duk_is_symbol(ctx, -1))
+		return result_error("script",
+				    duk_is_function(ctx, -1)
+					    ? "the script returned a function, which JSON cannot hold"
+					    : "the script returned a symbol, which JSON cannot hold");
+	if (duk_safe_call(ctx, json_encode_top, NULL, 1, 1) != DUK_EXEC_SUCCESS) {
+		if (alloc_failed)
+			return result_error("memory", "out of memory: the script exceeded its "
+						      "memory limit (memory_bytes)");
+		duk_push_sprintf(ctx, "the returned value cannot be converted to JSON (%s)",
+				 duk_safe_to_string(ctx, -1));
+		return result_error("script", duk_get_string(ctx, -1));
+	}
+	if (!duk_is_string(ctx, -1)) /* toJSON gave undefined */
+		return json_pack("{s:s, s:b}", "type", "result", "ok", 1);
+	struct buf text = BUF_INIT;
+	append_string(ctx, -1, &text);
+	if (buf_len(&text) > CTL_VALUE_BYTES) {
+		buf_free(&text);
+		char msg[160];
+		snprintf(msg, sizeof msg, "the returned value is over %u bytes as JSON",
+			 CTL_VALUE_BYTES);
+		return result_error("script", msg);
+	}
+	json_t *value = json_loadb(buf_peek(&text), buf_len(&text), JSON_DECODE_ANY, NULL);
+	buf_free(&text);
+	if (!value)
+		return alloc_failed ? result_error("memory", "out of memory while returning the value")
+				    : result_error("script", "the returned value's JSON is invalid");
+	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 1, "value", value);
+}
+
+json_t *engine_run(const char *code, size_t len)
+{
+	duk_context *ctx = heap_ctx;
+	/* The body sits on the wrapper's first line so line numbers match
+	 * the code as submitted. */
+	static const char head[] = "function(){";
+	static const char tail[] = "\n}";
+	size_t total = sizeof head - 1 + len + sizeof tail - 1;
+	char *src = malloc(total);
+	if (!src)
+		return result_error("memory", "out of memory before the script started");
+	memcpy(src, head, sizeof head - 1);
+	memcpy(src + sizeof head - 1, code, len);
+	memcpy(src + sizeof head - 1 + len, tail, sizeof tail - 1);
+
+	duk_push_string(ctx, ENGINE_SCRIPT_NAME);
+	duk_int_t rc = duk_pcompile_lstring_filename(ctx, DUK_COMPILE_FUNCTION, src, total);
+	free(src);
+	if (rc != DUK_EXEC_SUCCESS) {
+		/* The compiler also throws RangeErrors (nesting too deep). */
+		bool syntax = duk_get_error_code(ctx, -1) == DUK_ERR_SYNTAX_ERROR;
+		json_t *r = fail_thrown(ctx, syntax ? "syntax" : "script");
+		if (r && strcmp(json_string_value(json_object_get(json_object_get(r, "error"),
+								  "kind")),
+				"syntax") == 0)
+			add_syntax_hint(r, code, len);
+		return r;
+	}
+	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
+		return fail_thrown(ctx, "script");
+	return result_value(ctx);
+}

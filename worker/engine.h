@@ -1,0 +1,43 @@
+/*
+ * engine.h - the JavaScript engine (Duktape 2.7, ES5.1) as sandboxd uses it.
+ *
+ * engine_prepare runs once, in the forkserver, before any fork: it builds
+ * the heap and the globals scripts see, so every worker starts from an
+ * engine that is ready to compile. engine_run runs in a confined worker and
+ * executes one script; the heap is never reused for a second one.
+ */
+#ifndef SANDBOXD_ENGINE_H
+#define SANDBOXD_ENGINE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* File name scripts carry in stack traces. */
+#define ENGINE_SCRIPT_NAME "script.js"
+
+/*
+ * Creates the heap and installs the script globals (console, a per-process
+ * Math.random; no Duktape, no require). 0, or -1 when the heap cannot be
+ * created. Call once per process.
+ */
+int engine_prepare(void);
+
+/* Reseeds Math.random from the kernel; each worker calls it once so no two
+ * workers share a random sequence inherited from the forkserver. */
+void engine_reseed(void);
+
+/*
+ * Runs code as the body of a function and returns a new result message for
+ * the control channel (see protocol/ctl.h): {"type": "result", "ok": true,
+ * "value"?} or {"type": "result", "ok": false, "error": {...}}. NULL only
+ * when even that could not be allocated. Console output goes straight to
+ * fds 1 and 2 as the script writes it.
+ */
+json_t *engine_run(const char *code, size_t len);
+
+/* Bytes the engine's heap holds now and at most so far. */
+size_t engine_heap_bytes(void);
+size_t engine_heap_peak(void);
+
+#endif

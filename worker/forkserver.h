@@ -1,0 +1,51 @@
+/*
+ * forkserver.h - the process every worker is cloned from.
+ *
+ * The supervisor forks the forkserver at start-up, before it accepts any
+ * client, so the forkserver holds no client's data. It prepares the engine
+ * and compiles the seccomp filter once; each worker then starts as a clone
+ * of that prepared state and pays only for the clone.
+ *
+ * Workers are cloned with CLONE_PARENT: they are the supervisor's children,
+ * so the supervisor reaps them itself through pidfds and gets their rusage.
+ *
+ * Messages on the SOCK_SEQPACKET socketpair between the two:
+ *   supervisor -> forkserver: struct forkserver_spawn, with SCM_RIGHTS
+ *     carrying the worker's control socket, stdout pipe and stderr pipe
+ *   forkserver -> supervisor: struct forkserver_reply, one per spawn in
+ *     order, after one first reply (pid 0) that says the forkserver is ready
+ */
+#ifndef SANDBOXD_FORKSERVER_H
+#define SANDBOXD_FORKSERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct forkserver_config {
+	bool change_ids; /* workers switch to uid/gid */
+	uid_t uid;
+	gid_t gid;
+	size_t max_job_bytes; /* largest job frame a worker accepts */
+};
+
+struct forkserver_spawn {
+	uint64_t memory_bytes; /* what the script may use beyond the runtime */
+	uint64_t timeout_ms;   /* sets the CPU-time backstop */
+};
+
+struct forkserver_reply {
+	int32_t pid; /* the worker, or 0 for the ready message */
+	int32_t err; /* errno of a failed clone, else 0 */
+	uint64_t baseline_bytes; /* ready message: address space before any script */
+};
+
+/* Number of fds sent with each spawn request. */
+#define FORKSERVER_FDS 3
+
+/* The forkserver's main: prepares, then serves spawn requests on sock until
+ * the supervisor goes away. Never returns. */
+__attribute__((noreturn)) void forkserver_run(int sock, const struct forkserver_config *cfg);
+
+#endif
