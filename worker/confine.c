@@ -119,11 +119,17 @@ static int set_limit(int resource, rlim_t soft, rlim_t hard)
 	return setrlimit(resource, &rl);
 }
 
-/* Empties every capability set. The bounding and ambient sets need
- * CAP_SETPCAP, so they go while the process still has it (before the uid
- * change); a daemon that never had it cannot have given workers any. */
+/* Set once the bounding and ambient sets are empty in this process image;
+ * clones inherit both the sets and the flag. */
+static bool bounding_dropped;
+
+/* Empties the bounding and ambient sets. This needs CAP_SETPCAP, so it runs
+ * before the uid change; a process without it cannot have given workers
+ * any capability to begin with. */
 static int drop_bounding_caps(void)
 {
+	if (bounding_dropped)
+		return 0;
 	if (CAP_IS_SUPPORTED(CAP_SETPCAP)) {
 		cap_t cur = cap_get_proc();
 		cap_flag_value_t has = CAP_CLEAR;
@@ -138,6 +144,26 @@ static int drop_bounding_caps(void)
 	}
 	if (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() < 0)
 		return -1;
+	bounding_dropped = true;
+	return 0;
+}
+
+int confine_prepare(bool change_ids)
+{
+	if (drop_bounding_caps() < 0)
+		return -1;
+	if (!change_ids)
+		return 0;
+	/* What the forkserver itself keeps: only what switching a worker's
+	 * identity takes. */
+	static const cap_value_t keep[] = {CAP_SETUID, CAP_SETGID};
+	cap_t caps = cap_init();
+	if (!caps || cap_set_flag(caps, CAP_PERMITTED, 2, keep, CAP_SET) < 0 ||
+	    cap_set_flag(caps, CAP_EFFECTIVE, 2, keep, CAP_SET) < 0 || cap_set_proc(caps) < 0) {
+		cap_free(caps);
+		return -1;
+	}
+	cap_free(caps);
 	return 0;
 }
 
@@ -194,6 +220,16 @@ int confine_apply(const struct confine_params *p, const struct sock_fprog *filte
 		if (setgroups(0, NULL) < 0 || setresgid(p->gid, p->gid, p->gid) < 0 ||
 		    setresuid(p->uid, p->uid, p->uid) < 0)
 			return -1;
+		/* The kernel clears the parent-death signal on any change of
+		 * credentials: arm it again, and look again for a parent that
+		 * died in between. */
+		*step = "PR_SET_PDEATHSIG after the uid change";
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+			return -1;
+		if (getppid() != p->parent) {
+			errno = ESRCH;
+			return -1;
+		}
 	}
 	/* 7. No capabilities left in any set. */
 	*step = "capabilities";

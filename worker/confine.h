@@ -30,9 +30,18 @@ struct confine_params {
 int confine_filter_build(struct sock_fprog *out);
 
 /*
+ * Once per forkserver, before any clone: empties the capability bounding
+ * and ambient sets (clones inherit them, so no worker repeats the dozens of
+ * calls this takes) and, when workers will change identity, keeps only
+ * CAP_SETUID and CAP_SETGID. 0, or -1 with errno.
+ */
+int confine_prepare(bool change_ids);
+
+/*
  * Confines the calling process, in this order: own session, PDEATHSIG, stdio
- * onto p->fds, every other fd closed, rlimits, uid/gid, capabilities,
- * not dumpable, no_new_privs, seccomp. Returns 0, or -1 with errno set and
+ * onto p->fds, every other fd closed, rlimits, uid/gid (PDEATHSIG again: a
+ * credential change clears it), capabilities, not dumpable, no_new_privs,
+ * seccomp. Returns 0, or -1 with errno set and
  * *step naming the step that failed; the caller must then _exit.
  */
 int confine_apply(const struct confine_params *p, const struct sock_fprog *filter,

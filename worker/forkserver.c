@@ -126,6 +126,8 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 	struct sock_fprog filter;
 	if (confine_filter_build(&filter) < 0)
 		die("building the seccomp filter");
+	if (confine_prepare(cfg->change_ids) < 0)
+		die("dropping capabilities");
 	uint64_t baseline = mapped_bytes();
 
 	struct forkserver_reply ready = {0, 0, baseline};
