@@ -30,6 +30,8 @@ static const char usage[] =
 	"  --max-workers N        executions running at once (default 2 x CPUs)\n"
 	"  --queue N              executions waiting for a worker (default 256)\n"
 	"  --max-connections N    clients connected at once (default 1024)\n"
+	"  --frame-timeout-ms N   time a started frame has to arrive in full (default 30000)\n"
+	"  --idle-timeout-ms N    close connections idle this long (default 600000)\n"
 	"  --timeout-ms N         default execution timeout (default 30000)\n"
 	"  --max-timeout-ms N     largest timeout a request may ask for (default 120000)\n"
 	"  --memory-bytes N       default memory for a script (default 64M)\n"
@@ -49,6 +51,8 @@ enum {
 	OPT_MAX_WORKERS,
 	OPT_QUEUE,
 	OPT_MAX_CONNS,
+	OPT_FRAME_TIMEOUT,
+	OPT_IDLE_TIMEOUT,
 	OPT_TIMEOUT,
 	OPT_MAX_TIMEOUT,
 	OPT_MEMORY,
@@ -69,6 +73,8 @@ static const struct option options[] = {
 	{"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
 	{"queue", required_argument, NULL, OPT_QUEUE},
 	{"max-connections", required_argument, NULL, OPT_MAX_CONNS},
+	{"frame-timeout-ms", required_argument, NULL, OPT_FRAME_TIMEOUT},
+	{"idle-timeout-ms", required_argument, NULL, OPT_IDLE_TIMEOUT},
 	{"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
 	{"max-timeout-ms", required_argument, NULL, OPT_MAX_TIMEOUT},
 	{"memory-bytes", required_argument, NULL, OPT_MEMORY},
@@ -133,6 +139,8 @@ static int check(const struct config *c)
 		why = "--queue must be at most 65536";
 	else if (c->max_connections == 0)
 		why = "--max-connections must be at least 1";
+	else if (c->frame_timeout_ms == 0 || c->idle_timeout_ms == 0)
+		why = "--frame-timeout-ms and --idle-timeout-ms must be at least 1";
 	if (why) {
 		fprintf(stderr, "sandboxd: %s\n", why);
 		return EXIT_USAGE;
@@ -151,6 +159,8 @@ int config_parse(struct config *c, int argc, char **argv)
 	c->max_workers = LIMIT_WORKERS_PER_CPU * (unsigned)(cpus > 0 ? cpus : 1);
 	c->queue_max = LIMIT_QUEUE_DEFAULT;
 	c->max_connections = LIMIT_CONNECTIONS_DEFAULT;
+	c->frame_timeout_ms = LIMIT_FRAME_TIMEOUT_MS;
+	c->idle_timeout_ms = LIMIT_IDLE_TIMEOUT_MS;
 	request_limits_default(&c->limits);
 	c->worker_user = "nobody";
 	c->grace_ms = LIMIT_GRACE_MS_DEFAULT;
@@ -201,6 +211,8 @@ int config_parse(struct config *c, int argc, char **argv)
 		case OPT_MAX_WORKERS: c->max_workers = v > UINT32_MAX ? 0 : (unsigned)v; break;
 		case OPT_QUEUE: c->queue_max = v > UINT32_MAX ? UINT32_MAX : (unsigned)v; break;
 		case OPT_MAX_CONNS: c->max_connections = v > 1000000 ? 1000000 : (unsigned)v; break;
+		case OPT_FRAME_TIMEOUT: c->frame_timeout_ms = v; break;
+		case OPT_IDLE_TIMEOUT: c->idle_timeout_ms = v; break;
 		case OPT_TIMEOUT: c->limits.timeout_ms_default = v; break;
 		case OPT_MAX_TIMEOUT: c->limits.timeout_ms_max = v; break;
 		case OPT_MEMORY: c->limits.memory_bytes_default = v; break;

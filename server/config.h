@@ -17,6 +17,8 @@ struct config {
 	unsigned max_workers;
 	unsigned queue_max;
 	unsigned max_connections;
+	uint64_t frame_timeout_ms;
+	uint64_t idle_timeout_ms;
 	struct request_limits limits;
 	const char *worker_user;
 	uint64_t grace_ms;

@@ -239,9 +239,9 @@ static void update(struct conn *c)
 	if (buf_len(&c->out))
 		deadline = c->last_progress + LIMIT_WRITE_STALL_MS;
 	else if (c->partial_since)
-		deadline = c->partial_since + LIMIT_FRAME_TIMEOUT_MS;
+		deadline = c->partial_since + settings.frame_timeout_ms;
 	else if (!c->subs)
-		deadline = c->last_progress + LIMIT_IDLE_TIMEOUT_MS;
+		deadline = c->last_progress + settings.idle_timeout_ms;
 	if (deadline) {
 		uint64_t now = loop_now_ms();
 		loop_timer_set(&c->timer, deadline > now ? deadline - now : 0, on_deferred_close);
@@ -253,8 +253,12 @@ static void update(struct conn *c)
 static void on_event(struct loop_watch *w, uint32_t events)
 {
 	struct conn *c = (struct conn *)(void *)((char *)w - offsetof(struct conn, w));
-	if (events & EPOLLOUT)
+	if (events & EPOLLOUT) {
 		flush(c);
+		/* Requests that waited for the backlog to drain go first. */
+		if (!c->backlogged && buf_len(&c->in))
+			process(c);
+	}
 	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken) {
 		char *dst = buf_reserve(&c->in, 65536);
 		ssize_t n = dst ? recv(c->fd, dst, 65536, 0) : -1;

@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct conn;
 struct conn_sub;
@@ -35,6 +36,8 @@ struct conn_sub {
 struct conn_settings {
 	size_t max_frame_bytes;
 	unsigned max_connections;
+	uint64_t frame_timeout_ms; /* a started frame must be whole by then */
+	uint64_t idle_timeout_ms;  /* nothing in flight, nothing said */
 };
 
 void conn_init(const struct conn_settings *s);

@@ -464,19 +464,31 @@ static void ctl_frames(struct exec *e)
 	}
 }
 
+/* Sends what is left of the job; the socket buffer usually takes it all
+ * at once, so this is tried before waiting for EPOLLOUT. */
+static void ctl_flush(struct exec *e)
+{
+	while (buf_len(&e->ctl_out)) {
+		ssize_t n = send(e->ctl_fd, buf_peek(&e->ctl_out), buf_len(&e->ctl_out),
+				 MSG_NOSIGNAL);
+		if (n > 0) {
+			buf_consume(&e->ctl_out, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			buf_clear(&e->ctl_out); /* the worker is gone; its exit tells why */
+		break;
+	}
+	loop_mod(&e->w_ctl, EPOLLIN | (buf_len(&e->ctl_out) ? EPOLLOUT : 0));
+}
+
 static void on_ctl(struct loop_watch *w, uint32_t events)
 {
 	struct exec *e = FROM(w, struct exec, w_ctl);
-	if ((events & EPOLLOUT) && buf_len(&e->ctl_out)) {
-		ssize_t n = send(e->ctl_fd, buf_peek(&e->ctl_out), buf_len(&e->ctl_out),
-				 MSG_NOSIGNAL);
-		if (n > 0)
-			buf_consume(&e->ctl_out, (size_t)n);
-		else if (n < 0 && errno != EAGAIN && errno != EINTR)
-			buf_clear(&e->ctl_out); /* the worker is gone; its exit tells why */
-		if (!buf_len(&e->ctl_out))
-			loop_mod(w, EPOLLIN);
-	}
+	if (events & EPOLLOUT)
+		ctl_flush(e);
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
 	char *dst = buf_reserve(&e->ctl_in, 65536);
@@ -583,7 +595,8 @@ static void on_start(struct sched_entry *s)
 	set_nonblock(e->ctl_fd);
 	set_nonblock(e->pipe_fd[OUT]);
 	set_nonblock(e->pipe_fd[ERR]);
-	loop_add(&e->w_ctl, e->ctl_fd, EPOLLIN | EPOLLOUT, on_ctl);
+	loop_add(&e->w_ctl, e->ctl_fd, EPOLLIN, on_ctl);
+	ctl_flush(e);
 	loop_add(&e->w_pipe[OUT], e->pipe_fd[OUT], e->paused ? 0 : EPOLLIN, on_stdout);
 	loop_add(&e->w_pipe[ERR], e->pipe_fd[ERR], e->paused ? 0 : EPOLLIN, on_stderr);
 	/* The timeout counts from here, not from when the request queued. */

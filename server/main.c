@@ -14,6 +14,7 @@
 #include "exec.h"
 #include "listen.h"
 #include "log.h"
+#include "notify.h"
 #include "loop.h"
 #include "ops.h"
 #include "spawn.h"
@@ -70,6 +71,7 @@ static void begin_shutdown(int sig)
 		return;
 	}
 	stopping = true;
+	notify_send("STOPPING=1");
 	log_info("%s: stopping (%u running, grace %llu ms)", strsignal(sig), exec_live(),
 		 (unsigned long long)cfg.grace_ms);
 	loop_del(&listen_watch);
@@ -125,6 +127,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	log_init(cfg.log_level);
+	notify_init();
 	ensure_stdio();
 	/* A client that vanishes mid-write must not kill the daemon. */
 	signal(SIGPIPE, SIG_IGN);
@@ -145,7 +148,8 @@ int main(int argc, char **argv)
 	if (listen_open(&listener, cfg.socket_path, cfg.socket_mode, &why) < 0)
 		fatal("%s: %s", cfg.socket_path, why);
 
-	struct conn_settings cs = {cfg.max_frame_bytes, cfg.max_connections};
+	struct conn_settings cs = {cfg.max_frame_bytes, cfg.max_connections, cfg.frame_timeout_ms,
+				   cfg.idle_timeout_ms};
 	conn_init(&cs);
 	exec_init(cfg.max_workers, cfg.queue_max);
 	ops_init(&cfg.limits, SANDBOXD_VERSION);
@@ -153,9 +157,11 @@ int main(int argc, char **argv)
 	if (signal_fd < 0 || loop_add(&signal_watch, signal_fd, EPOLLIN, on_signal) < 0 ||
 	    loop_add(&listen_watch, listener.fd, EPOLLIN, on_accept) < 0)
 		fatal("event loop set-up");
-	log_info("sandboxd %s listening on %s%s (%u workers, queue %u)", SANDBOXD_VERSION,
-		 listener.activated ? "the socket systemd passed" : cfg.socket_path, "",
+	log_info("sandboxd %s listening on %s (%u workers, queue %u)", SANDBOXD_VERSION,
+		 listener.activated ? "the socket systemd passed" : cfg.socket_path,
 		 cfg.max_workers, cfg.queue_max);
+
+	notify_send("READY=1");
 
 	if (loop_run() < 0)
 		fatal("epoll_wait");
