@@ -6,7 +6,7 @@
 
 char *buf_reserve(struct buf *b, size_t n)
 {
-	if (b->cap - b->end >= n)
+	if (b->data && b->cap - b->end >= n)
 		return b->data + b->end;
 	/* Slide the unconsumed bytes down before growing. */
 	if (b->start > 0) {

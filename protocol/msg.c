@@ -25,8 +25,12 @@ json_t *msg_reply_error(json_t *id, enum status code, const char *message)
 	if (!m)
 		return NULL;
 	json_object_set_new(m, "ok", json_false());
-	json_object_set_new(m, "error", json_pack("{s:s, s:s}", "code", status_name(code),
-						  "message", message ? message : status_name(code)));
+	json_t *e = json_pack("{s:s, s:s}", "code", status_name(code), "message",
+			      message ? message : status_name(code));
+	if (!e) /* a message that is not UTF-8: the code must still get out */
+		e = json_pack("{s:s, s:s}", "code", status_name(code), "message",
+			      status_name(code));
+	json_object_set_new(m, "error", e);
 	return m;
 }
 

@@ -70,12 +70,23 @@ __attribute__((format(printf, 3, 4))) static void fail(struct request_error *err
 	va_end(ap);
 }
 
-static const struct op_spec *find_op(const char *name)
+static const struct op_spec *find_op(const char *name, size_t len)
 {
 	for (size_t i = 0; i < N_OPS; i++)
-		if (strcmp(ops[i].name, name) == 0)
+		if (strlen(ops[i].name) == len && memcmp(ops[i].name, name, len) == 0)
 			return &ops[i];
 	return NULL;
+}
+
+/* How many bytes of s (valid UTF-8, from jansson) to quote in a message:
+ * at most 64, cut before a character rather than inside one, so that the
+ * message stays valid UTF-8 and can be sent back in a JSON string. */
+static int quote_len(const char *s)
+{
+	size_t n = strnlen(s, 64);
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return (int)n;
 }
 
 static const struct field_spec *find_field(const struct op_spec *op, const char *name)
@@ -149,6 +160,19 @@ static const char *type_name(const json_t *v)
 	return "value";
 }
 
+/* Why a JSON value is not a non-negative integer, for messages. */
+static const char *number_problem(const json_t *v)
+{
+	if (!json_is_number(v))
+		return type_name(v);
+	double d = json_number_value(v);
+	if (d < 0)
+		return "a negative number";
+	if (floor(d) != d)
+		return "a fractional number";
+	return "a number too large";
+}
+
 static int check_field(const struct field_spec *f, const json_t *v, struct request_error *err)
 {
 	uint64_t u;
@@ -163,7 +187,7 @@ static int check_field(const struct field_spec *f, const json_t *v, struct reque
 		if (as_uint(v, &u))
 			return 0;
 		fail(err, STATUS_INVALID_ARGUMENT, "%s: expected a non-negative integer, got %s",
-		     f->name, json_is_number(v) ? "a negative or fractional number" : type_name(v));
+		     f->name, number_problem(v));
 		return -1;
 	}
 	return -1;
@@ -224,15 +248,16 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 		     type_name(opv));
 		return -1;
 	}
-	const struct op_spec *op = find_op(json_string_value(opv));
+	const char *op_name = json_string_value(opv);
+	const struct op_spec *op = find_op(op_name, json_string_length(opv));
 	if (!op) {
 		char known[256] = "";
 		for (size_t i = 0; i < N_OPS; i++) {
 			strcat(known, i ? ", " : "");
 			strcat(known, ops[i].name);
 		}
-		fail(err, STATUS_INVALID_ARGUMENT, "op: unknown op \"%.64s\" (known: %s)",
-		     json_string_value(opv), known);
+		fail(err, STATUS_INVALID_ARGUMENT, "op: unknown op \"%.*s\" (known: %s)",
+		     quote_len(op_name), op_name, known);
 		return -1;
 	}
 	if (json_depth(root) > LIMIT_JSON_DEPTH) {
@@ -247,8 +272,8 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 			continue;
 		const struct field_spec *f = find_field(op, key);
 		if (!f) {
-			fail(err, STATUS_INVALID_ARGUMENT, "%.64s: unknown field for op \"%s\"",
-			     key, op->name);
+			fail(err, STATUS_INVALID_ARGUMENT, "%.*s: unknown field for op \"%s\"",
+			     quote_len(key), key, op->name);
 			return -1;
 		}
 		if (check_field(f, v, err) < 0)
@@ -289,7 +314,10 @@ json_t *request_parse(const char *payload, size_t len, const struct request_limi
 	err->message = NULL;
 	err->id = NULL;
 	*root_on_error = NULL;
-	json_t *root = json_loadb(payload, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+	/* Any JSON value decodes, so that a string or a number is refused as
+	 * not an object rather than as not JSON. */
+	size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY;
+	json_t *root = json_loadb(payload, len, flags, &jerr);
 	if (!root) {
 		fail(err, STATUS_INVALID_ARGUMENT, "request is not valid JSON: %s (line %d, column %d)",
 		     jerr.text, jerr.line, jerr.column);
