@@ -33,7 +33,7 @@ PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c \
 WORKER   := worker/engine.c worker/syntax.c worker/confine.c worker/worker.c \
             worker/forkserver.c
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
-            server/conn.c server/ops.c server/exec.c server/sched.c server/spawn.c
+            server/conn.c server/notify.c server/ops.c server/exec.c server/sched.c server/spawn.c
 CTL      := server/sandboxctl.c
 
 obj = $(patsubst %.c,build/%.o,$(1))
@@ -73,7 +73,7 @@ build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
-build/tests/%:
+$(TESTS) build/tests/bench: build/tests/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CHECK_LIBS) -lm
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -26,17 +27,18 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void daemon_read_log(struct daemon *d, struct buf *log, int timeout_ms)
+char *daemon_log(const struct daemon *d)
 {
-	struct pollfd p = {d->log_fd, POLLIN, 0};
-	while (poll(&p, 1, timeout_ms) == 1) {
-		char *dst = buf_reserve(log, 4096);
-		ssize_t n = read(d->log_fd, dst, 4096);
-		if (n <= 0)
-			break;
-		buf_commit(log, (size_t)n);
-		timeout_ms = 0;
-	}
+	FILE *f = fopen(d->log, "re");
+	ck_assert_msg(f != NULL, "%s: %s", d->log, strerror(errno));
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_append(&b, chunk, n);
+	buf_append(&b, "", 1);
+	fclose(f);
+	return b.data;
 }
 
 void daemon_start(struct daemon *d, const char *const *args)
@@ -45,42 +47,70 @@ void daemon_start(struct daemon *d, const char *const *args)
 	ck_assert_msg(bin != NULL, "SANDBOXD_BIN is not set (run through make check)");
 	strcpy(d->dir, "/tmp/sandboxd-test-XXXXXX");
 	ck_assert_msg(mkdtemp(d->dir) != NULL, "mkdtemp: %s", strerror(errno));
+	/* Workers run as nobody and must not be able to reach anything here;
+	 * the socket itself is made by the daemon. */
 	snprintf(d->sock, sizeof d->sock, "%s/s.sock", d->dir);
-	int pipefd[2];
-	ck_assert_int_eq(pipe2(pipefd, O_CLOEXEC), 0);
-	const char *argv[32] = {bin, "--socket", d->sock};
+	snprintf(d->log, sizeof d->log, "%s/log", d->dir);
+	char notify[128];
+	snprintf(notify, sizeof notify, "%s/notify", d->dir);
+	int nfd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un na = {.sun_family = AF_UNIX};
+	ck_assert_uint_lt(strlen(notify), sizeof na.sun_path);
+	memcpy(na.sun_path, notify, strlen(notify) + 1);
+	ck_assert_int_eq(bind(nfd, (struct sockaddr *)&na, sizeof na), 0);
+
+	const char *argv[40] = {bin, "--socket", d->sock};
 	int n = 3;
-	for (; args && *args && n < 31; args++)
+	for (; args && *args && n < 39; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
 	d->pid = fork();
 	ck_assert_int_ge(d->pid, 0);
 	if (d->pid == 0) {
-		dup2(pipefd[1], 2);
+		int log = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (log < 0 || dup2(log, 2) < 0)
+			_exit(126);
+		setenv("NOTIFY_SOCKET", notify, 1);
 		execv(bin, (char *const *)argv);
 		_exit(127);
 	}
-	close(pipefd[1]);
-	d->log_fd = pipefd[0];
-	/* Ready once it says so: the log line comes after listen(). */
-	struct buf log = BUF_INIT;
+	struct pollfd p = {nfd, POLLIN, 0};
 	long long deadline = now_ms() + 10000;
 	while (now_ms() < deadline) {
-		daemon_read_log(d, &log, 100);
-		buf_append(&log, "", 1);
-		bool ready = strstr(buf_peek(&log), "listening on") != NULL;
-		log.end--;
-		if (ready) {
-			buf_free(&log);
-			return;
-		}
 		int st;
+		if (poll(&p, 1, 100) == 1) {
+			char msg[256];
+			ssize_t r = recv(nfd, msg, sizeof msg - 1, 0);
+			if (r > 0) {
+				msg[r] = '\0';
+				if (strstr(msg, "READY=1")) {
+					close(nfd);
+					unlink(notify);
+					return;
+				}
+			}
+		}
 		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
-			buf_append(&log, "", 1);
-			ck_abort_msg("daemon exited at start: %s", buf_peek(&log));
+			d->pid = -1;
+			char *log = daemon_log(d);
+			ck_abort_msg("daemon exited at start (status %#x): %s", st, log);
 		}
 	}
-	ck_abort_msg("daemon did not start listening");
+	ck_abort_msg("daemon did not become ready");
+}
+
+int daemon_wait(struct daemon *d, int timeout_ms)
+{
+	int pidfd = pidfd_open(d->pid, 0);
+	ck_assert_int_ge(pidfd, 0);
+	struct pollfd p = {pidfd, POLLIN, 0};
+	ck_assert_msg(poll(&p, 1, timeout_ms) == 1, "daemon did not exit within %d ms",
+		      timeout_ms);
+	close(pidfd);
+	int st;
+	ck_assert_int_eq(waitpid(d->pid, &st, 0), d->pid);
+	d->pid = -1;
+	return st;
 }
 
 int daemon_stop(struct daemon *d)
@@ -88,14 +118,10 @@ int daemon_stop(struct daemon *d)
 	int st = -1;
 	if (d->pid > 0) {
 		kill(d->pid, SIGTERM);
-		while (waitpid(d->pid, &st, 0) < 0 && errno == EINTR)
-			;
+		st = daemon_wait(d, 30000);
 	}
-	d->pid = -1;
-	if (d->log_fd >= 0)
-		close(d->log_fd);
-	d->log_fd = -1;
 	unlink(d->sock);
+	unlink(d->log);
 	rmdir(d->dir);
 	return st;
 }
@@ -124,7 +150,7 @@ int daemon_child_count(const struct daemon *d, int *zombies)
 	while ((de = readdir(proc))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		char path[64], line[512];
+		char path[300], line[512];
 		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
 		FILE *f = fopen(path, "re");
 		if (!f)
@@ -149,7 +175,9 @@ int daemon_child_count(const struct daemon *d, int *zombies)
 int client_open(struct client *c, const char *sock, enum frame_mode mode)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock);
+	if (strlen(sock) >= sizeof addr.sun_path)
+		return -1;
+	memcpy(addr.sun_path, sock, strlen(sock) + 1);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
 		if (c->fd >= 0)

@@ -17,17 +17,19 @@ struct daemon {
 	pid_t pid;
 	char dir[64];   /* temporary directory holding the socket */
 	char sock[128]; /* socket path */
-	int log_fd;     /* read end of the daemon's stderr */
+	char log[128];  /* the daemon's stderr */
 };
 
 /* Starts bin/sandboxd (SANDBOXD_BIN) with extra args (NULL-terminated) on a
- * fresh socket and waits until it logs that it listens. Aborts the test on
+ * fresh socket and waits for its sd_notify READY=1. Aborts the test on
  * failure. */
 void daemon_start(struct daemon *d, const char *const *args);
 /* SIGTERM, then waits; returns the wait status. */
 int daemon_stop(struct daemon *d);
-/* Everything the daemon logged so far (appended to *log). */
-void daemon_read_log(struct daemon *d, struct buf *log, int timeout_ms);
+/* Waits for the daemon to exit (after a signal); returns the wait status. */
+int daemon_wait(struct daemon *d, int timeout_ms);
+/* Everything the daemon logged so far; the caller frees it. */
+char *daemon_log(const struct daemon *d);
 
 /* Count of the daemon's open fds, and of its child processes (any state). */
 int daemon_fd_count(const struct daemon *d);

@@ -1,0 +1,236 @@
+/*
+ * bench.c - `make bench`: what an execution costs, beside the floors it
+ * cannot beat, all measured in the same run on the same machine.
+ *
+ *   floor: fork + _exit + waitpid of a tiny process; a Unix socket round trip
+ *   engine: preparing a Duktape heap (what the forkserver saves each worker)
+ *           against running a trivial script in a prepared one
+ *   daemon: round-trip latency of a trivial execute, sequential (p50/p99),
+ *           and throughput with 16 concurrent clients
+ */
+#include <check.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../worker/engine.h"
+#include "testlib.h"
+
+#define SEQ_RUNS 2000
+#define CLIENTS 16
+#define THROUGHPUT_SECONDS 3
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, size_t n, double p)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	size_t i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+	return v[i];
+}
+
+static void row(const char *what, double *samples, size_t n)
+{
+	double p50 = pct(samples, n, 50), p99 = pct(samples, n, 99);
+	printf("  %-44s p50 %8.1f us   p99 %8.1f us   (n=%zu)\n", what, p50, p99, n);
+}
+
+static void floor_fork(void)
+{
+	enum { N = 2000 };
+	static double s[N];
+	for (int i = 0; i < N; i++) {
+		double t = now_us();
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+		s[i] = now_us() - t;
+	}
+	row("fork + _exit + waitpid (floor)", s, N);
+}
+
+static void floor_socket(void)
+{
+	enum { N = 20000 };
+	static double s[N];
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char b[64];
+		close(sv[0]);
+		ssize_t n;
+		while ((n = read(sv[1], b, sizeof b)) > 0)
+			if (write(sv[1], b, (size_t)n) != n)
+				break;
+		_exit(0);
+	}
+	close(sv[1]);
+	char b[64] = "ping";
+	for (int i = 0; i < N; i++) {
+		double t = now_us();
+		if (write(sv[0], b, 48) != 48 || read(sv[0], b, sizeof b) <= 0)
+			break;
+		s[i] = now_us() - t;
+	}
+	close(sv[0]);
+	waitpid(pid, NULL, 0);
+	row("Unix socket round trip, 48 bytes (floor)", s, N);
+}
+
+/* In a child, since the engine keeps one heap per process. */
+static void engine_costs(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		enum { N = 200 };
+		static double prep[N], run[N];
+		int null = dup(1);
+		for (int i = 0; i < N; i++) {
+			double t = now_us();
+			engine_prepare();
+			prep[i] = now_us() - t;
+			t = now_us();
+			json_t *r = engine_run("return 1", 8);
+			run[i] = now_us() - t;
+			json_decref(r);
+		}
+		close(null);
+		row("engine: create + prepare a heap", prep, N);
+		row("engine: run `return 1` in a prepared heap", run, N);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+static void send_exec(struct client *c, int id)
+{
+	char frame[128];
+	int n = snprintf(frame + 4, sizeof frame - 4,
+			 "{\"op\":\"execute\",\"id\":%d,\"code\":\"return 1+1\"}", id);
+	frame_put_header((unsigned char *)frame, (uint32_t)n);
+	client_send_raw(c, frame, (size_t)n + 4);
+}
+
+static void sequential(const char *sock)
+{
+	static double s[SEQ_RUNS];
+	struct client c;
+	if (client_open(&c, sock, FRAME_MODE_BINARY) < 0) {
+		fprintf(stderr, "bench: cannot connect\n");
+		exit(1);
+	}
+	for (int i = 0; i < 100; i++) { /* warm-up */
+		send_exec(&c, i);
+		json_decref(client_reply(&c, NULL, 10000));
+	}
+	for (int i = 0; i < SEQ_RUNS; i++) {
+		double t = now_us();
+		send_exec(&c, i);
+		json_t *r = client_reply(&c, NULL, 10000);
+		s[i] = now_us() - t;
+		if (!r || !json_is_true(json_object_get(r, "success"))) {
+			fprintf(stderr, "bench: execution %d failed\n", i);
+			exit(1);
+		}
+		json_decref(r);
+	}
+	client_close(&c);
+	row("execute `return 1+1`, sequential round trip", s, SEQ_RUNS);
+}
+
+static void throughput(const char *sock)
+{
+	struct client c[CLIENTS];
+	struct pollfd p[CLIENTS];
+	for (int i = 0; i < CLIENTS; i++) {
+		if (client_open(&c[i], sock, FRAME_MODE_BINARY) < 0) {
+			fprintf(stderr, "bench: cannot connect\n");
+			exit(1);
+		}
+		p[i] = (struct pollfd){c[i].fd, POLLIN, 0};
+		send_exec(&c[i], i);
+	}
+	long done = 0;
+	double start = now_us(), end = start + THROUGHPUT_SECONDS * 1e6;
+	while (now_us() < end) {
+		if (poll(p, CLIENTS, 1000) <= 0)
+			continue;
+		for (int i = 0; i < CLIENTS; i++) {
+			if (!(p[i].revents & POLLIN))
+				continue;
+			json_t *r = client_recv(&c[i], 1000);
+			if (!r || !json_is_true(json_object_get(r, "success"))) {
+				fprintf(stderr, "bench: concurrent execution failed\n");
+				exit(1);
+			}
+			json_decref(r);
+			done++;
+			send_exec(&c[i], i);
+		}
+	}
+	double secs = (now_us() - start) / 1e6;
+	for (int i = 0; i < CLIENTS; i++) {
+		json_decref(client_recv(&c[i], 10000));
+		client_close(&c[i]);
+	}
+	printf("  %-44s %8.0f executions/s   (%ld in %.1f s)\n",
+	       "execute `return 1+1`, 16 concurrent clients", (double)done / secs, done, secs);
+}
+
+/* The helpers of testlib report through Check, so the bench runs as one
+ * Check test, in-process. */
+START_TEST(bench)
+{
+	printf("sandboxd bench (%ld CPUs)\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("floors\n");
+	floor_fork();
+	floor_socket();
+	printf("engine (in-process)\n");
+	fflush(stdout);
+	engine_costs();
+	struct daemon d;
+	const char *args[] = {"--log-level", "warn", NULL};
+	daemon_start(&d, args);
+	printf("daemon (default limits, %s)\n", "log level warn");
+	sequential(d.sock);
+	throughput(d.sock);
+	daemon_stop(&d);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("bench");
+	TCase *tc = tcase_create("bench");
+	tcase_add_test(tc, bench);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_SILENT);
+	int failed = srunner_ntests_failed(sr);
+	if (failed)
+		srunner_print(sr, CK_NORMAL);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,266 @@
+/*
+ * check_cli.c - sandboxctl and the shell usage the README shows, against
+ * the real daemon.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static struct daemon d;
+static void up(void) { daemon_start(&d, NULL); }
+static void down(void) { daemon_stop(&d); }
+
+struct run {
+	int status; /* exit code, or -1 when killed */
+	char out[65536], err[65536];
+};
+
+/* Runs argv with input on stdin; collects stdout, stderr and exit code. */
+static void run(struct run *r, const char *input, char *const argv[])
+{
+	int in[2], out[2], err[2];
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	ck_assert_int_eq(pipe(err), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(in[1]);
+		close(out[0]);
+		close(err[0]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	if (input)
+		ck_assert_int_eq(write(in[1], input, strlen(input)), (ssize_t)strlen(input));
+	close(in[1]);
+	size_t no = 0, ne = 0;
+	struct pollfd p[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+	int open_fds = 2;
+	while (open_fds > 0) {
+		ck_assert_int_gt(poll(p, 2, 30000), 0);
+		for (int i = 0; i < 2; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			char *dst = i ? r->err + ne : r->out + no;
+			size_t room = sizeof r->out - 1 - (i ? ne : no);
+			ssize_t n = read(p[i].fd, dst, room);
+			if (n <= 0) {
+				close(p[i].fd);
+				p[i].fd = -1;
+				open_fds--;
+			} else if (i) {
+				ne += (size_t)n;
+			} else {
+				no += (size_t)n;
+			}
+		}
+	}
+	r->out[no] = r->err[ne] = '\0';
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *ctl(void)
+{
+	const char *bin = getenv("SANDBOXCTL_BIN");
+	ck_assert_msg(bin != NULL, "SANDBOXCTL_BIN is not set (run through make check)");
+	return bin;
+}
+
+#define CTL(...) ((char *const[]){(char *)ctl(), "--socket", d.sock, __VA_ARGS__, NULL})
+
+START_TEST(test_exec_success)
+{
+	static struct run r;
+	run(&r, NULL, CTL("exec", "-e", "console.log('hi'); return 1+1"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "hi\n2\n");
+	ck_assert_str_eq(r.err, "");
+	/* Output without a final newline still leaves the value on its own line. */
+	run(&r, NULL, CTL("exec", "-e", "console.log('a'); return {k: [1]}"));
+	ck_assert_str_eq(r.out, "a\n{\"k\":[1]}\n");
+	run(&r, NULL, CTL("exec", "-e", "console.error('to stderr')"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(r.err, "to stderr\n");
+}
+END_TEST
+
+START_TEST(test_exec_failure)
+{
+	static struct run r;
+	run(&r, NULL, CTL("exec", "-e", "\nthrow new Error('boom')"));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "Error: boom"));
+	ck_assert_ptr_nonnull(strstr(r.err, "script.js:2"));
+	run(&r, NULL, CTL("exec", "--timeout-ms", "100", "-e", "for(;;){}"));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "timeout"));
+}
+END_TEST
+
+START_TEST(test_script_sources)
+{
+	static struct run r;
+	char path[] = "/tmp/sandboxctl-script-XXXXXX";
+	int fd = mkstemp(path);
+	const char code[] = "var x = 20;\nreturn x + 1;\n";
+	ck_assert_int_eq(write(fd, code, sizeof code - 1), (ssize_t)sizeof code - 1);
+	close(fd);
+	run(&r, NULL, CTL("exec", path));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "21\n");
+	unlink(path);
+	run(&r, "return 'from stdin'", CTL("stream", "-"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "\"from stdin\"\n");
+	/* Options after the command work too. */
+	run(&r, NULL, (char *const[]){(char *)ctl(), "exec", "-e", "return 3", "--socket", d.sock,
+				      NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "3\n");
+}
+END_TEST
+
+START_TEST(test_stream_output)
+{
+	static struct run r;
+	run(&r, NULL, CTL("stream", "-e", "console.log(1); console.error(2); return 3"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "1\n3\n");
+	ck_assert_str_eq(r.err, "2\n");
+}
+END_TEST
+
+START_TEST(test_json_frames)
+{
+	static struct run r;
+	run(&r, NULL, CTL("--json", "stream", "-e", "console.log('x'); return 1"));
+	ck_assert_int_eq(r.status, 0);
+	char *nl = strchr(r.out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	json_t *ev = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	ck_assert_str_eq(jstr(ev, "event"), "output");
+	json_decref(ev);
+	json_t *fin = json_loads(nl + 1, JSON_DISABLE_EOF_CHECK, NULL);
+	ck_assert(jtrue(fin, "success"));
+	ck_assert_int_eq(jint(fin, "value"), 1);
+	json_decref(fin);
+}
+END_TEST
+
+START_TEST(test_usage_errors)
+{
+	static struct run r;
+	run(&r, NULL, CTL("exec"));
+	ck_assert_int_eq(r.status, 2);
+	run(&r, NULL, CTL("frobnicate"));
+	ck_assert_int_eq(r.status, 2);
+	run(&r, NULL, CTL("exec", "-e", "1", "extra-file"));
+	ck_assert_int_eq(r.status, 2);
+	run(&r, NULL, CTL("exec", "/nonexistent/script.js"));
+	ck_assert_int_eq(r.status, 2);
+	/* The daemon refusing a limit is the caller's usage error too. */
+	run(&r, NULL, CTL("exec", "--timeout-ms", "99999999", "-e", "1"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "timeout_ms"));
+}
+END_TEST
+
+START_TEST(test_connection_error)
+{
+	static struct run r;
+	run(&r, NULL,
+	    (char *const[]){(char *)ctl(), "--socket", "/nonexistent/x.sock", "health", NULL});
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_ptr_nonnull(strstr(r.err, "cannot connect"));
+}
+END_TEST
+
+START_TEST(test_health)
+{
+	static struct run r;
+	run(&r, NULL, CTL("health"));
+	ck_assert_int_eq(r.status, 0);
+	json_t *h = json_loads(r.out, 0, NULL);
+	ck_assert(jtrue(h, "ok"));
+	ck_assert_ptr_nonnull(json_object_get(h, "sandbox"));
+	json_decref(h);
+}
+END_TEST
+
+/* The README's shell usage: a JSON line through socat. */
+START_TEST(test_socat_line_mode)
+{
+	static struct run r;
+	char addr[200];
+	snprintf(addr, sizeof addr, "UNIX-CONNECT:%s", d.sock);
+	run(&r, "{\"op\":\"execute\",\"code\":\"console.log(\\\"hi\\\"); return 6*7\"}\n",
+	    (char *const[]){"socat", "-", addr, NULL});
+	ck_assert_int_eq(r.status, 0);
+	json_t *reply = json_loads(r.out, 0, NULL);
+	ck_assert_ptr_nonnull(reply);
+	ck_assert_int_eq(jint(reply, "value"), 42);
+	ck_assert_str_eq(jstr(reply, "stdout"), "hi\n");
+	json_decref(reply);
+}
+END_TEST
+
+/* The shipped units are valid systemd units. */
+START_TEST(test_units_verify)
+{
+	static struct run r;
+	char dir[] = "/tmp/sandboxd-units-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char bindir[4096], cmd[8192];
+	ck_assert_ptr_nonnull(getcwd(bindir, sizeof bindir - 8));
+	strcat(bindir, "/bin");
+	snprintf(cmd, sizeof cmd,
+		 "sed 's|@BINDIR@|%s|g' sandboxd.service > %s/sandboxd.service && "
+		 "cp sandboxd.socket %s/ && systemd-analyze verify %s/sandboxd.socket "
+		 "%s/sandboxd.service",
+		 bindir, dir, dir, dir, dir);
+	run(&r, NULL, (char *const[]){"sh", "-c", cmd, NULL});
+	ck_assert_msg(r.status == 0 && r.err[0] == '\0', "systemd-analyze: %s", r.err);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("sandboxctl");
+	tcase_add_unchecked_fixture(tc, up, down);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_exec_success);
+	tcase_add_test(tc, test_exec_failure);
+	tcase_add_test(tc, test_script_sources);
+	tcase_add_test(tc, test_stream_output);
+	tcase_add_test(tc, test_json_frames);
+	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_connection_error);
+	tcase_add_test(tc, test_health);
+	tcase_add_test(tc, test_socat_line_mode);
+	tcase_add_test(tc, test_units_verify);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,466 @@
+/*
+ * check_loop.c - the supervisor's event loop (server/loop.c): timer order,
+ * cancelling and re-arming, fd watches, and the rule that a watch removed
+ * during a batch gets no further callback from it.
+ *
+ * The loop is process-global; Check forks each test, so every test starts
+ * with a fresh one from loop_init. A test that would hang fails on Check's
+ * timeout instead.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "../server/loop.h"
+
+/* What fired, in order: timers and watches record a tag. */
+static int fired[256];
+static int nfired;
+
+static void record(int tag)
+{
+	ck_assert_int_lt(nfired, 256);
+	fired[nfired++] = tag;
+}
+
+/* Timers live in an array so a callback can tell which one it is. */
+static struct loop_timer timers[128];
+
+static int tag_of(const struct loop_timer *t) { return (int)(t - timers); }
+
+static void on_timer(struct loop_timer *t)
+{
+	ck_assert(!loop_timer_armed(t)); /* disarmed before its callback */
+	record(tag_of(t));
+}
+
+static void on_timer_stop(struct loop_timer *t)
+{
+	record(tag_of(t));
+	loop_stop();
+}
+
+static void init_loop(void)
+{
+	ck_assert_int_eq(loop_init(), 0);
+	for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++)
+		timers[i] = (struct loop_timer)LOOP_TIMER_INIT;
+	nfired = 0;
+}
+
+static void make_pipe(int p[2])
+{
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+}
+
+/* ---- timers */
+
+START_TEST(timers_fire_in_deadline_order)
+{
+	init_loop();
+	/* Armed out of order; they must come out sorted. */
+	loop_timer_set(&timers[3], 30, on_timer);
+	loop_timer_set(&timers[1], 10, on_timer);
+	loop_timer_set(&timers[4], 40, on_timer_stop);
+	loop_timer_set(&timers[0], 0, on_timer);
+	loop_timer_set(&timers[2], 20, on_timer);
+	for (int i = 0; i < 5; i++)
+		ck_assert(loop_timer_armed(&timers[i]));
+	uint64_t start = loop_now_ms();
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 5);
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(fired[i], i);
+		ck_assert(!loop_timer_armed(&timers[i]));
+	}
+	/* The last one waited its time. */
+	ck_assert_uint_ge(loop_now_ms() - start, 40);
+}
+END_TEST
+
+static int remaining;
+
+static void on_timer_count(struct loop_timer *t)
+{
+	record(tag_of(t));
+	if (--remaining == 0)
+		loop_stop();
+}
+
+START_TEST(many_timers_in_order)
+{
+	/* Enough timers, with ties, to exercise the heap both ways. */
+	init_loop();
+	unsigned seed = 7;
+	remaining = 100;
+	for (int i = 0; i < 100; i++) {
+		seed = seed * 1103515245u + 12345u;
+		loop_timer_set(&timers[i], (seed >> 16) % 40, on_timer_count);
+	}
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 100);
+	bool seen[100] = {false};
+	for (int i = 0; i < 100; i++) {
+		ck_assert(!seen[fired[i]]);
+		seen[fired[i]] = true;
+		if (i > 0)
+			ck_assert_uint_le(timers[fired[i - 1]].when_ms, timers[fired[i]].when_ms);
+	}
+}
+END_TEST
+
+START_TEST(cancel_removes_one)
+{
+	init_loop();
+	loop_timer_set(&timers[0], 5, on_timer);
+	loop_timer_set(&timers[1], 10, on_timer);
+	loop_timer_set(&timers[2], 15, on_timer);
+	loop_timer_set(&timers[3], 20, on_timer);
+	loop_timer_set(&timers[4], 30, on_timer_stop);
+	loop_timer_cancel(&timers[2]);
+	ck_assert(!loop_timer_armed(&timers[2]));
+	loop_timer_cancel(&timers[2]); /* again: a no-op */
+	loop_timer_cancel(&timers[9]); /* never armed: a no-op */
+	loop_timer_cancel(&timers[0]); /* the earliest, at the heap's root */
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 3);
+	ck_assert_int_eq(fired[0], 1);
+	ck_assert_int_eq(fired[1], 3);
+	ck_assert_int_eq(fired[2], 4);
+}
+END_TEST
+
+START_TEST(rearm_moves)
+{
+	init_loop();
+	loop_timer_set(&timers[0], 10, on_timer);
+	loop_timer_set(&timers[1], 20, on_timer);
+	loop_timer_set(&timers[2], 30, on_timer);
+	loop_timer_set(&timers[3], 50, on_timer_stop);
+	loop_timer_set(&timers[0], 40, on_timer); /* later: now after 2 */
+	loop_timer_set(&timers[2], 5, on_timer);  /* earlier: now first */
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 4);
+	ck_assert_int_eq(fired[0], 2);
+	ck_assert_int_eq(fired[1], 1);
+	ck_assert_int_eq(fired[2], 0); /* once: the first arming is gone */
+	ck_assert_int_eq(fired[3], 3);
+}
+END_TEST
+
+static void on_timer_rearm_once(struct loop_timer *t)
+{
+	record(tag_of(t));
+	if (nfired == 1)
+		loop_timer_set(t, 10, on_timer_rearm_once); /* from its own callback */
+}
+
+START_TEST(rearm_from_own_callback)
+{
+	init_loop();
+	loop_timer_set(&timers[0], 5, on_timer_rearm_once);
+	loop_timer_set(&timers[1], 40, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 3);
+	ck_assert_int_eq(fired[0], 0);
+	ck_assert_int_eq(fired[1], 0);
+	ck_assert_int_eq(fired[2], 1);
+}
+END_TEST
+
+static void on_timer_cancel_next(struct loop_timer *t)
+{
+	record(tag_of(t));
+	loop_timer_cancel(&timers[tag_of(t) + 1]);
+}
+
+static void on_timer_cancel_pair(struct loop_timer *t)
+{
+	/* 0 and 1 are due together: whichever runs first cancels the other. */
+	record(tag_of(t));
+	loop_timer_cancel(&timers[1 - tag_of(t)]);
+}
+
+START_TEST(callback_cancels_another)
+{
+	init_loop();
+	/* A later timer, cancelled before its turn. */
+	loop_timer_set(&timers[2], 10, on_timer_cancel_next);
+	loop_timer_set(&timers[3], 20, on_timer);
+	/* Two timers due in the same pass. */
+	loop_timer_set(&timers[0], 0, on_timer_cancel_pair);
+	loop_timer_set(&timers[1], 0, on_timer_cancel_pair);
+	loop_timer_set(&timers[4], 30, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 3);
+	ck_assert(fired[0] == 0 || fired[0] == 1);
+	ck_assert_int_eq(fired[1], 2);
+	ck_assert_int_eq(fired[2], 4);
+	ck_assert(!loop_timer_armed(&timers[0]));
+	ck_assert(!loop_timer_armed(&timers[1]));
+	ck_assert(!loop_timer_armed(&timers[3]));
+}
+END_TEST
+
+START_TEST(stop_ends_run)
+{
+	init_loop();
+	loop_timer_set(&timers[0], 0, on_timer_stop);
+	loop_timer_set(&timers[1], 60000, on_timer); /* must not be waited for */
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 1);
+	ck_assert(loop_timer_armed(&timers[1]));
+	/* The loop can run again afterwards. */
+	loop_timer_set(&timers[2], 1, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 2);
+	ck_assert_int_eq(fired[1], 2);
+}
+END_TEST
+
+/* ---- fd watches */
+
+static struct loop_watch watches[4];
+static int pipes[4][2];
+static uint32_t seen_events;
+
+static int watch_tag(const struct loop_watch *w) { return (int)(w - watches); }
+
+static void on_readable(struct loop_watch *w, uint32_t events)
+{
+	int tag = watch_tag(w);
+	record(100 + tag);
+	seen_events = events;
+	ck_assert_int_eq(w->fd, pipes[tag][0]);
+	char c;
+	ck_assert_int_eq(read(w->fd, &c, 1), 1);
+	ck_assert_int_eq(c, 'x');
+	loop_del(w);
+	ck_assert_int_eq(w->fd, -1);
+	loop_stop();
+}
+
+START_TEST(readable_fd_fires)
+{
+	init_loop();
+	make_pipe(pipes[0]);
+	watches[0] = (struct loop_watch)LOOP_WATCH_INIT;
+	ck_assert_int_eq(loop_add(&watches[0], pipes[0][0], EPOLLIN, on_readable), 0);
+	ck_assert_int_eq(watches[0].fd, pipes[0][0]);
+	ck_assert_uint_eq(watches[0].events, EPOLLIN);
+	/* Nothing to read yet: the timer comes first. */
+	loop_timer_set(&timers[0], 20, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 1);
+	ck_assert_int_eq(fired[0], 0);
+
+	ck_assert_int_eq(write(pipes[0][1], "x", 1), 1);
+	loop_timer_set(&timers[1], 5000, on_timer);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 2);
+	ck_assert_int_eq(fired[1], 100);
+	ck_assert(seen_events & EPOLLIN);
+	ck_assert(loop_timer_armed(&timers[1]));
+	close(pipes[0][0]);
+	close(pipes[0][1]);
+}
+END_TEST
+
+static void on_writable(struct loop_watch *w, uint32_t events)
+{
+	record(200 + watch_tag(w));
+	seen_events = events;
+	loop_stop();
+}
+
+START_TEST(mod_changes_events)
+{
+	init_loop();
+	make_pipe(pipes[0]);
+	watches[0] = (struct loop_watch)LOOP_WATCH_INIT;
+	/* The write end of an empty pipe: writable, never readable. */
+	ck_assert_int_eq(loop_add(&watches[0], pipes[0][1], EPOLLIN, on_writable), 0);
+	ck_assert_int_eq(loop_mod(&watches[0], EPOLLIN), 0); /* unchanged: a no-op */
+	loop_timer_set(&timers[0], 20, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 1);
+	ck_assert_int_eq(fired[0], 0);
+
+	ck_assert_int_eq(loop_mod(&watches[0], EPOLLOUT), 0);
+	ck_assert_uint_eq(watches[0].events, EPOLLOUT);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 2);
+	ck_assert_int_eq(fired[1], 200);
+	ck_assert(seen_events & EPOLLOUT);
+
+	/* Once deleted, loop_mod and loop_del do nothing. */
+	loop_del(&watches[0]);
+	ck_assert_int_eq(loop_mod(&watches[0], EPOLLIN), 0);
+	loop_del(&watches[0]);
+	ck_assert_int_eq(watches[0].fd, -1);
+	close(pipes[0][0]);
+	close(pipes[0][1]);
+}
+END_TEST
+
+START_TEST(add_bad_fd_fails)
+{
+	init_loop();
+	struct loop_watch w = LOOP_WATCH_INIT;
+	errno = 0;
+	ck_assert_int_eq(loop_add(&w, 12345, EPOLLIN, on_readable), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(w.fd, -1); /* not in the loop */
+	loop_del(&w);               /* and so a no-op */
+}
+END_TEST
+
+/* Each callback removes and closes the other watch; both fds are readable
+ * before the loop runs, so both events arrive in the same batch. */
+static void on_readable_del_other(struct loop_watch *w, uint32_t events)
+{
+	(void)events;
+	int tag = watch_tag(w);
+	record(100 + tag);
+	struct loop_watch *other = &watches[1 - tag];
+	int fd = other->fd;
+	ck_assert_int_ge(fd, 0);
+	loop_del(other);
+	close(fd);
+	pipes[1 - tag][0] = -1;
+	loop_stop();
+}
+
+START_TEST(deleted_watch_gets_no_callback)
+{
+	init_loop();
+	for (int i = 0; i < 2; i++) {
+		make_pipe(pipes[i]);
+		ck_assert_int_eq(write(pipes[i][1], "x", 1), 1);
+		watches[i] = (struct loop_watch)LOOP_WATCH_INIT;
+		ck_assert_int_eq(loop_add(&watches[i], pipes[i][0], EPOLLIN, on_readable_del_other),
+				 0);
+	}
+	ck_assert_int_eq(loop_run(), 0);
+	/* loop_stop ends the loop only after the whole batch: had the deleted
+	 * watch's event not been dropped, its callback would have run too. */
+	ck_assert_int_eq(nfired, 1);
+	int survivor = fired[0] - 100;
+	ck_assert(survivor == 0 || survivor == 1);
+	ck_assert_int_eq(watches[1 - survivor].fd, -1);
+	ck_assert_int_eq(watches[survivor].fd, pipes[survivor][0]);
+	loop_del(&watches[survivor]);
+	for (int i = 0; i < 2; i++) {
+		if (pipes[i][0] >= 0)
+			close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+}
+END_TEST
+
+/* The surviving watch's callback of the next test reads and counts. */
+static int reads;
+
+static void on_readable_count(struct loop_watch *w, uint32_t events)
+{
+	(void)events;
+	char c;
+	record(100 + watch_tag(w));
+	while (read(w->fd, &c, 1) == 1)
+		reads++;
+}
+
+static void on_readable_del_self(struct loop_watch *w, uint32_t events)
+{
+	(void)events;
+	record(100 + watch_tag(w));
+	int fd = w->fd;
+	loop_del(w);
+	close(fd);
+}
+
+START_TEST(watch_may_delete_itself)
+{
+	/* A callback removing its own watch does not disturb the others in
+	 * the batch, and the loop goes on with them. */
+	init_loop();
+	for (int i = 0; i < 3; i++) {
+		make_pipe(pipes[i]);
+		ck_assert_int_eq(write(pipes[i][1], "x", 1), 1);
+		watches[i] = (struct loop_watch)LOOP_WATCH_INIT;
+		ck_assert_int_eq(loop_add(&watches[i], pipes[i][0], EPOLLIN,
+					  i == 1 ? on_readable_del_self : on_readable_count),
+				 0);
+	}
+	loop_timer_set(&timers[0], 50, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(reads, 2);
+	ck_assert_int_eq(nfired, 4); /* three watches once each, then the timer */
+	bool seen[3] = {false};
+	for (int i = 0; i < 3; i++) {
+		int tag = fired[i] - 100;
+		ck_assert(tag >= 0 && tag < 3 && !seen[tag]);
+		seen[tag] = true;
+	}
+	ck_assert_int_eq(fired[3], 0);
+	ck_assert_int_eq(watches[1].fd, -1);
+	for (int i = 0; i < 3; i++) {
+		loop_del(&watches[i]);
+		if (i != 1)
+			close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+}
+END_TEST
+
+START_TEST(clocks_advance)
+{
+	init_loop();
+	uint64_t now = loop_now_ms(), us = loop_clock_us();
+	ck_assert_uint_gt(now, 0);
+	ck_assert_uint_gt(loop_wall_ms(), 1500000000000ull); /* after 2017 */
+	loop_timer_set(&timers[0], 25, on_timer_stop);
+	ck_assert_uint_eq(timers[0].when_ms, now + 25);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_uint_ge(loop_now_ms(), now + 25);
+	ck_assert_uint_ge(loop_clock_us() - us, 25000);
+}
+END_TEST
+
+static Suite *loop_suite(void)
+{
+	Suite *s = suite_create("loop");
+	TCase *tc = tcase_create("timers");
+	tcase_add_test(tc, timers_fire_in_deadline_order);
+	tcase_add_test(tc, many_timers_in_order);
+	tcase_add_test(tc, cancel_removes_one);
+	tcase_add_test(tc, rearm_moves);
+	tcase_add_test(tc, rearm_from_own_callback);
+	tcase_add_test(tc, callback_cancels_another);
+	tcase_add_test(tc, stop_ends_run);
+	tcase_add_test(tc, clocks_advance);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fds");
+	tcase_add_test(tc, readable_fd_fires);
+	tcase_add_test(tc, mod_changes_events);
+	tcase_add_test(tc, add_bad_fd_fails);
+	tcase_add_test(tc, deleted_watch_gets_no_callback);
+	tcase_add_test(tc, watch_may_delete_itself);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(loop_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
