@@ -12,6 +12,10 @@ CFLAGS     ?= -O2 -g
 WARNINGS   := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
               -Wformat=2 -Wconversion -Wno-sign-conversion
 CPPFLAGS   += -D_GNU_SOURCE -DSANDBOXD_VERSION='"$(VERSION)"'
+# Full RELRO and every symbol bound at start-up: workers are clones of the
+# forkserver, and a lazily bound symbol would be resolved again (and its GOT
+# page copied) in every one of them.
+LDFLAGS    += -Wl,-z,relro,-z,now
 # SANITIZE=address,undefined builds everything with those sanitizers.
 ifneq ($(SANITIZE),)
 CFLAGS     += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer

@@ -37,7 +37,7 @@ static enum frame_status next_line(struct frame_decoder *d, const char *data, si
 		const char *p = data + skip;
 		size_t avail = len - skip;
 		size_t from = d->scanned < avail ? d->scanned : avail;
-		const char *nl = memchr(p + from, '\n', avail - from);
+		const char *nl = avail > from ? memchr(p + from, '\n', avail - from) : NULL;
 		if (!nl) {
 			d->scanned = avail;
 			*used = skip;

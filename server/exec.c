@@ -376,7 +376,8 @@ static void take_output(struct exec *e, int i, const char *data, size_t n, bool 
 	char joined[4 + LIMIT_PIPE_READ_BYTES];
 	size_t len = e->carry_len[i];
 	memcpy(joined, e->carry[i], len);
-	memcpy(joined + len, data, n);
+	if (n)
+		memcpy(joined + len, data, n);
 	len += n;
 	struct buf fresh = BUF_INIT;
 	struct buf *dst = e->stream ? &fresh : &e->out[i];

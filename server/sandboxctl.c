@@ -210,6 +210,7 @@ static int run(const struct opts *o, const char *op, json_t *request)
 	int fd = connect_to(o->socket);
 	if (fd < 0) {
 		fprintf(stderr, "sandboxctl: cannot connect to %s: %s\n", o->socket, strerror(errno));
+		json_decref(request);
 		return EXIT_CONN;
 	}
 	struct buf out = BUF_INIT;
@@ -217,6 +218,7 @@ static int run(const struct opts *o, const char *op, json_t *request)
 	    io_write_all(fd, buf_peek(&out), buf_len(&out)) < 0) {
 		buf_free(&out);
 		close(fd);
+		json_decref(request);
 		return fail(EXIT_CONN, "cannot send the request: %s", strerror(errno));
 	}
 	buf_free(&out);
@@ -277,6 +279,7 @@ static int run(const struct opts *o, const char *op, json_t *request)
 	}
 	buf_free(&in);
 	close(fd);
+	json_decref(request);
 	return rc;
 }
 
@@ -342,11 +345,10 @@ int main(int argc, char **argv)
 	rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	json_t *req = json_object();
 	if (strcmp(cmd, "health") == 0) {
 		if (optind != argc || o.code_arg)
 			return fail(EXIT_USAGE, "%s takes no script", cmd);
-		return run(&o, "health", req);
+		return run(&o, "health", json_object());
 	}
 	if (strcmp(cmd, "exec") != 0 && strcmp(cmd, "stream") != 0)
 		return fail(EXIT_USAGE, "unknown command: %s (try --help)", cmd);
@@ -362,10 +364,12 @@ int main(int argc, char **argv)
 	} else {
 		return fail(EXIT_USAGE, "%s", "give the script as -e CODE, a FILE, or - for stdin");
 	}
-	json_object_set_new(req, "code", json_stringn(code, len));
+	json_t *text = json_stringn(code, len);
 	free(code);
-	if (!json_object_get(req, "code"))
+	if (!text)
 		return fail(EXIT_USAGE, "%s", "the script is not valid UTF-8");
+	json_t *req = json_object();
+	json_object_set_new(req, "code", text);
 	if (o.timeout_ms >= 0)
 		json_object_set_new(req, "timeout_ms", json_integer(o.timeout_ms));
 	if (o.memory_bytes >= 0)

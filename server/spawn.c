@@ -197,6 +197,9 @@ static int start(void)
 		snprintf(job, sizeof job, "%zu", config.max_job_bytes);
 		char *argv[] = {"sandboxd-forkserver", "--forkserver", uid, gid, job,
 				config.change_ids ? "1" : "0", NULL};
+		/* Bind every library symbol now, once, rather than lazily in
+		 * each worker (each would also copy the GOT page it writes). */
+		setenv("LD_BIND_NOW", "1", 1);
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}

@@ -382,6 +382,8 @@ START_TEST(test_filter_is_stable)
 	ck_assert_int_gt(a.len, 10);
 	ck_assert_int_eq(a.len, b.len);
 	ck_assert_int_eq(memcmp(a.filter, b.filter, a.len * sizeof *a.filter), 0);
+	free(a.filter);
+	free(b.filter);
 }
 END_TEST
 

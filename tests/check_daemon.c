@@ -734,6 +734,25 @@ START_TEST(test_backlog_then_requests)
 }
 END_TEST
 
+/* A client that connects and says nothing is closed after the idle time. */
+START_TEST(test_silent_client_closed)
+{
+	struct daemon d;
+	const char *args[] = {"--idle-timeout-ms", "200", NULL};
+	daemon_start(&d, args);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	ck_assert(client_eof(&c, 5000));
+	client_close(&c);
+	/* Work in flight is not idleness: a 400 ms script outlives 200 ms. */
+	json_t *r = exec_once(d.sock, "{\"code\":\"var t = Date.now(); "
+				      "while (Date.now() - t < 400) {} return 'kept'\"}");
+	ck_assert_str_eq(jstr(r, "value"), "kept");
+	json_decref(r);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
 START_TEST(test_connection_cap)
 {
 	struct daemon d;
@@ -802,6 +821,9 @@ START_TEST(test_sigterm_grace_kills)
 	json_t *ev = client_recv(&c, 5000);
 	ck_assert_ptr_nonnull(ev);
 	json_decref(ev);
+	pid_t kids[8];
+	int nkids = daemon_children(&d, kids, 8);
+	ck_assert_int_eq(nkids, 2); /* the forkserver and the worker */
 	kill(d.pid, SIGTERM);
 	json_t *r = client_reply(&c, NULL, 10000);
 	ck_assert_ptr_nonnull(r);
@@ -809,6 +831,10 @@ START_TEST(test_sigterm_grace_kills)
 	json_decref(r);
 	int st = daemon_wait(&d, 10000);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit status %#x", st);
+	/* Nothing it started is left running (or unreaped). */
+	for (int i = 0; i < nkids; i++)
+		ck_assert_msg(kill(kids[i], 0) < 0 && errno == ESRCH, "pid %d survived",
+			      (int)kids[i]);
 	client_close(&c);
 	daemon_stop(&d);
 }
@@ -920,6 +946,7 @@ int main(void)
 	tcase_add_test(own, test_disconnect_kills);
 	tcase_add_test(own, test_thousand_no_leaks);
 	tcase_add_test(own, test_connection_cap);
+	tcase_add_test(own, test_silent_client_closed);
 	tcase_add_test(own, test_sigterm_finishes_work);
 	tcase_add_test(own, test_sigterm_grace_kills);
 	tcase_add_test(own, test_socket_activation);

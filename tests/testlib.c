@@ -141,11 +141,12 @@ int daemon_fd_count(const struct daemon *d)
 	return n;
 }
 
-int daemon_child_count(const struct daemon *d, int *zombies)
+/* Calls fn for each process whose parent is the daemon. */
+static void each_child(const struct daemon *d, void (*fn)(pid_t pid, char state, void *arg),
+		       void *arg)
 {
 	DIR *proc = opendir("/proc");
-	int n = 0;
-	*zombies = 0;
+	ck_assert_ptr_nonnull(proc);
 	struct dirent *de;
 	while ((de = readdir(proc))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
@@ -160,16 +161,42 @@ int daemon_child_count(const struct daemon *d, int *zombies)
 			char *rp = strrchr(line, ')');
 			char state;
 			int ppid;
-			if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == d->pid) {
-				n++;
-				if (state == 'Z')
-					(*zombies)++;
-			}
+			if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == d->pid)
+				fn((pid_t)atoi(de->d_name), state, arg);
 		}
 		fclose(f);
 	}
 	closedir(proc);
-	return n;
+}
+
+struct tally {
+	int n, zombies, max;
+	pid_t *pids;
+};
+
+static void count_child(pid_t pid, char state, void *arg)
+{
+	struct tally *t = arg;
+	if (t->pids && t->n < t->max)
+		t->pids[t->n] = pid;
+	t->n++;
+	if (state == 'Z')
+		t->zombies++;
+}
+
+int daemon_child_count(const struct daemon *d, int *zombies)
+{
+	struct tally t = {0, 0, 0, NULL};
+	each_child(d, count_child, &t);
+	*zombies = t.zombies;
+	return t.n;
+}
+
+int daemon_children(const struct daemon *d, pid_t *pids, int max)
+{
+	struct tally t = {0, 0, max, pids};
+	each_child(d, count_child, &t);
+	return t.n < max ? t.n : max;
 }
 
 int client_open(struct client *c, const char *sock, enum frame_mode mode)

@@ -34,6 +34,8 @@ char *daemon_log(const struct daemon *d);
 /* Count of the daemon's open fds, and of its child processes (any state). */
 int daemon_fd_count(const struct daemon *d);
 int daemon_child_count(const struct daemon *d, int *zombies);
+/* The daemon's child pids (at most max); returns how many. */
+int daemon_children(const struct daemon *d, pid_t *pids, int max);
 
 struct client {
 	int fd;

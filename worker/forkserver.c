@@ -98,6 +98,7 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 	 * supervisor, which then shuts the forkserver down in order. */
 	if (setsid() < 0)
 		die("setsid");
+	prctl(PR_SET_NAME, "sandboxd-fork");
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != supervisor)
 		die("PR_SET_PDEATHSIG");
 	/* Keep stdio (stderr is the daemon's log) and the socket, as fd 3. */
@@ -140,6 +141,7 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 			_exit(0);
 		pid_t pid = clone_sibling();
 		if (pid == 0) {
+			prctl(PR_SET_NAME, "sandboxd-work");
 			struct confine_params p = {
 				.fds = {fds[0], fds[1], fds[2]},
 				.parent = supervisor,
