@@ -17,7 +17,9 @@ struct buf {
 	size_t cap;
 };
 
+/* clang-format off */
 #define BUF_INIT {NULL, 0, 0, 0}
+/* clang-format on */
 
 /* Bytes held and not yet consumed. */
 static inline size_t buf_len(const struct buf *b) { return b->end - b->start; }

@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-
 /* The kinds a worker may claim; the rest (timeout, output_limit, sandbox)
  * are the supervisor's verdicts and cannot be forged from inside. */
 static const char *const worker_kinds[] = {"syntax", "script", "memory", NULL};
@@ -58,8 +57,7 @@ static json_t *parse_error(json_t *e, const char **why)
 	return out;
 }
 
-json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res,
-			 const char **why)
+json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why)
 {
 	memset(res, 0, sizeof *res);
 	json_t *root = json_loadb(payload, len, JSON_REJECT_DUPLICATES, NULL);

@@ -24,10 +24,10 @@
 /* Exit statuses a worker uses when it cannot send a result frame. */
 enum ctl_exit {
 	CTL_EXIT_OK = 0,
-	CTL_EXIT_FATAL = 70,    /* the engine hit a fatal error */
-	CTL_EXIT_MEMORY = 71,   /* memory ran out where no result could be sent */
+	CTL_EXIT_FATAL = 70,	/* the engine hit a fatal error */
+	CTL_EXIT_MEMORY = 71,	/* memory ran out where no result could be sent */
 	CTL_EXIT_PROTOCOL = 72, /* the job could not be read or the result written */
-	CTL_EXIT_CONFINE = 73,  /* a confinement step failed: nothing ran */
+	CTL_EXIT_CONFINE = 73,	/* a confinement step failed: nothing ran */
 };
 
 /* Bounds on what a worker may report back. */
@@ -50,7 +50,6 @@ struct ctl_result {
  * and frees it after using *res, then json_decref(res->error)), or NULL with
  * *why set to a static description when the worker broke the protocol.
  */
-json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res,
-			 const char **why);
+json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why);
 
 #endif

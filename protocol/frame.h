@@ -24,15 +24,15 @@ enum frame_mode {
 };
 
 enum frame_status {
-	FRAME_MORE = 0,     /* no whole frame yet */
-	FRAME_OK,           /* a frame is ready */
-	FRAME_ERR_EMPTY,    /* binary length 0 */
-	FRAME_ERR_TOO_BIG,  /* length (or line) over the maximum */
+	FRAME_MORE = 0,	   /* no whole frame yet */
+	FRAME_OK,	   /* a frame is ready */
+	FRAME_ERR_EMPTY,   /* binary length 0 */
+	FRAME_ERR_TOO_BIG, /* length (or line) over the maximum */
 };
 
 struct frame_decoder {
 	enum frame_mode mode;
-	size_t max;     /* largest payload accepted */
+	size_t max;	/* largest payload accepted */
 	size_t scanned; /* line mode: bytes already searched for '\n' */
 };
 

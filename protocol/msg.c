@@ -42,10 +42,7 @@ json_t *msg_event(json_t *id, const char *name)
 	return m;
 }
 
-static int dump_to_buf(const char *p, size_t n, void *data)
-{
-	return buf_append(data, p, n);
-}
+static int dump_to_buf(const char *p, size_t n, void *data) { return buf_append(data, p, n); }
 
 int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg)
 {

@@ -104,7 +104,7 @@ static int json_depth(const json_t *v)
 	if (json_is_object(v)) {
 		const char *k;
 		json_t *m;
-		json_object_foreach((json_t *)v, k, m) {
+		json_object_foreach ((json_t *)v, k, m) {
 			int d = json_depth(m);
 			if (d > deepest)
 				deepest = d;
@@ -114,7 +114,7 @@ static int json_depth(const json_t *v)
 	if (json_is_array(v)) {
 		size_t i;
 		json_t *m;
-		json_array_foreach(v, i, m) {
+		json_array_foreach (v, i, m) {
 			int d = json_depth(m);
 			if (d > deepest)
 				deepest = d;
@@ -244,8 +244,7 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 		return -1;
 	}
 	if (!json_is_string(opv)) {
-		fail(err, STATUS_INVALID_ARGUMENT, "op: expected a string, got %s",
-		     type_name(opv));
+		fail(err, STATUS_INVALID_ARGUMENT, "op: expected a string, got %s", type_name(opv));
 		return -1;
 	}
 	const char *op_name = json_string_value(opv);
@@ -267,7 +266,7 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 	}
 	const char *key;
 	json_t *v;
-	json_object_foreach(root, key, v) {
+	json_object_foreach (root, key, v) {
 		if (strcmp(key, "op") == 0 || strcmp(key, "id") == 0)
 			continue;
 		const struct field_spec *f = find_field(op, key);
@@ -319,8 +318,9 @@ json_t *request_parse(const char *payload, size_t len, const struct request_limi
 	size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY;
 	json_t *root = json_loadb(payload, len, flags, &jerr);
 	if (!root) {
-		fail(err, STATUS_INVALID_ARGUMENT, "request is not valid JSON: %s (line %d, column %d)",
-		     jerr.text, jerr.line, jerr.column);
+		fail(err, STATUS_INVALID_ARGUMENT,
+		     "request is not valid JSON: %s (line %d, column %d)", jerr.text, jerr.line,
+		     jerr.column);
 		return NULL;
 	}
 	if (!json_is_object(root)) {

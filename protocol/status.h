@@ -8,12 +8,12 @@
 
 enum status {
 	STATUS_INVALID_ARGUMENT = 1, /* the request is malformed or out of range */
-	STATUS_NOT_FOUND,            /* it names something that does not exist */
+	STATUS_NOT_FOUND,	     /* it names something that does not exist */
 	STATUS_FAILED_PRECONDITION,  /* valid, but not in the current state */
 	STATUS_RESOURCE_EXHAUSTED,   /* a bounded queue or table is full */
 	STATUS_PERMISSION_DENIED,    /* the caller may not do this */
-	STATUS_UNAVAILABLE,          /* the daemon is shutting down or overloaded */
-	STATUS_INTERNAL,             /* a fault of the daemon, not the caller */
+	STATUS_UNAVAILABLE,	     /* the daemon is shutting down or overloaded */
+	STATUS_INTERNAL,	     /* a fault of the daemon, not the caller */
 };
 
 const char *status_name(enum status s);

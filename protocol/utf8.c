@@ -93,7 +93,8 @@ int utf8_from_cesu(struct buf *out, const char *in, size_t len)
 		}
 		if (buf_append(out, in + run, i - run) < 0)
 			return -1;
-		unsigned lo = hi >= 0xD800 && hi <= 0xDBFF ? surrogate_at(s + i + 3, len - i - 3) : 0;
+		unsigned lo =
+			hi >= 0xD800 && hi <= 0xDBFF ? surrogate_at(s + i + 3, len - i - 3) : 0;
 		if (lo >= 0xDC00 && lo <= 0xDFFF) {
 			uint32_t cp = 0x10000u + ((hi - 0xD800u) << 10) + (lo - 0xDC00u);
 			char enc[4] = {(char)(0xF0 | cp >> 18), (char)(0x80 | (cp >> 12 & 0x3F)),

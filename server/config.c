@@ -174,12 +174,8 @@ int config_parse(struct config *c, int argc, char **argv)
 		uint64_t v = 0;
 		char *end;
 		switch (opt) {
-		case OPT_SOCKET:
-			c->socket_path = optarg;
-			continue;
-		case OPT_WORKER_USER:
-			c->worker_user = optarg;
-			continue;
+		case OPT_SOCKET: c->socket_path = optarg; continue;
+		case OPT_WORKER_USER: c->worker_user = optarg; continue;
 		case OPT_SOCKET_MODE:
 			errno = 0;
 			v = strtoull(optarg, &end, 8);
@@ -192,20 +188,14 @@ int config_parse(struct config *c, int argc, char **argv)
 			if (c->log_level < 0)
 				return bad(name, optarg, "expected error, warn, info or debug");
 			continue;
-		case OPT_HELP:
-			fputs(usage, stdout);
-			return 0;
-		case OPT_VERSION:
-			printf("sandboxd %s\n", SANDBOXD_VERSION);
-			return 0;
-		case '?':
-			fputs(usage, stderr);
-			return EXIT_USAGE;
-		default:
-			break;
+		case OPT_HELP: fputs(usage, stdout); return 0;
+		case OPT_VERSION: printf("sandboxd %s\n", SANDBOXD_VERSION); return 0;
+		case '?': fputs(usage, stderr); return EXIT_USAGE;
+		default: break;
 		}
 		if (parse_size(optarg, &v) < 0)
-			return bad(name, optarg, "expected a non-negative number (K, M, G allowed)");
+			return bad(name, optarg,
+				   "expected a non-negative number (K, M, G allowed)");
 		switch (opt) {
 		case OPT_MAX_FRAME: c->max_frame_bytes = (size_t)v; break;
 		case OPT_MAX_WORKERS: c->max_workers = v > UINT32_MAX ? 0 : (unsigned)v; break;

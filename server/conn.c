@@ -21,18 +21,18 @@
 #define REJECT_EXTRA 64u
 
 struct conn {
-	struct conn *prev, *next;
+	struct list_node link; /* all connections */
 	struct loop_watch w;
 	int fd;
 	unsigned long serial;
 	struct buf in, out;
 	struct frame_decoder dec;
-	struct conn_sub *subs; /* work that will still answer here */
-	bool read_eof;   /* the client half-closed: it may still read */
-	bool closing;    /* flush what is queued, then close */
-	bool broken;     /* a write failed: close from the loop, not here */
-	bool dead;       /* closed; only conn_close's caller still holds it */
-	bool over_cap;   /* accepted past max_connections: refuse and close */
+	struct list_node subs; /* work that will still answer here */
+	bool read_eof;	       /* the client half-closed: it may still read */
+	bool closing;	       /* flush what is queued, then close */
+	bool broken;	       /* a write failed: close from the loop, not here */
+	bool dead;	       /* closed; only conn_close's caller still holds it */
+	bool over_cap;	       /* accepted past max_connections: refuse and close */
 	bool backlogged;
 	struct loop_timer timer;
 	uint64_t partial_since; /* a frame has been arriving since then */
@@ -40,7 +40,7 @@ struct conn {
 };
 
 static struct conn_settings settings;
-static struct conn *head;
+static struct list_node conns = {&conns, &conns};
 static unsigned count;
 static unsigned long next_serial = 1;
 static bool draining;
@@ -52,24 +52,11 @@ unsigned conn_count(void) { return count; }
 unsigned long conn_serial(const struct conn *c) { return c->serial; }
 bool conn_backlogged(const struct conn *c) { return c->backlogged; }
 
-void conn_subscribe(struct conn *c, struct conn_sub *s)
-{
-	s->prev = NULL;
-	s->next = c->subs;
-	if (c->subs)
-		c->subs->prev = s;
-	c->subs = s;
-}
+void conn_subscribe(struct conn *c, struct conn_sub *s) { list_add_tail(&c->subs, &s->link); }
 
 void conn_unsubscribe(struct conn *c, struct conn_sub *s)
 {
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		c->subs = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	s->prev = s->next = NULL;
+	list_del(&s->link);
 	if (!c->dead)
 		update(c);
 }
@@ -82,18 +69,13 @@ static void conn_close(struct conn *c, const char *why)
 	loop_timer_cancel(&c->timer);
 	close(c->fd);
 	c->fd = -1;
-	while (c->subs) {
-		struct conn_sub *s = c->subs;
-		c->subs = s->next;
-		s->prev = s->next = NULL;
+	struct list_node *n;
+	while ((n = list_first(&c->subs)) != NULL) {
+		struct conn_sub *s = LIST_ITEM(n, struct conn_sub, link);
+		list_del(n);
 		s->ops->gone(s);
 	}
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		head = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	list_del(&c->link);
 	count--;
 	log_debug("conn %lu closed: %s", c->serial, why);
 	buf_free(&c->in);
@@ -103,7 +85,7 @@ static void conn_close(struct conn *c, const char *why)
 
 static void on_deferred_close(struct loop_timer *t)
 {
-	struct conn *c = (struct conn *)(void *)((char *)t - offsetof(struct conn, timer));
+	struct conn *c = container_of(t, struct conn, timer);
 	bool done = c->closing || c->read_eof || draining;
 	conn_close(c, c->broken ? "write failed" : done ? "done" : "timed out");
 }
@@ -130,9 +112,10 @@ static void flush(struct conn *c)
 	}
 	if (c->backlogged && buf_len(&c->out) <= LIMIT_CONN_BACKLOG_BYTES / 2) {
 		c->backlogged = false;
-		/* Copy the list walk: a drained callback may unsubscribe. */
-		for (struct conn_sub *s = c->subs, *next; s; s = next) {
-			next = s->next;
+		/* A drained callback may unsubscribe: walk safely. */
+		struct list_node *n, *tmp;
+		LIST_FOREACH_SAFE (n, tmp, &c->subs) {
+			struct conn_sub *s = LIST_ITEM(n, struct conn_sub, link);
 			s->ops->drained(s);
 		}
 	}
@@ -143,8 +126,8 @@ void conn_send(struct conn *c, const json_t *msg)
 	if (c->dead || c->broken)
 		return;
 	bool was_empty = buf_len(&c->out) == 0;
-	if (msg_encode(&c->out, c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE
-								 : FRAME_MODE_BINARY,
+	if (msg_encode(&c->out,
+		       c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY,
 		       msg) < 0) {
 		log_err("conn %lu: cannot encode a reply (out of memory)", c->serial);
 		return;
@@ -216,8 +199,8 @@ static void process(struct conn *c)
 		handle_frame(c, payload, plen);
 		buf_consume(&c->in, used);
 	}
-	c->partial_since = buf_len(&c->in) ? (c->partial_since ? c->partial_since : loop_now_ms())
-					    : 0;
+	c->partial_since =
+		buf_len(&c->in) ? (c->partial_since ? c->partial_since : loop_now_ms()) : 0;
 }
 
 /* Recomputes what c waits for and its deadline; closes it once done. */
@@ -226,7 +209,8 @@ static void update(struct conn *c)
 	if (c->dead || c->broken)
 		return;
 	bool finished = c->closing || c->read_eof || (draining && !buf_len(&c->in));
-	if (finished && !c->subs && buf_len(&c->out) == 0) {
+	bool idle = list_empty(&c->subs);
+	if (finished && idle && buf_len(&c->out) == 0) {
 		/* Not from here when inside a callback chain: defer. */
 		loop_timer_set(&c->timer, 0, on_deferred_close);
 		return;
@@ -240,7 +224,7 @@ static void update(struct conn *c)
 		deadline = c->last_progress + LIMIT_WRITE_STALL_MS;
 	else if (c->partial_since)
 		deadline = c->partial_since + settings.frame_timeout_ms;
-	else if (!c->subs)
+	else if (idle)
 		deadline = c->last_progress + settings.idle_timeout_ms;
 	if (deadline) {
 		uint64_t now = loop_now_ms();
@@ -252,7 +236,7 @@ static void update(struct conn *c)
 
 static void on_event(struct loop_watch *w, uint32_t events)
 {
-	struct conn *c = (struct conn *)(void *)((char *)w - offsetof(struct conn, w));
+	struct conn *c = container_of(w, struct conn, w);
 	if (events & EPOLLOUT) {
 		flush(c);
 		/* Requests that waited for the backlog to drain go first. */
@@ -320,10 +304,8 @@ void conn_accept_ready(int listen_fd)
 			free(c);
 			continue;
 		}
-		c->next = head;
-		if (head)
-			head->prev = c;
-		head = c;
+		list_init(&c->subs);
+		list_add_tail(&conns, &c->link);
 		count++;
 		log_debug("conn %lu accepted%s", c->serial, c->over_cap ? " over the cap" : "");
 		update(c);
@@ -333,12 +315,14 @@ void conn_accept_ready(int listen_fd)
 void conn_shutdown_all(void)
 {
 	draining = true;
-	for (struct conn *c = head; c; c = c->next)
-		update(c);
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &conns)
+		update(LIST_ITEM(n, struct conn, link));
 }
 
 void conn_close_all(void)
 {
-	while (head)
-		conn_close(head, "daemon stopped");
+	struct list_node *n;
+	while ((n = list_first(&conns)) != NULL)
+		conn_close(LIST_ITEM(n, struct conn, link), "daemon stopped");
 }

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "list.h"
+
 struct conn;
 struct conn_sub;
 
@@ -29,7 +31,7 @@ struct conn_sub_ops {
 };
 
 struct conn_sub {
-	struct conn_sub *prev, *next;
+	struct list_node link;
 	const struct conn_sub_ops *ops;
 };
 

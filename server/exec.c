@@ -34,9 +34,9 @@
 #define KILL_SETTLE_MS 5000u
 
 enum phase {
-	PHASE_QUEUED,   /* waiting for a worker slot */
+	PHASE_QUEUED,	/* waiting for a worker slot */
 	PHASE_SPAWNING, /* slot taken, worker requested from the forkserver */
-	PHASE_RUNNING,  /* worker exists (until reaped) */
+	PHASE_RUNNING,	/* worker exists (until reaped) */
 };
 
 enum kill_reason {
@@ -51,11 +51,11 @@ enum kill_reason {
 enum { OUT = 0, ERR = 1 };
 
 struct exec {
-	struct exec *prev, *next; /* live executions */
+	struct list_node link; /* live executions */
 	struct sched_entry sched;
 	struct conn_sub sub;
 	struct conn *conn; /* NULL once the client is gone */
-	json_t *root;      /* the request; code and req_id point into it */
+	json_t *root;	   /* the request; code and req_id point into it */
 	json_t *req_id;
 	bool stream;
 	char id[24];
@@ -77,11 +77,11 @@ struct exec {
 	struct ctl_result result;
 	bool have_result;
 
-	struct buf out[2];      /* stdout/stderr as UTF-8 (kept for execute) */
-	char carry[2][4];       /* a character split across two reads */
+	struct buf out[2]; /* stdout/stderr as UTF-8 (kept for execute) */
+	char carry[2][4];  /* a character split across two reads */
 	size_t carry_len[2];
-	bool paused;            /* output relaying waits for the client */
-	uint64_t output_total;  /* raw bytes taken, against output_bytes */
+	bool paused;	       /* output relaying waits for the client */
+	uint64_t output_total; /* raw bytes taken, against output_bytes */
 
 	uint64_t t_start_us, t_end_us;
 	bool reaped;
@@ -89,15 +89,13 @@ struct exec {
 	struct rusage ru;
 };
 
-static struct exec *live_head;
+static struct list_node live = {&live, &live};
 static unsigned live_count;
 static unsigned long total;
 static bool shutting_down;
 
 unsigned long exec_total(void) { return total; }
 unsigned exec_live(void) { return live_count; }
-
-#define FROM(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 static void make_id(char *out, size_t len)
 {
@@ -149,8 +147,8 @@ static const char *verdict(struct exec *e, json_t **error)
 		killed = KILL_NONE;
 	switch (killed) {
 	case KILL_TIMEOUT:
-		snprintf(msg, sizeof msg, "the script ran longer than its timeout of %" PRIu64 " ms",
-			 e->timeout_ms);
+		snprintf(msg, sizeof msg,
+			 "the script ran longer than its timeout of %" PRIu64 " ms", e->timeout_ms);
 		*error = error_obj("timeout", msg);
 		return "timeout";
 	case KILL_OUTPUT:
@@ -167,10 +165,10 @@ static const char *verdict(struct exec *e, json_t **error)
 		*error = error_obj("cancelled", "the daemon shut down before the script finished");
 		return "cancelled";
 	case KILL_PROTOCOL:
-		*error = error_obj("sandbox", "the worker broke the control protocol and was killed");
+		*error = error_obj("sandbox",
+				   "the worker broke the control protocol and was killed");
 		return "failed";
-	case KILL_NONE:
-		break;
+	case KILL_NONE: break;
 	}
 	if (e->have_result) {
 		if (e->result.ok)
@@ -202,7 +200,8 @@ static const char *verdict(struct exec *e, json_t **error)
 	} else if (code == CTL_EXIT_CONFINE) {
 		*error = error_obj("sandbox", "the worker could not be confined, so nothing ran");
 	} else {
-		snprintf(msg, sizeof msg, "the worker exited with status %d without a result", code);
+		snprintf(msg, sizeof msg, "the worker exited with status %d without a result",
+			 code);
 		*error = error_obj("sandbox", msg);
 	}
 	return "failed";
@@ -238,9 +237,11 @@ static json_t *final_reply(struct exec *e, const char **state_out)
 	uint64_t end = e->t_end_us ? e->t_end_us : loop_clock_us();
 	uint64_t elapsed = e->t_start_us ? (end - e->t_start_us) / 1000u : 0;
 	json_object_set_new(r, "execution_time_ms", json_integer((json_int_t)elapsed));
-	json_object_set_new(r, "cpu_time_ms",
-			    json_integer((json_int_t)(tv_ms(e->ru.ru_utime) + tv_ms(e->ru.ru_stime))));
-	json_object_set_new(r, "memory_peak_bytes", json_integer((json_int_t)e->ru.ru_maxrss * 1024));
+	json_object_set_new(
+		r, "cpu_time_ms",
+		json_integer((json_int_t)(tv_ms(e->ru.ru_utime) + tv_ms(e->ru.ru_stime))));
+	json_object_set_new(r, "memory_peak_bytes",
+			    json_integer((json_int_t)e->ru.ru_maxrss * 1024));
 	*state_out = state;
 	return r;
 }
@@ -258,12 +259,7 @@ static void release(struct exec *e)
 	close_fd(&e->pipe_fd[ERR]);
 	if (e->conn)
 		conn_unsubscribe(e->conn, &e->sub);
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		live_head = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
+	list_del(&e->link);
 	live_count--;
 	buf_free(&e->ctl_out);
 	buf_free(&e->ctl_in);
@@ -286,8 +282,7 @@ static void finish(struct exec *e)
 		conn_send(e->conn, reply);
 	log_info("%s %s in %lld ms (pid %d, conn %lu%s)", e->id, state,
 		 (long long)json_integer_value(json_object_get(reply, "execution_time_ms")),
-		 (int)e->pid,
-		 e->conn ? conn_serial(e->conn) : 0, e->conn ? "" : ", client gone");
+		 (int)e->pid, e->conn ? conn_serial(e->conn) : 0, e->conn ? "" : ", client gone");
 	json_decref(reply);
 	release(e);
 	if (had_slot)
@@ -318,7 +313,7 @@ static void maybe_finish(struct exec *e)
 
 static void on_settle(struct loop_timer *t)
 {
-	struct exec *e = FROM(t, struct exec, timer);
+	struct exec *e = container_of(t, struct exec, timer);
 	/* Stop waiting for EOFs that are not coming; the reap still decides. */
 	loop_del(&e->w_ctl);
 	loop_del(&e->w_pipe[OUT]);
@@ -338,8 +333,7 @@ static void kill_exec(struct exec *e, enum kill_reason why)
 		sched_remove(&e->sched);
 		finish(e);
 		return;
-	case PHASE_SPAWNING:
-		return; /* killed as soon as the pid is known */
+	case PHASE_SPAWNING: return; /* killed as soon as the pid is known */
 	case PHASE_RUNNING:
 		if (e->reaped)
 			return;
@@ -423,13 +417,13 @@ static void on_pipe(struct exec *e, int i)
 static void on_stdout(struct loop_watch *w, uint32_t ev)
 {
 	(void)ev;
-	on_pipe(FROM(w, struct exec, w_pipe[OUT]), OUT);
+	on_pipe(container_of(w, struct exec, w_pipe[OUT]), OUT);
 }
 
 static void on_stderr(struct loop_watch *w, uint32_t ev)
 {
 	(void)ev;
-	on_pipe(FROM(w, struct exec, w_pipe[ERR]), ERR);
+	on_pipe(container_of(w, struct exec, w_pipe[ERR]), ERR);
 }
 
 /* ---- control channel */
@@ -470,8 +464,8 @@ static void ctl_frames(struct exec *e)
 static void ctl_flush(struct exec *e)
 {
 	while (buf_len(&e->ctl_out)) {
-		ssize_t n = send(e->ctl_fd, buf_peek(&e->ctl_out), buf_len(&e->ctl_out),
-				 MSG_NOSIGNAL);
+		ssize_t n =
+			send(e->ctl_fd, buf_peek(&e->ctl_out), buf_len(&e->ctl_out), MSG_NOSIGNAL);
 		if (n > 0) {
 			buf_consume(&e->ctl_out, (size_t)n);
 			continue;
@@ -487,7 +481,7 @@ static void ctl_flush(struct exec *e)
 
 static void on_ctl(struct loop_watch *w, uint32_t events)
 {
-	struct exec *e = FROM(w, struct exec, w_ctl);
+	struct exec *e = container_of(w, struct exec, w_ctl);
 	if (events & EPOLLOUT)
 		ctl_flush(e);
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
@@ -512,7 +506,7 @@ static void on_ctl(struct loop_watch *w, uint32_t events)
 static void on_exit_ready(struct loop_watch *w, uint32_t events)
 {
 	(void)events;
-	struct exec *e = FROM(w, struct exec, w_pid);
+	struct exec *e = container_of(w, struct exec, w_pid);
 	memset(&e->status, 0, sizeof e->status);
 	/* The raw syscall returns the rusage that glibc's waitid drops. */
 	long rc = syscall(SYS_waitid, P_PIDFD, e->pidfd, &e->status, WEXITED | WNOHANG, &e->ru);
@@ -561,7 +555,7 @@ static void on_spawned(void *arg, pid_t pid, int err)
 
 static void on_timeout(struct loop_timer *t)
 {
-	kill_exec(FROM(t, struct exec, timer), KILL_TIMEOUT);
+	kill_exec(container_of(t, struct exec, timer), KILL_TIMEOUT);
 }
 
 /* Builds the job frame the worker reads first. */
@@ -576,7 +570,7 @@ static int encode_job(struct exec *e)
 
 static void on_start(struct sched_entry *s)
 {
-	struct exec *e = FROM(s, struct exec, sched);
+	struct exec *e = container_of(s, struct exec, sched);
 	int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
 	e->phase = PHASE_SPAWNING;
 	e->t_start_us = loop_clock_us();
@@ -611,7 +605,7 @@ static void on_start(struct sched_entry *s)
 
 static void on_conn_gone(struct conn_sub *s)
 {
-	struct exec *e = FROM(s, struct exec, sub);
+	struct exec *e = container_of(s, struct exec, sub);
 	e->conn = NULL;
 	if (e->paused)
 		set_paused(e, false); /* drain and drop */
@@ -620,7 +614,7 @@ static void on_conn_gone(struct conn_sub *s)
 
 static void on_conn_drained(struct conn_sub *s)
 {
-	struct exec *e = FROM(s, struct exec, sub);
+	struct exec *e = container_of(s, struct exec, sub);
 	if (e->paused)
 		set_paused(e, false);
 }
@@ -630,7 +624,8 @@ static const struct conn_sub_ops sub_ops = {on_conn_gone, on_conn_drained};
 void exec_submit(struct conn *c, json_t *root, const struct request *req)
 {
 	if (shutting_down) {
-		json_t *r = msg_reply_error(req->id, STATUS_UNAVAILABLE, "the daemon is shutting down");
+		json_t *r =
+			msg_reply_error(req->id, STATUS_UNAVAILABLE, "the daemon is shutting down");
 		conn_send(c, r);
 		json_decref(r);
 		return;
@@ -659,16 +654,14 @@ void exec_submit(struct conn *c, json_t *root, const struct request *req)
 	make_id(e->id, sizeof e->id);
 	e->sub.ops = &sub_ops;
 	e->phase = PHASE_QUEUED;
-	e->next = live_head;
-	if (live_head)
-		live_head->prev = e;
-	live_head = e;
+	list_add_tail(&live, &e->link);
 	live_count++;
 	conn_subscribe(c, &e->sub);
 	e->paused = e->stream && conn_backlogged(c);
 	if (sched_submit(&e->sched) < 0) {
 		char msg[96];
-		snprintf(msg, sizeof msg, "the execution queue is full (%u waiting)", sched_queued());
+		snprintf(msg, sizeof msg, "the execution queue is full (%u waiting)",
+			 sched_queued());
 		refuse(e, STATUS_RESOURCE_EXHAUSTED, msg);
 		return;
 	}
@@ -680,7 +673,7 @@ void exec_shutdown(void)
 	shutting_down = true;
 	struct sched_entry *s;
 	while ((s = sched_first_queued()) != NULL) {
-		struct exec *e = FROM(s, struct exec, sched);
+		struct exec *e = container_of(s, struct exec, sched);
 		sched_remove(s);
 		refuse(e, STATUS_UNAVAILABLE, "the daemon is shutting down");
 	}
@@ -688,10 +681,9 @@ void exec_shutdown(void)
 
 void exec_kill_all(void)
 {
-	for (struct exec *e = live_head, *next; e; e = next) {
-		next = e->next;
-		kill_exec(e, KILL_SHUTDOWN);
-	}
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &live)
+		kill_exec(container_of(n, struct exec, link), KILL_SHUTDOWN);
 }
 
 void exec_init(unsigned max_workers, unsigned queue_max)

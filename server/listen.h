@@ -10,7 +10,7 @@
 struct listener {
 	int fd;
 	bool activated; /* passed by systemd: never unlink its path */
-	char *path;     /* bound path, unlinked on close; NULL when activated */
+	char *path;	/* bound path, unlinked on close; NULL when activated */
 };
 
 /*

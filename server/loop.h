@@ -31,8 +31,10 @@ struct loop_timer {
 	loop_timer_cb cb;
 };
 
+/* clang-format off */
 #define LOOP_WATCH_INIT {-1, 0, NULL}
 #define LOOP_TIMER_INIT {0, (size_t)-1, NULL}
+/* clang-format on */
 
 /* Creates the epoll instance; -1 with errno. */
 int loop_init(void);

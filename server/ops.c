@@ -32,13 +32,13 @@ static void health(struct conn *c, const struct request *req)
 	json_t *sandbox = json_object();
 	spawn_describe_sandbox(sandbox);
 	json_object_set_new(r, "sandbox", sandbox);
-	json_t *limits = json_pack(
-		"{s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms", (json_int_t)ops_limits.timeout_ms_default,
-		"timeout_ms_max", (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
-		(json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
-		(json_int_t)ops_limits.memory_bytes_max, "output_bytes",
-		(json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
-		(json_int_t)ops_limits.output_bytes_max);
+	json_t *limits = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
+				   (json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
+				   (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
+				   (json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
+				   (json_int_t)ops_limits.memory_bytes_max, "output_bytes",
+				   (json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
+				   (json_int_t)ops_limits.output_bytes_max);
 	json_object_set_new(r, "limits", limits);
 	conn_send(c, r);
 	json_decref(r);
@@ -47,12 +47,8 @@ static void health(struct conn *c, const struct request *req)
 void ops_handle(struct conn *c, json_t *root, const struct request *req)
 {
 	switch (req->op) {
-	case OP_HEALTH:
-		health(c, req);
-		return;
+	case OP_HEALTH: health(c, req); return;
 	case OP_EXECUTE:
-	case OP_STREAM:
-		exec_submit(c, root, req);
-		return;
+	case OP_STREAM: exec_submit(c, root, req); return;
 	}
 }

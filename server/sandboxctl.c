@@ -131,8 +131,8 @@ static json_t *next_frame(int fd, struct buf *in, struct frame_decoder *dec, cha
 	for (;;) {
 		const char *payload;
 		size_t plen, used;
-		enum frame_status st = frame_next(dec, buf_peek(in), buf_len(in), &payload, &plen,
-						  &used);
+		enum frame_status st =
+			frame_next(dec, buf_peek(in), buf_len(in), &payload, &plen, &used);
 		if (st == FRAME_OK) {
 			json_error_t err;
 			json_t *msg = json_loadb(payload, plen, 0, &err);
@@ -209,7 +209,8 @@ static int run(const struct opts *o, const char *op, json_t *request)
 	json_object_set_new(request, "id", json_integer(1));
 	int fd = connect_to(o->socket);
 	if (fd < 0) {
-		fprintf(stderr, "sandboxctl: cannot connect to %s: %s\n", o->socket, strerror(errno));
+		fprintf(stderr, "sandboxctl: cannot connect to %s: %s\n", o->socket,
+			strerror(errno));
 		json_decref(request);
 		return EXIT_CONN;
 	}
@@ -241,13 +242,16 @@ static int run(const struct opts *o, const char *op, json_t *request)
 		const char *event = json_string_value(json_object_get(msg, "event"));
 		if (event) {
 			if (!o->json && strcmp(event, "output") == 0) {
-				const char *stream = json_string_value(json_object_get(msg, "stream"));
+				const char *stream =
+					json_string_value(json_object_get(msg, "stream"));
 				json_t *data = json_object_get(msg, "data");
 				bool err = stream && strcmp(stream, "stderr") == 0;
 				write_string(err ? stderr : stdout, data);
 				fflush(err ? stderr : stdout);
 				if (!err && json_string_length(data))
-					newline = json_string_value(data)[json_string_length(data) - 1] == '\n';
+					newline =
+						json_string_value(
+							data)[json_string_length(data) - 1] == '\n';
 			}
 			json_decref(msg);
 			continue;
@@ -267,10 +271,12 @@ static int run(const struct opts *o, const char *op, json_t *request)
 				write_string(stdout, so);
 				write_string(stderr, json_object_get(msg, "stderr"));
 				if (json_string_length(so))
-					newline = json_string_value(so)[json_string_length(so) - 1] == '\n';
+					newline = json_string_value(
+							  so)[json_string_length(so) - 1] == '\n';
 			}
 			if (o->json)
-				rc = json_is_true(json_object_get(msg, "success")) ? EXIT_OK : EXIT_SCRIPT;
+				rc = json_is_true(json_object_get(msg, "success")) ? EXIT_OK
+										   : EXIT_SCRIPT;
 			else
 				rc = report_execution(msg, newline);
 		}

@@ -1,10 +1,8 @@
 /* sched.c - slots and a bounded FIFO; see sched.h. */
 #include "sched.h"
 
-#include <stddef.h>
-
 static unsigned slots, running, queue_max, queued;
-static struct sched_entry *head, *tail;
+static struct list_node queue = {&queue, &queue};
 static sched_start_cb start_cb;
 
 void sched_init(unsigned max_workers, unsigned max_queue, sched_start_cb start)
@@ -16,40 +14,24 @@ void sched_init(unsigned max_workers, unsigned max_queue, sched_start_cb start)
 
 int sched_submit(struct sched_entry *e)
 {
+	list_init(&e->node);
 	if (running < slots && queued == 0) {
 		running++;
-		e->queued = false;
 		start_cb(e);
 		return 0;
 	}
 	if (queued >= queue_max)
 		return -1;
-	e->queued = true;
-	e->next = NULL;
-	e->prev = tail;
-	if (tail)
-		tail->next = e;
-	else
-		head = e;
-	tail = e;
+	list_add_tail(&queue, &e->node);
 	queued++;
 	return 0;
 }
 
 void sched_remove(struct sched_entry *e)
 {
-	if (!e->queued)
+	if (!list_linked(&e->node))
 		return;
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		head = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		tail = e->prev;
-	e->prev = e->next = NULL;
-	e->queued = false;
+	list_del(&e->node);
 	queued--;
 }
 
@@ -58,15 +40,21 @@ void sched_release(void)
 	running--;
 	/* Start as many as there are free slots: a start may finish at once
 	 * (a failed spawn) and release its slot again. */
-	while (running < slots && head) {
-		struct sched_entry *e = head;
+	struct list_node *n;
+	while (running < slots && (n = list_first(&queue)) != NULL) {
+		struct sched_entry *e = LIST_ITEM(n, struct sched_entry, node);
 		sched_remove(e);
 		running++;
 		start_cb(e);
 	}
 }
 
-struct sched_entry *sched_first_queued(void) { return head; }
+struct sched_entry *sched_first_queued(void)
+{
+	struct list_node *n = list_first(&queue);
+	return n ? LIST_ITEM(n, struct sched_entry, node) : NULL;
+}
+
 unsigned sched_running(void) { return running; }
 unsigned sched_queued(void) { return queued; }
 unsigned sched_max_workers(void) { return slots; }

@@ -10,9 +10,10 @@
 
 #include <stdbool.h>
 
+#include "list.h"
+
 struct sched_entry {
-	struct sched_entry *prev, *next;
-	bool queued;
+	struct list_node node; /* on the queue while waiting */
 };
 
 typedef void (*sched_start_cb)(struct sched_entry *e);
@@ -22,7 +23,8 @@ void sched_init(unsigned max_workers, unsigned queue_max, sched_start_cb start);
 /* Starts e now when a slot is free, else queues it. 0, or -1 when the queue
  * is full (e is untouched). */
 int sched_submit(struct sched_entry *e);
-/* Takes e out of the queue (it never got a slot). */
+/* Takes e out of the queue (it never got a slot); a no-op when it is not
+ * queued. */
 void sched_remove(struct sched_entry *e);
 /* A running execution gave its slot back: the next queued one starts. */
 void sched_release(void);

@@ -195,8 +195,13 @@ static int start(void)
 		snprintf(uid, sizeof uid, "%u", (unsigned)config.uid);
 		snprintf(gid, sizeof gid, "%u", (unsigned)config.gid);
 		snprintf(job, sizeof job, "%zu", config.max_job_bytes);
-		char *argv[] = {"sandboxd-forkserver", "--forkserver", uid, gid, job,
-				config.change_ids ? "1" : "0", NULL};
+		char *argv[] = {"sandboxd-forkserver",
+				"--forkserver",
+				uid,
+				gid,
+				job,
+				config.change_ids ? "1" : "0",
+				NULL};
 		/* Bind every library symbol now, once, rather than lazily in
 		 * each worker (each would also copy the GOT page it writes). */
 		setenv("LD_BIND_NOW", "1", 1);

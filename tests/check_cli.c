@@ -129,8 +129,8 @@ START_TEST(test_script_sources)
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "\"from stdin\"\n");
 	/* Options after the command work too. */
-	run(&r, NULL, (char *const[]){(char *)ctl(), "exec", "-e", "return 3", "--socket", d.sock,
-				      NULL});
+	run(&r, NULL,
+	    (char *const[]){(char *)ctl(), "exec", "-e", "return 3", "--socket", d.sock, NULL});
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "3\n");
 }

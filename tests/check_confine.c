@@ -53,13 +53,19 @@ static void confine_self(void)
 		_exit(99);
 }
 
-/* Forks a confined child that runs fn; returns its wait status. */
-static int run_confined(void (*fn)(void))
+/* The filter and the pipes that become a child's fds 0 and 1/2. */
+static void prepare(void)
 {
 	test_pid = getpid();
 	ck_assert_int_eq(confine_filter_build(&filter), 0);
 	ck_assert_int_eq(pipe(in_pipe), 0);
 	ck_assert_int_eq(pipe(out_pipe), 0);
+}
+
+/* Forks a confined child that runs fn; returns its wait status. */
+static int run_confined(void (*fn)(void))
+{
+	prepare();
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -195,7 +201,8 @@ static void do_allowed(void)
 	free(big);
 	free(small);
 	/* RLIMIT_AS turns an oversized allocation into NULL, not a crash. */
-	if (malloc(AS_BYTES) != NULL)
+	void *too_big = malloc(AS_BYTES);
+	if (too_big != NULL)
 		_exit(2);
 	if (write(1, "ok", 2) != 2 || write(2, "!", 1) != 1)
 		_exit(3);
@@ -243,10 +250,7 @@ static const char *status_field(const char *status, const char *key)
  * confined (it said so on fd 1). The caller ends it by closing in_pipe[1]. */
 static pid_t start_waiting_child(void)
 {
-	test_pid = getpid();
-	ck_assert_int_eq(confine_filter_build(&filter), 0);
-	ck_assert_int_eq(pipe(in_pipe), 0);
-	ck_assert_int_eq(pipe(out_pipe), 0);
+	prepare();
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -312,7 +316,8 @@ START_TEST(test_proc_view)
 	ck_assert_ptr_nonnull(strstr(limits, "Max processes             0                    0"));
 	ck_assert_ptr_nonnull(strstr(limits, "Max file size             0                    0"));
 	ck_assert_ptr_nonnull(strstr(limits, "Max core file size        0                    0"));
-	ck_assert_ptr_nonnull(strstr(limits, "Max address space         268435456            268435456"));
+	ck_assert_ptr_nonnull(
+		strstr(limits, "Max address space         268435456            268435456"));
 	ck_assert_ptr_nonnull(strstr(limits, "Max cpu time              10                   11"));
 	free(limits);
 

@@ -271,7 +271,8 @@ START_TEST(test_bad_requests_named)
 		{"{\"op\":\"launch\"}\n", "INVALID_ARGUMENT", "unknown op"},
 		{"{\"op\":\"execute\"}\n", "INVALID_ARGUMENT", "code"},
 		{"{\"op\":\"execute\",\"code\":1}\n", "INVALID_ARGUMENT", "code"},
-		{"{\"op\":\"execute\",\"code\":\"\",\"timeout\":5}\n", "INVALID_ARGUMENT", "timeout"},
+		{"{\"op\":\"execute\",\"code\":\"\",\"timeout\":5}\n", "INVALID_ARGUMENT",
+		 "timeout"},
 		{"{\"op\":\"execute\",\"code\":\"\",\"timeout_ms\":\"5\"}\n", "INVALID_ARGUMENT",
 		 "timeout_ms"},
 		{"{\"op\":\"execute\",\"code\":\"\",\"timeout_ms\":-1}\n", "INVALID_ARGUMENT",
@@ -419,8 +420,7 @@ START_TEST(test_errors)
 	ck_assert_str_eq(err_kind(r), "script");
 	ck_assert_ptr_nonnull(strstr(err_msg(r), "ReferenceError"));
 	ck_assert_int_eq(jint(json_object_get(r, "error"), "line"), 3);
-	ck_assert_ptr_nonnull(
-		strstr(jstr(json_object_get(r, "error"), "stack"), "script.js:3"));
+	ck_assert_ptr_nonnull(strstr(jstr(json_object_get(r, "error"), "stack"), "script.js:3"));
 	json_decref(r);
 
 	r = exec_once(shared.sock, "{\"code\":\"var o = {}; o.o = o; return o\"}");
@@ -444,9 +444,10 @@ END_TEST
 
 START_TEST(test_catastrophic_regex)
 {
-	json_t *r = exec_once(shared.sock,
-			      "{\"code\":\"return /(a+)+$/.test('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!')\","
-			      "\"timeout_ms\":300}");
+	json_t *r = exec_once(
+		shared.sock,
+		"{\"code\":\"return /(a+)+$/.test('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!')\","
+		"\"timeout_ms\":300}");
 	ck_assert_str_eq(jstr(r, "state"), "timeout");
 	json_decref(r);
 }
@@ -524,9 +525,9 @@ END_TEST
 
 START_TEST(test_unicode_output)
 {
-	json_t *r = exec_once(shared.sock,
-			      "{\"code\":\"console.log('caf\\\\u00e9 \\\\ud83d\\\\ude00 "
-			      "\\\\ud800'); return '\\\\u4e2d'\"}");
+	json_t *r =
+		exec_once(shared.sock, "{\"code\":\"console.log('caf\\\\u00e9 \\\\ud83d\\\\ude00 "
+				       "\\\\ud800'); return '\\\\u4e2d'\"}");
 	ck_assert_str_eq(jstr(r, "stdout"), "café 😀 \xef\xbf\xbd\n");
 	ck_assert_str_eq(jstr(r, "value"), "中");
 	json_decref(r);
@@ -593,8 +594,8 @@ START_TEST(test_concurrent_clients)
 					     i % 2 ? FRAME_MODE_LINE : FRAME_MODE_BINARY),
 				 0);
 		for (int k = 0; k < EACH; k++)
-			client_sendf(&c[i], "{\"op\":\"execute\",\"id\":%d,\"code\":\"return %d\"}", k,
-				     i * 1000 + k);
+			client_sendf(&c[i], "{\"op\":\"execute\",\"id\":%d,\"code\":\"return %d\"}",
+				     k, i * 1000 + k);
 	}
 	for (int i = 0; i < CLIENTS; i++) {
 		bool seen[EACH] = {false};

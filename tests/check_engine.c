@@ -65,11 +65,11 @@ static char *value_of(const char *code)
 	return text;
 }
 
-#define ASSERT_VALUE(code, expected)                                                            \
-	do {                                                                                     \
-		char *v_ = value_of(code);                                                       \
-		ck_assert_str_eq(v_, expected);                                                  \
-		free(v_);                                                                        \
+#define ASSERT_VALUE(code, expected)            \
+	do {                                    \
+		char *v_ = value_of(code);      \
+		ck_assert_str_eq(v_, expected); \
+		free(v_);                       \
 	} while (0)
 
 static json_t *error_of(const char *code, const char *kind)
@@ -189,12 +189,9 @@ START_TEST(test_es2015_hints)
 	static const struct {
 		const char *code, *feature;
 	} cases[] = {
-		{"var f = (a) => a + 1;", "arrow functions"},
-		{"let x = 1;", "let declarations"},
-		{"var s = `x`;", "template literals"},
-		{"class A {}", "classes"},
-		{"async function f() {}", "async functions"},
-		{"var a = [...b];", "spread"},
+		{"var f = (a) => a + 1;", "arrow functions"}, {"let x = 1;", "let declarations"},
+		{"var s = `x`;", "template literals"},	      {"class A {}", "classes"},
+		{"async function f() {}", "async functions"}, {"var a = [...b];", "spread"},
 		{"var a = b?.c;", "optional chaining"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -209,8 +206,8 @@ END_TEST
 
 START_TEST(test_script_error)
 {
-	json_t *e = error_of("var a = 1;\n\nfunction f() {\n  throw new RangeError('deep');\n}\nf();",
-			     "script");
+	json_t *e = error_of(
+		"var a = 1;\n\nfunction f() {\n  throw new RangeError('deep');\n}\nf();", "script");
 	ck_assert_str_eq(msg(e), "RangeError: deep");
 	ck_assert_int_eq(json_integer_value(json_object_get(e, "line")), 4);
 	const char *stack = json_string_value(json_object_get(e, "stack"));

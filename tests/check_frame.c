@@ -34,8 +34,8 @@ static enum frame_status drain(struct frame_decoder *d, struct buf *in, struct d
 	for (;;) {
 		const char *payload;
 		size_t plen, used;
-		enum frame_status st = frame_next(d, buf_peek(in), buf_len(in), &payload, &plen,
-						  &used);
+		enum frame_status st =
+			frame_next(d, buf_peek(in), buf_len(in), &payload, &plen, &used);
 		ck_assert_uint_le(used, buf_len(in));
 		out->last = st;
 		out->last_plen = plen;
@@ -180,8 +180,10 @@ START_TEST(binary_coalesced_and_split)
 	put_binary(s, &n, "x", 1);
 	put_binary(s, &n, "line\nbreak", 10);
 	put_binary(s, &n, "{\"op\":\"execute\",\"code\":\"1+1\"}", 29);
-	check_all_splits(FRAME_MODE_BINARY, s, n, "[{\"a\":1}][x][line\nbreak][{\"op\":\"execute\",\"code\":\"1+1\"}]", 4);
-	check_all_splits(FRAME_MODE_AUTO, s, n, "[{\"a\":1}][x][line\nbreak][{\"op\":\"execute\",\"code\":\"1+1\"}]", 4);
+	check_all_splits(FRAME_MODE_BINARY, s, n,
+			 "[{\"a\":1}][x][line\nbreak][{\"op\":\"execute\",\"code\":\"1+1\"}]", 4);
+	check_all_splits(FRAME_MODE_AUTO, s, n,
+			 "[{\"a\":1}][x][line\nbreak][{\"op\":\"execute\",\"code\":\"1+1\"}]", 4);
 }
 END_TEST
 
@@ -316,8 +318,7 @@ START_TEST(line_blank_lines_skipped)
 	/* Blank lines before a partial line are consumed, the line kept. */
 	static const char partial[] = "\n\n{\"x\"";
 	frame_decoder_init(&d, FRAME_MODE_LINE, 1024);
-	ck_assert_int_eq(frame_next(&d, partial, sizeof partial - 1, &p, &plen, &used),
-			 FRAME_MORE);
+	ck_assert_int_eq(frame_next(&d, partial, sizeof partial - 1, &p, &plen, &used), FRAME_MORE);
 	ck_assert_uint_eq(used, 2);
 }
 END_TEST
@@ -457,7 +458,8 @@ START_TEST(put_header)
 	ck_assert_int_eq(h[0] & h[1] & h[2] & h[3], 0xFF);
 
 	/* Round trip through the decoder for lengths that use each byte. */
-	static const uint32_t lens[] = {1, 0x7F, 0x80, 0xFF, 0x100, 0xFFFF, 0x10000, 0xFFFFFF,
+	static const uint32_t lens[] = {1,	   0x7F,       0x80,	    0xFF,
+					0x100,	   0xFFFF,     0x10000,	    0xFFFFFF,
 					0x1000000, 0x7FFFFFFF, 0x80000000u, UINT32_MAX};
 	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
 		struct frame_decoder d;
@@ -475,10 +477,12 @@ END_TEST
 START_TEST(append_binary_round_trip)
 {
 	struct buf out = BUF_INIT;
-	static const char *msgs[] = {"{\"ok\":true}", "x", "with\nnewline", "{\"id\":\"\xe2\x82\xac\"}"};
+	static const char *msgs[] = {"{\"ok\":true}", "x", "with\nnewline",
+				     "{\"id\":\"\xe2\x82\xac\"}"};
 	const size_t nmsgs = sizeof msgs / sizeof msgs[0];
 	for (size_t i = 0; i < nmsgs; i++)
-		ck_assert_int_eq(frame_append(&out, FRAME_MODE_BINARY, msgs[i], strlen(msgs[i])), 0);
+		ck_assert_int_eq(frame_append(&out, FRAME_MODE_BINARY, msgs[i], strlen(msgs[i])),
+				 0);
 	ck_assert_uint_eq(buf_len(&out), 4 * nmsgs + 11 + 1 + 12 + 12);
 	ck_assert_mem_eq(buf_peek(&out), "\0\0\0\013{\"ok\":true}\0\0\0\1x", 20);
 
@@ -512,7 +516,8 @@ START_TEST(append_line_round_trip)
 	struct decoded got;
 	feed_whole(FRAME_MODE_AUTO, 1024, buf_peek(&out), buf_len(&out), &got);
 	ck_assert_int_eq(got.frames, 3);
-	ck_assert_str_eq(got.text, "[{\"ok\":true}][{\"event\":\"stdout\",\"data\":\"a\\nb\"}][{}]");
+	ck_assert_str_eq(got.text,
+			 "[{\"ok\":true}][{\"event\":\"stdout\",\"data\":\"a\\nb\"}][{}]");
 	buf_free(&out);
 }
 END_TEST

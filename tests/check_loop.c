@@ -53,10 +53,7 @@ static void init_loop(void)
 	nfired = 0;
 }
 
-static void make_pipe(int p[2])
-{
-	ck_assert_int_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
-}
+static void make_pipe(int p[2]) { ck_assert_int_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0); }
 
 /* ---- timers */
 
@@ -316,7 +313,7 @@ START_TEST(add_bad_fd_fails)
 	ck_assert_int_eq(loop_add(&w, 12345, EPOLLIN, on_readable), -1);
 	ck_assert_int_eq(errno, EBADF);
 	ck_assert_int_eq(w.fd, -1); /* not in the loop */
-	loop_del(&w);               /* and so a no-op */
+	loop_del(&w);		    /* and so a no-op */
 }
 END_TEST
 

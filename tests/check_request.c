@@ -30,8 +30,10 @@ static FILE *open_data(const char *name, char *path, size_t pathlen)
 		dir = "tests/data";
 	snprintf(path, pathlen, "%s/%s", dir, name);
 	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s (run from the repository root or set "
-				 "SANDBOXD_TEST_DATA to tests/data)", path);
+	ck_assert_msg(f != NULL,
+		      "cannot open %s (run from the repository root or set "
+		      "SANDBOXD_TEST_DATA to tests/data)",
+		      path);
 	return f;
 }
 
@@ -87,8 +89,7 @@ static char *parse_error(const char *s, enum status code)
 /* ---- golden cases */
 
 /* Runs one golden case; returns NULL when it passes, else why (static). */
-static const char *run_case(const char *expect, const char *substr, const char *json,
-			    size_t len)
+static const char *run_case(const char *expect, const char *substr, const char *json, size_t len)
 {
 	static char why[512];
 	struct request_limits lim;
@@ -225,9 +226,10 @@ START_TEST(parse_fills_fields)
 	struct request req;
 	struct request_error err;
 	json_t *bad;
-	json_t *root = parse("{\"id\":42,\"op\":\"stream\",\"code\":\"a\\u0000b\",\"timeout_ms\":3e4,"
-			     "\"memory_bytes\":2097152,\"output_bytes\":1.5e1}",
-			     &req, &err, &bad);
+	json_t *root =
+		parse("{\"id\":42,\"op\":\"stream\",\"code\":\"a\\u0000b\",\"timeout_ms\":3e4,"
+		      "\"memory_bytes\":2097152,\"output_bytes\":1.5e1}",
+		      &req, &err, &bad);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_int_eq(json_integer_value(req.id), 42);
 	ck_assert_uint_eq(req.code_len, 3); /* a NUL inside code is kept */
@@ -422,7 +424,8 @@ START_TEST(unknown_op_lists_known_ops)
 	m = parse_error("{\"op\":\"health\\u0000\"}", STATUS_INVALID_ARGUMENT);
 	ck_assert_ptr_nonnull(strstr(m, "unknown op"));
 	free(m);
-	m = parse_error("{\"op\":\"execute\\u0000stream\",\"code\":\"x\"}", STATUS_INVALID_ARGUMENT);
+	m = parse_error("{\"op\":\"execute\\u0000stream\",\"code\":\"x\"}",
+			STATUS_INVALID_ARGUMENT);
 	ck_assert_ptr_nonnull(strstr(m, "unknown op"));
 	free(m);
 }
@@ -447,7 +450,8 @@ START_TEST(quoted_names_stay_valid_utf8)
 			ck_assert_ptr_nonnull(r);
 			const char *got = json_string_value(
 				json_object_get(json_object_get(r, "error"), "message"));
-			ck_assert_msg(got && strcmp(got, m) == 0, "pad %d: reply lost \"%s\"", pad, m);
+			ck_assert_msg(got && strcmp(got, m) == 0, "pad %d: reply lost \"%s\"", pad,
+				      m);
 			/* As many whole characters as fit in 64 bytes. */
 			int want_chars = (64 - pad) / 3;
 			char *euros = strstr(m, "\xe2\x82\xac");
@@ -505,18 +509,25 @@ START_TEST(msg_reply_error_shape)
 
 	/* Without a message the code's name stands in. */
 	r = msg_reply_error(NULL, STATUS_UNAVAILABLE, NULL);
-	assert_json(r, "{\"ok\":false,\"error\":{\"code\":\"UNAVAILABLE\",\"message\":\"UNAVAILABLE\"}}");
+	assert_json(
+		r,
+		"{\"ok\":false,\"error\":{\"code\":\"UNAVAILABLE\",\"message\":\"UNAVAILABLE\"}}");
 	json_decref(r);
 
 	/* Every code by name. */
-	static const char *names[] = {"INVALID_ARGUMENT", "NOT_FOUND", "FAILED_PRECONDITION",
-				      "RESOURCE_EXHAUSTED", "PERMISSION_DENIED", "UNAVAILABLE",
+	static const char *names[] = {"INVALID_ARGUMENT",
+				      "NOT_FOUND",
+				      "FAILED_PRECONDITION",
+				      "RESOURCE_EXHAUSTED",
+				      "PERMISSION_DENIED",
+				      "UNAVAILABLE",
 				      "INTERNAL"};
 	for (int c = STATUS_INVALID_ARGUMENT; c <= STATUS_INTERNAL; c++) {
 		ck_assert_str_eq(status_name((enum status)c), names[c - 1]);
 		r = msg_reply_error(NULL, (enum status)c, "m");
-		ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "error"), "code")),
-				 names[c - 1]);
+		ck_assert_str_eq(
+			json_string_value(json_object_get(json_object_get(r, "error"), "code")),
+			names[c - 1]);
 		json_decref(r);
 	}
 	ck_assert_str_eq(status_name((enum status)99), "INTERNAL");
@@ -643,9 +654,9 @@ START_TEST(msg_encode_appends_and_round_trips)
 		for (int i = 0; i < 3; i++) {
 			const char *p;
 			size_t plen, used;
-			ck_assert_int_eq(frame_next(&d, buf_peek(&out), buf_len(&out), &p, &plen,
-						    &used),
-					 FRAME_OK);
+			ck_assert_int_eq(
+				frame_next(&d, buf_peek(&out), buf_len(&out), &p, &plen, &used),
+				FRAME_OK);
 			char *want = dump(msgs[i]);
 			ck_assert_uint_eq(plen, strlen(want));
 			ck_assert_mem_eq(p, want, plen);

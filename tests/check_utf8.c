@@ -20,10 +20,12 @@ struct bytes {
 	size_t len;
 };
 
-#define B(lit) {lit, sizeof lit - 1}
+#define B(lit)                      \
+	{                           \
+		lit, sizeof lit - 1 \
+	}
 
-static void assert_buf_eq(const struct buf *b, const char *want, size_t want_len,
-			  const char *what)
+static void assert_buf_eq(const struct buf *b, const char *want, size_t want_len, const char *what)
 {
 	ck_assert_msg(buf_len(b) == want_len &&
 			      (want_len == 0 || memcmp(buf_peek(b), want, want_len) == 0),
@@ -39,16 +41,16 @@ START_TEST(valid_accepts)
 		B("plain ASCII"),
 		B("nul\0inside"),
 		B("\x7F"),
-		B("\xC2\x80"),             /* U+0080, the smallest 2-byte */
-		B("\xDF\xBF"),             /* U+07FF */
-		B("\xE0\xA0\x80"),         /* U+0800, the smallest 3-byte */
-		B("\xED\x9F\xBF"),         /* U+D7FF, just below the surrogates */
-		B("\xEE\x80\x80"),         /* U+E000, just above them */
-		B("\xEF\xBF\xBD"),         /* U+FFFD */
-		B("\xEF\xBF\xBF"),         /* U+FFFF */
-		B("\xF0\x90\x80\x80"),     /* U+10000, the smallest 4-byte */
-		B("\xF0\x9F\x98\x80"),     /* U+1F600 */
-		B("\xF4\x8F\xBF\xBF"),     /* U+10FFFF, the largest */
+		B("\xC2\x80"),	       /* U+0080, the smallest 2-byte */
+		B("\xDF\xBF"),	       /* U+07FF */
+		B("\xE0\xA0\x80"),     /* U+0800, the smallest 3-byte */
+		B("\xED\x9F\xBF"),     /* U+D7FF, just below the surrogates */
+		B("\xEE\x80\x80"),     /* U+E000, just above them */
+		B("\xEF\xBF\xBD"),     /* U+FFFD */
+		B("\xEF\xBF\xBF"),     /* U+FFFF */
+		B("\xF0\x90\x80\x80"), /* U+10000, the smallest 4-byte */
+		B("\xF0\x9F\x98\x80"), /* U+1F600 */
+		B("\xF4\x8F\xBF\xBF"), /* U+10FFFF, the largest */
 		B("h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80!"),
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
@@ -60,21 +62,47 @@ START_TEST(valid_rejects)
 {
 	static const struct bytes bad[] = {
 		/* overlongs */
-		B("\xC0\x80"), B("\xC0\xAF"), B("\xC1\xBF"),
-		B("\xE0\x80\x80"), B("\xE0\x9F\xBF"),
-		B("\xF0\x80\x80\x80"), B("\xF0\x8F\xBF\xBF"),
+		B("\xC0\x80"),
+		B("\xC0\xAF"),
+		B("\xC1\xBF"),
+		B("\xE0\x80\x80"),
+		B("\xE0\x9F\xBF"),
+		B("\xF0\x80\x80\x80"),
+		B("\xF0\x8F\xBF\xBF"),
 		/* UTF-16 surrogates, alone or as a CESU-8 pair */
-		B("\xED\xA0\x80"), B("\xED\xAF\xBF"), B("\xED\xB0\x80"), B("\xED\xBF\xBF"),
+		B("\xED\xA0\x80"),
+		B("\xED\xAF\xBF"),
+		B("\xED\xB0\x80"),
+		B("\xED\xBF\xBF"),
 		B("\xED\xA0\xBD\xED\xB8\x80"),
 		/* above U+10FFFF, and bytes that never occur */
-		B("\xF4\x90\x80\x80"), B("\xF4\xBF\xBF\xBF"), B("\xF5\x80\x80\x80"),
-		B("\xF7\xBF\xBF\xBF"), B("\xF8\x88\x80\x80\x80"), B("\xFC\x84\x80\x80\x80\x80"),
-		B("\xFE"), B("\xFF"),
+		B("\xF4\x90\x80\x80"),
+		B("\xF4\xBF\xBF\xBF"),
+		B("\xF5\x80\x80\x80"),
+		B("\xF7\xBF\xBF\xBF"),
+		B("\xF8\x88\x80\x80\x80"),
+		B("\xFC\x84\x80\x80\x80\x80"),
+		B("\xFE"),
+		B("\xFF"),
 		/* continuation bytes without a lead */
-		B("\x80"), B("\xBF"), B("a\x80"), B("\xC3\xA9\xA9"),
+		B("\x80"),
+		B("\xBF"),
+		B("a\x80"),
+		B("\xC3\xA9\xA9"),
 		/* truncated sequences, at the end or followed by something else */
-		B("\xC2"), B("\xE2\x82"), B("\xE2"), B("\xF0\x9F\x98"), B("\xF0\x9F"), B("\xF0"),
-		B("\xE2\x82" "A"), B("\xC2" "A"), B("\xC2\xC2\x80"), B("\xF0\x9F\x98" "A"),
+		B("\xC2"),
+		B("\xE2\x82"),
+		B("\xE2"),
+		B("\xF0\x9F\x98"),
+		B("\xF0\x9F"),
+		B("\xF0"),
+		B("\xE2\x82"
+		  "A"),
+		B("\xC2"
+		  "A"),
+		B("\xC2\xC2\x80"),
+		B("\xF0\x9F\x98"
+		  "A"),
 		B("ok so far \xE2\x82"),
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -121,18 +149,24 @@ START_TEST(sanitize_replaces_invalid)
 	static const struct {
 		struct bytes in, out;
 	} cases[] = {
-		{B("a\xFF" "b"), B("a" FFFD "b")},
+		{B("a\xFF"
+		   "b"),
+		 B("a" FFFD "b")},
 		{B("\xFE\xFF"), B(FFFD FFFD)},
 		{B("\x80"), B(FFFD)},
 		{B("x\xBF\xBFy"), B("x" FFFD FFFD "y")},
 		/* Overlongs: neither byte starts anything valid. */
 		{B("\xC0\x80"), B(FFFD FFFD)},
-		{B("\xC1\xBF" "a"), B(FFFD FFFD "a")},
+		{B("\xC1\xBF"
+		   "a"),
+		 B(FFFD FFFD "a")},
 		{B("\xE0\x80\xAF"), B(FFFD FFFD FFFD)},
 		{B("\xF0\x80\x80\xAF"), B(FFFD FFFD FFFD FFFD)},
 		/* Surrogates: ED A0..BF is never a valid start. */
 		{B("\xED\xA0\x80"), B(FFFD FFFD FFFD)},
-		{B("\xED\xBF\xBF" "z"), B(FFFD FFFD FFFD "z")},
+		{B("\xED\xBF\xBF"
+		   "z"),
+		 B(FFFD FFFD FFFD "z")},
 		/* Above U+10FFFF. */
 		{B("\xF4\x90\x80\x80"), B(FFFD FFFD FFFD FFFD)},
 		{B("\xF5\x80"), B(FFFD FFFD)},
@@ -146,8 +180,9 @@ START_TEST(sanitize_replaces_invalid)
 			struct buf out = BUF_INIT;
 			char what[64];
 			snprintf(what, sizeof what, "case %zu final=%d", i, final);
-			ck_assert_uint_eq(utf8_sanitize(&out, cases[i].in.s, cases[i].in.len, final),
-					  cases[i].in.len);
+			ck_assert_uint_eq(
+				utf8_sanitize(&out, cases[i].in.s, cases[i].in.len, final),
+				cases[i].in.len);
 			assert_buf_eq(&out, cases[i].out.s, cases[i].out.len, what);
 			buf_free(&out);
 		}
@@ -161,7 +196,14 @@ START_TEST(sanitize_truncated_inside)
 	 * many U+FFFD it becomes is not part of the contract), and the byte
 	 * that cut it is kept. */
 	static const struct bytes cases[] = {
-		B("\xE2\x82" "A"), B("\xF0\x9F\x98" "A"), B("\xC2" "A"), B("\xF0\x9F" "A"),
+		B("\xE2\x82"
+		  "A"),
+		B("\xF0\x9F\x98"
+		  "A"),
+		B("\xC2"
+		  "A"),
+		B("\xF0\x9F"
+		  "A"),
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct buf out = BUF_INIT;
@@ -249,7 +291,8 @@ START_TEST(sanitize_split_anywhere)
 	static const struct bytes texts[] = {
 		B("h\xC3\xA9llo \xE2\x82\xAC\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF\xDF\xBF.\xEF\xBF\xBD"),
 		/* Invalid bytes mixed in, and a truncated tail. */
-		B("a\xFF\xC3\xA9\xED\xA0\x80\xE2\x82" "A\xF0\x9F\x98\x80\xC0\x80\xF4\x90\x80\x80z\xF0\x9F\x98"),
+		B("a\xFF\xC3\xA9\xED\xA0\x80\xE2\x82"
+		  "A\xF0\x9F\x98\x80\xC0\x80\xF4\x90\x80\x80z\xF0\x9F\x98"),
 		B("\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC"),
 	};
 	for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
@@ -266,7 +309,8 @@ START_TEST(sanitize_split_anywhere)
 			struct buf out = BUF_INIT;
 			sanitize_stream(&out, in, len, &k, 1);
 			ck_assert_msg(buf_len(&out) == buf_len(&whole) &&
-					      memcmp(buf_peek(&out), buf_peek(&whole), buf_len(&out)) == 0,
+					      memcmp(buf_peek(&out), buf_peek(&whole),
+						     buf_len(&out)) == 0,
 				      "text %zu cut at %zu differs from one call", t, k);
 			buf_free(&out);
 		}
@@ -316,10 +360,13 @@ START_TEST(cesu_pairs_joined)
 	static const struct {
 		struct bytes in, out;
 	} cases[] = {
-		{B("\xED\xA0\xBD\xED\xB8\x80"), B("\xF0\x9F\x98\x80")},         /* U+1F600 */
-		{B("\xED\xA0\x80\xED\xB0\x80"), B("\xF0\x90\x80\x80")},         /* U+10000 */
-		{B("\xED\xAF\xBF\xED\xBF\xBF"), B("\xF4\x8F\xBF\xBF")},         /* U+10FFFF */
-		{B("a\xED\xA0\xBD\xED\xB8\x80" "b"), B("a\xF0\x9F\x98\x80" "b")},
+		{B("\xED\xA0\xBD\xED\xB8\x80"), B("\xF0\x9F\x98\x80")}, /* U+1F600 */
+		{B("\xED\xA0\x80\xED\xB0\x80"), B("\xF0\x90\x80\x80")}, /* U+10000 */
+		{B("\xED\xAF\xBF\xED\xBF\xBF"), B("\xF4\x8F\xBF\xBF")}, /* U+10FFFF */
+		{B("a\xED\xA0\xBD\xED\xB8\x80"
+		   "b"),
+		 B("a\xF0\x9F\x98\x80"
+		   "b")},
 		{B("\xED\xA0\xBD\xED\xB8\x80\xED\xA0\xBD\xED\xB8\x81"),
 		 B("\xF0\x9F\x98\x80\xF0\x9F\x98\x81")},
 	};
@@ -339,16 +386,20 @@ START_TEST(cesu_lone_surrogates)
 	static const struct {
 		struct bytes in, out;
 	} cases[] = {
-		{B("\xED\xA0\xBD"), B(FFFD)},                         /* high, at the end */
-		{B("\xED\xB8\x80"), B(FFFD)},                         /* low alone */
-		{B("\xED\xA0\xBD" "A"), B(FFFD "A")},                 /* high, then ASCII */
+		{B("\xED\xA0\xBD"), B(FFFD)}, /* high, at the end */
+		{B("\xED\xB8\x80"), B(FFFD)}, /* low alone */
+		{B("\xED\xA0\xBD"
+		   "A"),
+		 B(FFFD "A")}, /* high, then ASCII */
 		{B("x\xED\xB8\x80y"), B("x" FFFD "y")},
-		{B("\xED\xB8\x80\xED\xA0\xBD"), B(FFFD FFFD)},        /* low before high */
-		{B("\xED\xA0\xBD\xED\xA0\xBD"), B(FFFD FFFD)},        /* two highs */
+		{B("\xED\xB8\x80\xED\xA0\xBD"), B(FFFD FFFD)}, /* low before high */
+		{B("\xED\xA0\xBD\xED\xA0\xBD"), B(FFFD FFFD)}, /* two highs */
 		{B("\xED\xA0\xBD\xED\xA0\xBD\xED\xB8\x80"), B(FFFD "\xF0\x9F\x98\x80")},
-		{B("\xED\xA0\xBD\xC3\xA9"), B(FFFD "\xC3\xA9")},      /* high, then é */
+		{B("\xED\xA0\xBD\xC3\xA9"), B(FFFD "\xC3\xA9")}, /* high, then é */
 		/* Other invalid bytes become U+FFFD as in utf8_sanitize. */
-		{B("a\xFF" "b"), B("a" FFFD "b")},
+		{B("a\xFF"
+		   "b"),
+		 B("a" FFFD "b")},
 		{B("\xC0\x80"), B(FFFD FFFD)},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -391,12 +442,16 @@ START_TEST(cesu_every_code_unit)
 	struct buf out = BUF_INIT;
 	for (unsigned hi = 0xD800; hi <= 0xDBFF; hi += 0x3F) {
 		for (unsigned lo = 0xDC00; lo <= 0xDFFF; lo += 0x1F) {
-			char in[6] = {(char)0xED, (char)(0x80 | (hi >> 6 & 0x3F)),
-				      (char)(0x80 | (hi & 0x3F)), (char)0xED,
-				      (char)(0x80 | (lo >> 6 & 0x3F)), (char)(0x80 | (lo & 0x3F))};
+			char in[6] = {(char)0xED,
+				      (char)(0x80 | (hi >> 6 & 0x3F)),
+				      (char)(0x80 | (hi & 0x3F)),
+				      (char)0xED,
+				      (char)(0x80 | (lo >> 6 & 0x3F)),
+				      (char)(0x80 | (lo & 0x3F))};
 			unsigned cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
 			char want[4] = {(char)(0xF0 | cp >> 18), (char)(0x80 | (cp >> 12 & 0x3F)),
-					(char)(0x80 | (cp >> 6 & 0x3F)), (char)(0x80 | (cp & 0x3F))};
+					(char)(0x80 | (cp >> 6 & 0x3F)),
+					(char)(0x80 | (cp & 0x3F))};
 			buf_clear(&out);
 			ck_assert_int_eq(utf8_from_cesu(&out, in, 6), 0);
 			ck_assert_msg(buf_len(&out) == 4 && memcmp(buf_peek(&out), want, 4) == 0,

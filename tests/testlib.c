@@ -104,8 +104,7 @@ int daemon_wait(struct daemon *d, int timeout_ms)
 	int pidfd = pidfd_open(d->pid, 0);
 	ck_assert_int_ge(pidfd, 0);
 	struct pollfd p = {pidfd, POLLIN, 0};
-	ck_assert_msg(poll(&p, 1, timeout_ms) == 1, "daemon did not exit within %d ms",
-		      timeout_ms);
+	ck_assert_msg(poll(&p, 1, timeout_ms) == 1, "daemon did not exit within %d ms", timeout_ms);
 	close(pidfd);
 	int st;
 	ck_assert_int_eq(waitpid(d->pid, &st, 0), d->pid);
@@ -266,8 +265,8 @@ json_t *client_recv(struct client *c, int timeout_ms)
 	for (;;) {
 		const char *payload;
 		size_t plen, used;
-		enum frame_status st =
-			frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in), &payload, &plen, &used);
+		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
+						  &payload, &plen, &used);
 		if (st == FRAME_OK) {
 			json_error_t err;
 			json_t *m = json_loadb(payload, plen, 0, &err);
@@ -275,7 +274,8 @@ json_t *client_recv(struct client *c, int timeout_ms)
 			buf_consume(&c->in, used);
 			return m;
 		}
-		ck_assert_msg(st == FRAME_MORE, "daemon sent a bad frame: %s", frame_status_str(st));
+		ck_assert_msg(st == FRAME_MORE, "daemon sent a bad frame: %s",
+			      frame_status_str(st));
 		long long left = deadline - now_ms();
 		if (left <= 0)
 			return NULL;

@@ -15,9 +15,9 @@
 
 struct daemon {
 	pid_t pid;
-	char dir[64];   /* temporary directory holding the socket */
+	char dir[64];	/* temporary directory holding the socket */
 	char sock[128]; /* socket path */
-	char log[128];  /* the daemon's stderr */
+	char log[128];	/* the daemon's stderr */
 };
 
 /* Starts bin/sandboxd (SANDBOXD_BIN) with extra args (NULL-terminated) on a

@@ -17,9 +17,9 @@
 
 /* What a rule checks besides the syscall number. */
 enum cond {
-	ANY,     /* any arguments */
-	FD_0,    /* argument 0 is fd 0 (the control channel) */
-	FD_STD,  /* argument 0 is fd 0, 1 or 2 */
+	ANY,	 /* any arguments */
+	FD_0,	 /* argument 0 is fd 0 (the control channel) */
+	FD_STD,	 /* argument 0 is fd 0, 1 or 2 */
 	NO_EXEC, /* argument 2 (prot) lacks PROT_EXEC */
 };
 
@@ -56,10 +56,8 @@ static const struct rule {
 static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 {
 	switch (r->cond) {
-	case ANY:
-		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r->nr, 0);
-	case FD_0:
-		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r->nr, 1, SCMP_A0(SCMP_CMP_EQ, 0));
+	case ANY: return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r->nr, 0);
+	case FD_0: return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r->nr, 1, SCMP_A0(SCMP_CMP_EQ, 0));
 	case FD_STD:
 		/* 64-bit compare: fd 0x100000001 does not pass for fd 1. */
 		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r->nr, 1, SCMP_A0(SCMP_CMP_LE, 2));
@@ -177,6 +175,18 @@ static int clear_caps(void)
 	return rc;
 }
 
+/* SIGKILL when the parent dies; fails (ESRCH) when it already has. */
+static int die_with_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return -1;
+	if (getppid() != parent) {
+		errno = ESRCH;
+		return -1;
+	}
+	return 0;
+}
+
 int confine_apply(const struct confine_params *p, const struct sock_fprog *filter,
 		  const char **step)
 {
@@ -187,12 +197,8 @@ int confine_apply(const struct confine_params *p, const struct sock_fprog *filte
 		return -1;
 	/* 2. Die with the supervisor; if it is already gone, do not start. */
 	*step = "PR_SET_PDEATHSIG";
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+	if (die_with_parent(p->parent) < 0)
 		return -1;
-	if (getppid() != p->parent) {
-		errno = ESRCH;
-		return -1;
-	}
 	/* 3. stdio onto the pipes; dup2 clears close-on-exec on the copies. */
 	*step = "dup2";
 	for (int i = 0; i < 3; i++)
@@ -224,12 +230,8 @@ int confine_apply(const struct confine_params *p, const struct sock_fprog *filte
 		 * credentials: arm it again, and look again for a parent that
 		 * died in between. */
 		*step = "PR_SET_PDEATHSIG after the uid change";
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		if (die_with_parent(p->parent) < 0)
 			return -1;
-		if (getppid() != p->parent) {
-			errno = ESRCH;
-			return -1;
-		}
 	}
 	/* 7. No capabilities left in any set. */
 	*step = "capabilities";

@@ -14,11 +14,11 @@
 #include <sys/types.h>
 
 struct confine_params {
-	int fds[3];          /* become the worker's fds 0 (control), 1 and 2 */
-	pid_t parent;        /* who must still be our parent once PDEATHSIG is set */
-	uint64_t as_bytes;   /* RLIMIT_AS */
+	int fds[3];	      /* become the worker's fds 0 (control), 1 and 2 */
+	pid_t parent;	      /* who must still be our parent once PDEATHSIG is set */
+	uint64_t as_bytes;    /* RLIMIT_AS */
 	uint64_t cpu_seconds; /* RLIMIT_CPU soft limit: SIGXCPU past it */
-	bool change_ids;     /* switch to uid/gid (the daemon runs as root) */
+	bool change_ids;      /* switch to uid/gid (the daemon runs as root) */
 	uid_t uid;
 	gid_t gid;
 };

@@ -332,7 +332,8 @@ static duk_ret_t describe_thrown(duk_context *ctx, void *udata)
 		duk_pop_3(ctx);
 		duk_get_prop_string(ctx, -1, "lineNumber");
 		if (duk_is_number(ctx, -1) && duk_get_number(ctx, -1) > 0)
-			json_object_set_new(e, "line", json_integer((json_int_t)duk_get_number(ctx, -1)));
+			json_object_set_new(e, "line",
+					    json_integer((json_int_t)duk_get_number(ctx, -1)));
 		duk_pop(ctx);
 		if (push_stack(ctx, -1)) {
 			set_string(e, "stack", ctx, -1);
@@ -372,9 +373,10 @@ static json_t *fail_thrown(duk_context *ctx, const char *kind)
 		return result_error(kind, "the script threw a value that could not be described");
 	}
 	if (strcmp(d.kind, "memory") == 0) {
-		json_object_set_new(e, "message",
-				    json_string("out of memory: the script exceeded its memory limit "
-						"(memory_bytes)"));
+		json_object_set_new(
+			e, "message",
+			json_string("out of memory: the script exceeded its memory limit "
+				    "(memory_bytes)"));
 	}
 	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 0, "error", e);
 }
@@ -402,10 +404,10 @@ static json_t *result_value(duk_context *ctx)
 	if (duk_is_undefined(ctx, -1))
 		return json_pack("{s:s, s:b}", "type", "result", "ok", 1);
 	if (duk_is_function(ctx, -1) || duk_is_symbol(ctx, -1))
-		return result_error("script",
-				    duk_is_function(ctx, -1)
-					    ? "the script returned a function, which JSON cannot hold"
-					    : "the script returned a symbol, which JSON cannot hold");
+		return result_error(
+			"script", duk_is_function(ctx, -1)
+					  ? "the script returned a function, which JSON cannot hold"
+					  : "the script returned a symbol, which JSON cannot hold");
 	if (duk_safe_call(ctx, json_encode_top, NULL, 1, 1) != DUK_EXEC_SUCCESS) {
 		if (alloc_failed)
 			return result_error("memory", "out of memory: the script exceeded its "
@@ -428,8 +430,9 @@ static json_t *result_value(duk_context *ctx)
 	json_t *value = json_loadb(buf_peek(&text), buf_len(&text), JSON_DECODE_ANY, NULL);
 	buf_free(&text);
 	if (!value)
-		return alloc_failed ? result_error("memory", "out of memory while returning the value")
-				    : result_error("script", "the returned value's JSON is invalid");
+		return alloc_failed
+			       ? result_error("memory", "out of memory while returning the value")
+			       : result_error("script", "the returned value's JSON is invalid");
 	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 1, "value", value);
 }
 
@@ -455,9 +458,9 @@ json_t *engine_run(const char *code, size_t len)
 		/* The compiler also throws RangeErrors (nesting too deep). */
 		bool syntax = duk_get_error_code(ctx, -1) == DUK_ERR_SYNTAX_ERROR;
 		json_t *r = fail_thrown(ctx, syntax ? "syntax" : "script");
-		if (r && strcmp(json_string_value(json_object_get(json_object_get(r, "error"),
-								  "kind")),
-				"syntax") == 0)
+		if (r &&
+		    strcmp(json_string_value(json_object_get(json_object_get(r, "error"), "kind")),
+			   "syntax") == 0)
 			add_syntax_hint(r, code, len);
 		return r;
 	}

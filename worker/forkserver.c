@@ -135,7 +135,7 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 	reply(sock, &ready);
 
 	for (;;) {
-		struct forkserver_spawn req;
+		struct forkserver_spawn req = {0, 0};
 		int fds[FORKSERVER_FDS];
 		if (!receive(sock, &req, fds))
 			_exit(0);

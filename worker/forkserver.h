@@ -36,8 +36,8 @@ struct forkserver_spawn {
 };
 
 struct forkserver_reply {
-	int32_t pid; /* the worker, or 0 for the ready message */
-	int32_t err; /* errno of a failed clone, else 0 */
+	int32_t pid;		 /* the worker, or 0 for the ready message */
+	int32_t err;		 /* errno of a failed clone, else 0 */
 	uint64_t baseline_bytes; /* ready message: address space before any script */
 };
 

@@ -49,12 +49,8 @@ static const struct {
 	const char *token;
 	const char *feature;
 } puncts[] = {
-	{"=>", "arrow functions"},
-	{"`", "template literals"},
-	{"...", "spread and rest syntax"},
-	{"?.", "optional chaining"},
-	{"??", "the ?? operator"},
-	{"**", "the ** operator"},
+	{"=>", "arrow functions"},   {"`", "template literals"}, {"...", "spread and rest syntax"},
+	{"?.", "optional chaining"}, {"??", "the ?? operator"},	 {"**", "the ** operator"},
 	{"function*", "generators"},
 };
 

@@ -13,7 +13,7 @@
 
 struct syntax_hint {
 	const char *feature; /* e.g. "arrow functions"; NULL when none found */
-	int line;            /* 1-based line of the first occurrence */
+	int line;	     /* 1-based line of the first occurrence */
 };
 
 void syntax_find_es2015(const char *code, size_t len, struct syntax_hint *out);

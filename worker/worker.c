@@ -23,8 +23,8 @@ static json_t *read_job(size_t max)
 	for (;;) {
 		const char *payload;
 		size_t plen, used;
-		enum frame_status st = frame_next(&dec, buf_peek(&in), buf_len(&in), &payload,
-						  &plen, &used);
+		enum frame_status st =
+			frame_next(&dec, buf_peek(&in), buf_len(&in), &payload, &plen, &used);
 		if (st == FRAME_OK) {
 			job = json_loadb(payload, plen, JSON_ALLOW_NUL, NULL);
 			break;
