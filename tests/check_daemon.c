@@ -754,6 +754,79 @@ START_TEST(test_silent_client_closed)
 }
 END_TEST
 
+/* The daemon child whose process name is comm, or -1. */
+static pid_t child_named(const struct daemon *d, const char *comm)
+{
+	pid_t kids[16];
+	int n = daemon_children(d, kids, 16);
+	for (int i = 0; i < n; i++) {
+		char path[64], name[64] = "";
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)kids[i]);
+		FILE *f = fopen(path, "re");
+		if (f && fgets(name, sizeof name, f))
+			name[strcspn(name, "\n")] = '\0';
+		if (f)
+			fclose(f);
+		if (strcmp(name, comm) == 0)
+			return kids[i];
+	}
+	return -1;
+}
+
+/* A worker killed by a signal it did not ask for is a "sandbox" failure
+ * that names the signal. */
+START_TEST(test_worker_killed_by_signal)
+{
+	struct daemon d;
+	daemon_start(&d, NULL);
+	const int sigs[] = {SIGSEGV, SIGSYS};
+	const char *names[] = {"SIGSEGV", "seccomp"};
+	for (int i = 0; i < 2; i++) {
+		struct client c;
+		ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+		client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('up'); for(;;){}\"}");
+		json_t *ev = client_recv(&c, 5000);
+		ck_assert_ptr_nonnull(ev);
+		json_decref(ev);
+		pid_t worker = child_named(&d, "sandboxd-work");
+		ck_assert_int_gt(worker, 0);
+		ck_assert_int_eq(kill(worker, sigs[i]), 0);
+		json_t *r = client_reply(&c, NULL, 5000);
+		ck_assert_str_eq(jstr(r, "state"), "failed");
+		ck_assert_str_eq(err_kind(r), "sandbox");
+		ck_assert_msg(strstr(err_msg(r), names[i]) != NULL, "message: %s", err_msg(r));
+		json_decref(r);
+		client_close(&c);
+	}
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
+/* A forkserver that dies is replaced; the daemon goes on serving. */
+START_TEST(test_forkserver_restart)
+{
+	struct daemon d;
+	daemon_start(&d, NULL);
+	pid_t old = child_named(&d, "sandboxd-fork");
+	ck_assert_int_gt(old, 0);
+	ck_assert_int_eq(kill(old, SIGKILL), 0);
+	long long deadline = now_ms() + 10000;
+	pid_t now;
+	while ((now = child_named(&d, "sandboxd-fork")) <= 0 || now == old) {
+		ck_assert_msg(now_ms() < deadline, "no new forkserver");
+		struct timespec ts = {0, 2000000};
+		nanosleep(&ts, NULL);
+	}
+	json_t *r = exec_once(d.sock, "{\"code\":\"return 'still here'\"}");
+	ck_assert_str_eq(jstr(r, "value"), "still here");
+	json_decref(r);
+	char *log = daemon_log(&d);
+	ck_assert_ptr_nonnull(strstr(log, "; restarting it"));
+	free(log);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
 START_TEST(test_connection_cap)
 {
 	struct daemon d;
@@ -948,6 +1021,8 @@ int main(void)
 	tcase_add_test(own, test_thousand_no_leaks);
 	tcase_add_test(own, test_connection_cap);
 	tcase_add_test(own, test_silent_client_closed);
+	tcase_add_test(own, test_worker_killed_by_signal);
+	tcase_add_test(own, test_forkserver_restart);
 	tcase_add_test(own, test_sigterm_finishes_work);
 	tcase_add_test(own, test_sigterm_grace_kills);
 	tcase_add_test(own, test_socket_activation);
