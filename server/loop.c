@@ -140,7 +140,9 @@ void loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb)
 		heap = h;
 		heap_cap = cap;
 	}
-	t->when_ms = now_ms + ms;
+	/* From a fresh clock, rounded up: the timer never fires before ms
+	 * have passed, however long the current iteration has run. */
+	t->when_ms = clock_ms(CLOCK_MONOTONIC) + (ms ? ms + 1 : 0);
 	t->cb = cb;
 	heap_place(heap_len++, t);
 	sift_up(t->slot);
@@ -187,6 +189,7 @@ int loop_run(void)
 				w->cb(w, ev->events);
 		}
 		batch_len = batch_pos = 0;
+		now_ms = clock_ms(CLOCK_MONOTONIC);
 		run_timers();
 	}
 	return 0;
