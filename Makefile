@@ -4,6 +4,7 @@ VERSION    := 0.1.0
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 UNITDIR    ?= /lib/systemd/system
+DOCDIR     ?= $(PREFIX)/share/doc/sandboxd
 DESTDIR    ?=
 
 CC         ?= cc
@@ -96,19 +97,22 @@ bench: deps
 	@build/tests/bench
 
 run: deps
-	@$(MAKE) --no-print-directory $(BINS)
+	@$(MAKE) -s --no-print-directory $(BINS)
 	@mkdir -p run
 	exec bin/sandboxd --socket run/sandboxd.sock
 
 install: $(BINS)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)
 	install -m 0755 bin/sandboxd bin/sandboxctl $(DESTDIR)$(BINDIR)/
-	sed 's|@BINDIR@|$(BINDIR)|g' sandboxd.service > $(DESTDIR)$(UNITDIR)/sandboxd.service
-	install -m 0644 sandboxd.socket $(DESTDIR)$(UNITDIR)/sandboxd.socket
+	sed 's|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g' sandboxd.service \
+	    > $(DESTDIR)$(UNITDIR)/sandboxd.service
+	sed 's|@DOCDIR@|$(DOCDIR)|g' sandboxd.socket > $(DESTDIR)$(UNITDIR)/sandboxd.socket
+	install -m 0644 README.md protocol/PROTOCOL.md $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sandboxd $(DESTDIR)$(BINDIR)/sandboxctl \
 	      $(DESTDIR)$(UNITDIR)/sandboxd.service $(DESTDIR)$(UNITDIR)/sandboxd.socket
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 format:
 	clang-format -i */*.c */*.h

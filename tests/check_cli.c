@@ -230,14 +230,45 @@ START_TEST(test_units_verify)
 	ck_assert_ptr_nonnull(getcwd(bindir, sizeof bindir - 8));
 	strcat(bindir, "/bin");
 	snprintf(cmd, sizeof cmd,
-		 "sed 's|@BINDIR@|%s|g' sandboxd.service > %s/sandboxd.service && "
-		 "cp sandboxd.socket %s/ && systemd-analyze verify %s/sandboxd.socket "
+		 "sed 's|@BINDIR@|%s|g; s|@DOCDIR@|/usr/share/doc/sandboxd|g' sandboxd.service "
+		 "> %s/sandboxd.service && sed 's|@DOCDIR@|/usr/share/doc/sandboxd|g' "
+		 "sandboxd.socket > %s/sandboxd.socket && systemd-analyze verify %s/sandboxd.socket "
 		 "%s/sandboxd.service",
 		 bindir, dir, dir, dir, dir);
 	run(&r, NULL, (char *const[]){"sh", "-c", cmd, NULL});
 	ck_assert_msg(r.status == 0 && r.err[0] == '\0', "systemd-analyze: %s", r.err);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Bad daemon options: a clear message and exit status 100, nothing bound. */
+START_TEST(test_daemon_bad_options)
+{
+	static struct run r;
+	const char *bin = getenv("SANDBOXD_BIN");
+	ck_assert_ptr_nonnull(bin);
+	static const char *const cases[][4] = {
+		{"--timeout-ms", "5000", "--max-timeout-ms", "100"},
+		{"--memory-bytes", "12q", NULL, NULL},
+		{"--max-workers", "0", NULL, NULL},
+		{"--socket-mode", "999", NULL, NULL},
+		{"--log-level", "loud", NULL, NULL},
+		{"--no-such-option", NULL, NULL, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *argv[8] = {(char *)bin, "--socket", "/nonexistent/never.sock"};
+		int n = 3;
+		for (int k = 0; k < 4 && cases[i][k]; k++)
+			argv[n++] = (char *)cases[i][k];
+		argv[n] = NULL;
+		run(&r, NULL, argv);
+		ck_assert_msg(r.status == 100, "%s: exit %d", cases[i][0], r.status);
+		ck_assert_msg(strstr(r.err, "sandboxd:") != NULL, "%s: no message", cases[i][0]);
+	}
+	run(&r, NULL, (char *const[]){(char *)bin, "--version", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "sandboxd 0.1.0\n");
 }
 END_TEST
 
@@ -257,6 +288,7 @@ int main(void)
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
 	tcase_add_test(tc, test_units_verify);
+	tcase_add_test(tc, test_daemon_bad_options);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
