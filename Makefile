@@ -24,7 +24,7 @@ LDFLAGS    += -fsanitize=$(SANITIZE)
 endif
 
 # Resolved lazily: pkg-config may only exist after `make deps`.
-LIB_PKGS    = libseccomp jansson libcap duktape
+LIB_PKGS    = libseccomp jansson libcap duktape nettle
 LIB_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) 2>/dev/null)
 LIB_LIBS    = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null)
 JSON_LIBS   = $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
@@ -37,11 +37,14 @@ PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c \
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c
 WORKER   := worker/engine.c worker/syntax.c worker/confine.c worker/worker.c \
             worker/forkserver.c
+# JavaScript the worker loads, embedded as C arrays.
+JS_OBJS  := build/gen/js_harness.o
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
-            server/conn.c server/notify.c server/ops.c server/exec.c server/sched.c server/spawn.c
+            server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
+            server/registry.c server/sched.c server/spawn.c server/cache.c
 CTL      := server/sandboxctl.c
 
-obj = $(patsubst %.c,build/%.o,$(1))
+obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
 
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_confine
@@ -59,9 +62,16 @@ build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+build/gen/js_%.c: worker/js/%.js scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh js_$* $< > $@
+
+build/gen/%.o: build/gen/%.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
 bin/sandboxd: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL))
 	@mkdir -p bin
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) -lpthread -lm
 
 bin/sandboxctl: $(call obj,$(CTL) $(PROTOCOL))
 	@mkdir -p bin
@@ -99,7 +109,7 @@ bench: deps
 run: deps
 	@$(MAKE) -s --no-print-directory $(BINS)
 	@mkdir -p run
-	exec bin/sandboxd --socket run/sandboxd.sock
+	exec bin/sandboxd --socket run/sandboxd.sock --cache-dir run/scripts
 
 install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)

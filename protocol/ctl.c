@@ -54,7 +54,62 @@ static json_t *parse_error(json_t *e, const char **why)
 		json_object_set(out, "line", line);
 	if (stack)
 		json_object_set_new(out, "stack", bounded_string(stack, CTL_STACK_BYTES));
+	json_t *source = json_object_get(e, "source");
+	const char *src = json_string_value(source);
+	if (src && (strcmp(src, "code") == 0 || strcmp(src, "tests") == 0))
+		json_object_set(out, "source", source);
 	return out;
+}
+
+static bool count_ok(json_t *v) { return json_is_integer(v) && json_integer_value(v) >= 0; }
+
+/* A copy of test mode's report with every field checked and bounded. */
+static json_t *parse_test(json_t *t, const char **why)
+{
+	json_t *summary = json_object_get(t, "summary");
+	json_t *tests = json_object_get(t, "tests");
+	static const char *const counts[] = {"total", "passed", "failed", "skipped"};
+	if (!json_is_object(summary) || !json_is_array(tests) ||
+	    json_array_size(tests) > CTL_TESTS_MAX) {
+		*why = "test report has no summary or tests";
+		return NULL;
+	}
+	json_t *out_summary = json_object();
+	for (size_t i = 0; i < 4; i++) {
+		json_t *v = json_object_get(summary, counts[i]);
+		if (!count_ok(v)) {
+			json_decref(out_summary);
+			*why = "test summary has a bad count";
+			return NULL;
+		}
+		json_object_set(out_summary, counts[i], v);
+	}
+	json_t *out_tests = json_array();
+	size_t i;
+	json_t *r;
+	json_array_foreach (tests, i, r) {
+		json_t *name = json_object_get(r, "name");
+		json_t *passed = json_object_get(r, "passed");
+		json_t *err = json_object_get(r, "error");
+		json_t *ms = json_object_get(r, "duration_ms");
+		if (!json_is_string(name) || !json_is_boolean(passed) ||
+		    (err && !json_is_string(err)) || !count_ok(ms)) {
+			json_decref(out_summary);
+			json_decref(out_tests);
+			*why = "test report has a bad test entry";
+			return NULL;
+		}
+		json_t *o = json_object();
+		json_object_set_new(o, "name", bounded_string(name, CTL_TEST_NAME_BYTES));
+		json_object_set(o, "passed", passed);
+		if (json_is_true(json_object_get(r, "skipped")))
+			json_object_set_new(o, "skipped", json_true());
+		if (err)
+			json_object_set_new(o, "error", bounded_string(err, CTL_MESSAGE_BYTES));
+		json_object_set(o, "duration_ms", ms);
+		json_array_append_new(out_tests, o);
+	}
+	return json_pack("{s:o, s:o}", "summary", out_summary, "tests", out_tests);
 }
 
 json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why)
@@ -78,6 +133,12 @@ json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res
 	res->ok = json_is_true(ok);
 	if (res->ok) {
 		res->value = json_object_get(root, "value");
+		json_t *test = json_object_get(root, "test");
+		if (test) {
+			res->test = parse_test(test, why);
+			if (!res->test)
+				goto bad;
+		}
 		return root;
 	}
 	json_t *e = json_object_get(root, "error");

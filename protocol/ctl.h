@@ -3,11 +3,13 @@
  *
  * The worker's fd 0 is one end of a stream socketpair carrying frames in
  * the binary framing of frame.h, both ways:
- *   supervisor -> worker: one job  {"code": string}
+ *   supervisor -> worker: one job  {"code": string} or, in test mode,
+ *     {"code"?: string, "tests": string}
  *   worker -> supervisor: one result
  *     {"type": "result", "ok": true, "value"?: any}
+ *     {"type": "result", "ok": true, "test": {"summary", "tests"}}
  *     {"type": "result", "ok": false,
- *      "error": {"kind", "message", "line"?, "stack"?}}
+ *      "error": {"kind", "message", "line"?, "stack"?, "source"?}}
  * Later message types (tool calls and their answers) share this channel,
  * which is why it is a socket and not a pipe.
  *
@@ -42,12 +44,18 @@ enum ctl_exit {
 struct ctl_result {
 	bool ok;
 	json_t *value; /* borrowed; NULL when the script returned undefined */
-	json_t *error; /* new reference {kind, message, line?, stack?} or NULL */
+	json_t *test;  /* new reference {summary, tests} (test mode) or NULL */
+	json_t *error; /* new reference {kind, message, line?, stack?, source?} or NULL */
 };
+
+/* Bounds on test mode's report. */
+#define CTL_TESTS_MAX 10000u
+#define CTL_TEST_NAME_BYTES 1024u
 
 /*
  * Parses a result frame's payload. Returns the JSON root (the caller owns it
- * and frees it after using *res, then json_decref(res->error)), or NULL with
+ * and frees it after using *res, then json_decref(res->error) and
+ * json_decref(res->test)), or NULL with
  * *why set to a static description when the worker broke the protocol.
  */
 json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why);

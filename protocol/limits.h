@@ -29,6 +29,29 @@
 #define LIMIT_OUTPUT_BYTES_DEFAULT (8ull * 1024 * 1024)
 #define LIMIT_OUTPUT_BYTES_MAX (64ull * 1024 * 1024)
 
+/* status long-polls: how long a wait lasts by default and at most. */
+#define LIMIT_WAIT_MS_DEFAULT 30000u
+#define LIMIT_WAIT_MS_MAX 120000u
+/* list: executions per reply. */
+#define LIMIT_LIST_DEFAULT 10u
+#define LIMIT_LIST_MAX 100u
+
+/* Finished executions stay queryable this long, and at most this many, and
+ * with at most this much buffered output among them (oldest dropped first):
+ * long enough for an agent to come back for a result, bounded so a burst of
+ * big outputs cannot hold the daemon's memory. */
+#define LIMIT_RETENTION_MS_DEFAULT 600000u
+#define LIMIT_RETAIN_COUNT_DEFAULT 1000u
+#define LIMIT_RETAIN_BYTES_DEFAULT (256ull * 1024 * 1024)
+
+/* The script cache: entries and bytes on disk (and in memory), oldest
+ * evicted first. A description is the script's leading comment, cut. */
+#define LIMIT_CACHE_ENTRIES_DEFAULT 1000u
+#define LIMIT_CACHE_BYTES_DEFAULT (64ull * 1024 * 1024)
+#define LIMIT_CACHE_DESCRIPTION_CHARS 200u
+/* list: the start of each execution's code. */
+#define LIMIT_CODE_PREVIEW_CHARS 100u
+
 /* Scheduling: concurrent workers default to 2 x CPUs (CPU-bound scripts
  * gain nothing beyond that); the FIFO behind them is bounded so a burst
  * is absorbed but a flood is refused early with RESOURCE_EXHAUSTED. */

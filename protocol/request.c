@@ -10,7 +10,7 @@
 
 #include "limits.h"
 
-enum field_type { FIELD_STRING, FIELD_UINT };
+enum field_type { FIELD_STRING, FIELD_UINT, FIELD_BOOL, FIELD_STATES };
 
 struct field_spec {
 	const char *name;
@@ -26,11 +26,49 @@ struct op_spec {
 
 static const struct field_spec no_fields[] = {{NULL, 0, false}};
 
+/* "code" or "cached": exactly one, checked in fill_source. */
 static const struct field_spec execute_fields[] = {
-	{"code", FIELD_STRING, true},
+	{"code", FIELD_STRING, false},
+	{"cached", FIELD_STRING, false},
+	{"cache", FIELD_BOOL, false},
 	{"timeout_ms", FIELD_UINT, false},
 	{"memory_bytes", FIELD_UINT, false},
 	{"output_bytes", FIELD_UINT, false},
+	{NULL, 0, false},
+};
+
+static const struct field_spec status_fields[] = {
+	{"execution_id", FIELD_STRING, true},
+	{"wait", FIELD_BOOL, false},
+	{"wait_ms", FIELD_UINT, false},
+	{"stdout_offset", FIELD_UINT, false},
+	{"stderr_offset", FIELD_UINT, false},
+	{NULL, 0, false},
+};
+
+static const struct field_spec cancel_fields[] = {
+	{"execution_id", FIELD_STRING, true},
+	{NULL, 0, false},
+};
+
+static const struct field_spec list_fields[] = {
+	{"states", FIELD_STATES, false},
+	{"limit", FIELD_UINT, false},
+	{"include_completed_within_ms", FIELD_UINT, false},
+	{NULL, 0, false},
+};
+
+static const struct field_spec test_fields[] = {
+	{"code", FIELD_STRING, false},
+	{"tests", FIELD_STRING, true},
+	{"timeout_ms", FIELD_UINT, false},
+	{"memory_bytes", FIELD_UINT, false},
+	{"output_bytes", FIELD_UINT, false},
+	{NULL, 0, false},
+};
+
+static const struct field_spec cache_list_fields[] = {
+	{"filter", FIELD_STRING, false},
 	{NULL, 0, false},
 };
 
@@ -38,7 +76,23 @@ static const struct op_spec ops[] = {
 	{"health", OP_HEALTH, no_fields},
 	{"execute", OP_EXECUTE, execute_fields},
 	{"stream", OP_STREAM, execute_fields},
+	{"async", OP_ASYNC, execute_fields},
+	{"status", OP_STATUS, status_fields},
+	{"cancel", OP_CANCEL, cancel_fields},
+	{"list", OP_LIST, list_fields},
+	{"test", OP_TEST, test_fields},
+	{"cache_list", OP_CACHE_LIST, cache_list_fields},
+	{"cache_clear", OP_CACHE_CLEAR, no_fields},
 };
+
+static const char *const state_names[STATE_COUNT] = {
+	"pending", "running", "completed", "failed", "timeout", "cancelled",
+};
+
+const char *request_state_name(enum exec_state st)
+{
+	return (unsigned)st < STATE_COUNT ? state_names[st] : "unknown";
+}
 
 #define N_OPS (sizeof ops / sizeof ops[0])
 
@@ -51,6 +105,8 @@ void request_limits_default(struct request_limits *lim)
 	lim->memory_bytes_max = LIMIT_MEMORY_BYTES_MAX;
 	lim->output_bytes_default = LIMIT_OUTPUT_BYTES_DEFAULT;
 	lim->output_bytes_max = LIMIT_OUTPUT_BYTES_MAX;
+	lim->wait_ms_default = LIMIT_WAIT_MS_DEFAULT;
+	lim->wait_ms_max = LIMIT_WAIT_MS_MAX;
 }
 
 void request_error_clear(struct request_error *err)
@@ -173,6 +229,37 @@ static const char *number_problem(const json_t *v)
 	return "a number too large";
 }
 
+static int parse_state(const char *name, size_t len)
+{
+	for (int i = 0; i < STATE_COUNT; i++)
+		if (strlen(state_names[i]) == len && memcmp(state_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
+/* An array of state names. */
+static int check_states(const char *field, const json_t *v, struct request_error *err)
+{
+	if (!json_is_array(v)) {
+		fail(err, STATUS_INVALID_ARGUMENT, "%s: expected an array of state names, got %s",
+		     field, type_name(v));
+		return -1;
+	}
+	size_t i;
+	json_t *m;
+	json_array_foreach (v, i, m) {
+		const char *name = json_string_value(m);
+		if (!name || parse_state(name, json_string_length(m)) < 0) {
+			fail(err, STATUS_INVALID_ARGUMENT,
+			     "%s[%zu]: expected one of pending, running, completed, failed, "
+			     "timeout, cancelled",
+			     field, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int check_field(const struct field_spec *f, const json_t *v, struct request_error *err)
 {
 	uint64_t u;
@@ -189,6 +276,14 @@ static int check_field(const struct field_spec *f, const json_t *v, struct reque
 		fail(err, STATUS_INVALID_ARGUMENT, "%s: expected a non-negative integer, got %s",
 		     f->name, number_problem(v));
 		return -1;
+	case FIELD_BOOL:
+		if (json_is_boolean(v))
+			return 0;
+		fail(err, STATUS_INVALID_ARGUMENT, "%s: expected true or false, got %s", f->name,
+		     type_name(v));
+		return -1;
+	case FIELD_STATES:
+		return check_states(f->name, v, err);
 	}
 	return -1;
 }
@@ -227,6 +322,74 @@ static int check_id(json_t *id, struct request_error *err)
 	fail(err, STATUS_INVALID_ARGUMENT, "id: expected a string or a number, got %s",
 	     type_name(id));
 	return -1;
+}
+
+static uint64_t get_uint(json_t *root, const char *name, uint64_t def)
+{
+	uint64_t v = def;
+	json_t *j = json_object_get(root, name);
+	if (j)
+		as_uint(j, &v);
+	return v;
+}
+
+/* execute, stream, async, test: the source and the limits. */
+static int fill_execution(json_t *root, const struct request_limits *lim, struct request *req,
+			  struct request_error *err)
+{
+	json_t *code = json_object_get(root, "code");
+	json_t *cached = json_object_get(root, "cached");
+	json_t *tests = json_object_get(root, "tests");
+	if (req->op != OP_TEST && !code == !cached) {
+		fail(err, STATUS_INVALID_ARGUMENT, code ? "code, cached: give one, not both"
+							: "code: required field is missing (or give "
+							  "\"cached\": NAME)");
+		return -1;
+	}
+	req->code = json_string_value(code);
+	req->code_len = json_string_length(code);
+	req->cached = json_string_value(cached);
+	req->tests = json_string_value(tests);
+	req->tests_len = json_string_length(tests);
+	json_t *cache = json_object_get(root, "cache");
+	req->cache = !cache || json_is_true(cache);
+	if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
+		      &req->timeout_ms, err) < 0 ||
+	    get_limit(root, "memory_bytes", lim->memory_bytes_default, lim->memory_bytes_min,
+		      lim->memory_bytes_max, &req->memory_bytes, err) < 0 ||
+	    get_limit(root, "output_bytes", lim->output_bytes_default, 1, lim->output_bytes_max,
+		      &req->output_bytes, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* status, cancel. A wait longer than the daemon allows is cut to it. */
+static int fill_status(json_t *root, const struct request_limits *lim, struct request *req,
+		       struct request_error *err)
+{
+	(void)err;
+	req->execution_id = json_string_value(json_object_get(root, "execution_id"));
+	req->wait = json_is_true(json_object_get(root, "wait"));
+	req->wait_ms = get_uint(root, "wait_ms", lim->wait_ms_default);
+	if (req->wait_ms > lim->wait_ms_max)
+		req->wait_ms = lim->wait_ms_max;
+	req->stdout_offset = get_uint(root, "stdout_offset", 0);
+	req->stderr_offset = get_uint(root, "stderr_offset", 0);
+	return 0;
+}
+
+static int fill_list(json_t *root, struct request *req, struct request_error *err)
+{
+	size_t i;
+	json_t *m;
+	json_array_foreach (json_object_get(root, "states"), i, m)
+		req->states |= 1u << parse_state(json_string_value(m), json_string_length(m));
+	if (get_limit(root, "limit", LIMIT_LIST_DEFAULT, 1, LIMIT_LIST_MAX, &req->limit, err) < 0)
+		return -1;
+	json_t *within = json_object_get(root, "include_completed_within_ms");
+	req->has_within = within != NULL;
+	req->within_ms = get_uint(root, "include_completed_within_ms", 0);
+	return 0;
 }
 
 static int validate(json_t *root, const struct request_limits *lim, struct request *req,
@@ -290,18 +453,23 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 	req->op = op->op;
 	req->op_name = op->name;
 	req->id = id;
-	if (op->op == OP_EXECUTE || op->op == OP_STREAM) {
-		json_t *code = json_object_get(root, "code");
-		req->code = json_string_value(code);
-		req->code_len = json_string_length(code);
-		if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
-			      &req->timeout_ms, err) < 0 ||
-		    get_limit(root, "memory_bytes", lim->memory_bytes_default,
-			      lim->memory_bytes_min, lim->memory_bytes_max, &req->memory_bytes,
-			      err) < 0 ||
-		    get_limit(root, "output_bytes", lim->output_bytes_default, 1,
-			      lim->output_bytes_max, &req->output_bytes, err) < 0)
-			return -1;
+	switch (op->op) {
+	case OP_EXECUTE:
+	case OP_STREAM:
+	case OP_ASYNC:
+	case OP_TEST:
+		return fill_execution(root, lim, req, err);
+	case OP_STATUS:
+	case OP_CANCEL:
+		return fill_status(root, lim, req, err);
+	case OP_LIST:
+		return fill_list(root, req, err);
+	case OP_CACHE_LIST:
+		req->filter = json_string_value(json_object_get(root, "filter"));
+		return 0;
+	case OP_HEALTH:
+	case OP_CACHE_CLEAR:
+		return 0;
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #define SANDBOXD_REQUEST_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,25 +19,65 @@ enum request_op {
 	OP_HEALTH = 0,
 	OP_EXECUTE,
 	OP_STREAM,
+	OP_ASYNC,
+	OP_STATUS,
+	OP_CANCEL,
+	OP_LIST,
+	OP_TEST,
+	OP_CACHE_LIST,
+	OP_CACHE_CLEAR,
 };
+
+/* The states of an execution, in the order of its life. */
+enum exec_state {
+	STATE_PENDING = 0, /* waiting for a worker slot */
+	STATE_RUNNING,
+	STATE_COMPLETED, /* the first terminal state */
+	STATE_FAILED,
+	STATE_TIMEOUT,
+	STATE_CANCELLED,
+};
+#define STATE_COUNT 6
+
+const char *request_state_name(enum exec_state s);
+static inline int request_state_terminal(enum exec_state s) { return s >= STATE_COMPLETED; }
 
 /* Per-execution bounds a request may ask for; the daemon's options. */
 struct request_limits {
 	uint64_t timeout_ms_default, timeout_ms_max;
 	uint64_t memory_bytes_default, memory_bytes_min, memory_bytes_max;
 	uint64_t output_bytes_default, output_bytes_max;
+	uint64_t wait_ms_default, wait_ms_max; /* status long-polls; larger waits clamp */
 };
 
-/* A validated request. Pointers borrow from the parsed JSON root. */
+/* A validated request. Pointers borrow from the parsed JSON root; fields an
+ * op does not take are zero. */
 struct request {
 	enum request_op op;
 	const char *op_name;
 	json_t *id; /* NULL when the request has none */
-	const char *code;
+	/* execute, stream, async, test */
+	const char *code; /* NULL when "cached" names the script instead */
 	size_t code_len;
+	const char *cached;
+	const char *tests; /* test */
+	size_t tests_len;
+	bool cache; /* store new code on success ("cache": false turns it off) */
 	uint64_t timeout_ms;
 	uint64_t memory_bytes;
 	uint64_t output_bytes;
+	/* status, cancel */
+	const char *execution_id;
+	bool wait;
+	uint64_t wait_ms;
+	uint64_t stdout_offset, stderr_offset;
+	/* list */
+	unsigned states; /* bit (1 << state) per state asked for; 0: all */
+	uint64_t limit;
+	bool has_within;
+	uint64_t within_ms;
+	/* cache_list */
+	const char *filter;
 };
 
 /* Why a request was refused. message is malloc'd; id (borrowed, may be NULL)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,16 @@ static const char usage[] =
 	"  --max-output-bytes N   largest output cap a request may ask for (default 64M)\n"
 	"  --worker-user USER     uid/gid for workers when run as root (default nobody)\n"
 	"  --grace-ms N           on SIGTERM, time running work gets to finish (default 10000)\n"
+	"  --max-wait-ms N        longest status long-poll; longer waits are cut (default 120000)\n"
+	"  --retention-ms N       how long finished executions stay queryable (default 600000)\n"
+	"  --retain-count N       finished executions kept at most (default 1000)\n"
+	"  --retain-bytes N       output kept among finished executions at most (default 256M)\n"
+	"  --cache-dir DIR        script cache (default $STATE_DIRECTORY/scripts under systemd,\n"
+	"                         /var/lib/sandboxd/scripts as root, else\n"
+	"                         $XDG_STATE_HOME/sandboxd/scripts)\n"
+	"  --cache-max-entries N  scripts kept at most (default 1000)\n"
+	"  --cache-max-bytes N    script bytes kept at most (default 64M)\n"
+	"  --no-cache             do not cache scripts\n"
 	"  --log-level LEVEL      error, warn, info or debug (default info)\n"
 	"  --help, --version\n"
 	"Sizes take a K, M or G suffix (powers of 1024).\n";
@@ -62,6 +73,14 @@ enum {
 	OPT_WORKER_USER,
 	OPT_GRACE,
 	OPT_LOG_LEVEL,
+	OPT_MAX_WAIT,
+	OPT_RETENTION,
+	OPT_RETAIN_COUNT,
+	OPT_RETAIN_BYTES,
+	OPT_CACHE_DIR,
+	OPT_CACHE_ENTRIES,
+	OPT_CACHE_BYTES,
+	OPT_NO_CACHE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -84,6 +103,14 @@ static const struct option options[] = {
 	{"worker-user", required_argument, NULL, OPT_WORKER_USER},
 	{"grace-ms", required_argument, NULL, OPT_GRACE},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"max-wait-ms", required_argument, NULL, OPT_MAX_WAIT},
+	{"retention-ms", required_argument, NULL, OPT_RETENTION},
+	{"retain-count", required_argument, NULL, OPT_RETAIN_COUNT},
+	{"retain-bytes", required_argument, NULL, OPT_RETAIN_BYTES},
+	{"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+	{"cache-max-entries", required_argument, NULL, OPT_CACHE_ENTRIES},
+	{"cache-max-bytes", required_argument, NULL, OPT_CACHE_BYTES},
+	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -114,6 +141,29 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* Where scripts are cached when --cache-dir is not given: the service's
+ * state directory, the system's as root, the user's otherwise. */
+static const char *default_cache_dir(void)
+{
+	static char path[4096];
+	const char *state = getenv("STATE_DIRECTORY"); /* set by systemd's StateDirectory= */
+	if (state && *state) {
+		/* It may list several directories, separated by ':'. */
+		snprintf(path, sizeof path, "%.*s/scripts", (int)strcspn(state, ":"), state);
+		return path;
+	}
+	if (geteuid() == 0)
+		return "/var/lib/sandboxd/scripts";
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(path, sizeof path, "%s/sandboxd/scripts", xdg);
+	else if (home && *home)
+		snprintf(path, sizeof path, "%s/.local/state/sandboxd/scripts", home);
+	else
+		return NULL;
+	return path;
+}
+
 static int bad(const char *opt, const char *arg, const char *why)
 {
 	fprintf(stderr, "sandboxd: --%s %s: %s\n", opt, arg, why);
@@ -139,6 +189,8 @@ static int check(const struct config *c)
 		why = "--queue must be at most 65536";
 	else if (c->max_connections == 0)
 		why = "--max-connections must be at least 1";
+	else if (l->wait_ms_max == 0)
+		why = "--max-wait-ms must be at least 1";
 	else if (c->frame_timeout_ms == 0 || c->idle_timeout_ms == 0)
 		why = "--frame-timeout-ms and --idle-timeout-ms must be at least 1";
 	if (why) {
@@ -165,6 +217,12 @@ int config_parse(struct config *c, int argc, char **argv)
 	c->worker_user = "nobody";
 	c->grace_ms = LIMIT_GRACE_MS_DEFAULT;
 	c->log_level = LOG_LEVEL_INFO;
+	c->cache_max_entries = LIMIT_CACHE_ENTRIES_DEFAULT;
+	c->cache_max_bytes = LIMIT_CACHE_BYTES_DEFAULT;
+	c->retention_ms = LIMIT_RETENTION_MS_DEFAULT;
+	c->retain_count = LIMIT_RETAIN_COUNT_DEFAULT;
+	c->retain_bytes = LIMIT_RETAIN_BYTES_DEFAULT;
+	bool no_cache = false;
 
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -176,6 +234,11 @@ int config_parse(struct config *c, int argc, char **argv)
 		switch (opt) {
 		case OPT_SOCKET: c->socket_path = optarg; continue;
 		case OPT_WORKER_USER: c->worker_user = optarg; continue;
+		case OPT_CACHE_DIR: c->cache_dir = optarg; continue;
+		case OPT_NO_CACHE:
+			c->cache_dir = NULL;
+			no_cache = true;
+			continue;
 		case OPT_SOCKET_MODE:
 			errno = 0;
 			v = strtoull(optarg, &end, 8);
@@ -210,11 +273,21 @@ int config_parse(struct config *c, int argc, char **argv)
 		case OPT_OUTPUT: c->limits.output_bytes_default = v; break;
 		case OPT_MAX_OUTPUT: c->limits.output_bytes_max = v; break;
 		case OPT_GRACE: c->grace_ms = v; break;
+		case OPT_MAX_WAIT: c->limits.wait_ms_max = v; break;
+		case OPT_RETENTION: c->retention_ms = v; break;
+		case OPT_RETAIN_COUNT: c->retain_count = v > UINT32_MAX ? UINT32_MAX : (unsigned)v; break;
+		case OPT_RETAIN_BYTES: c->retain_bytes = v; break;
+		case OPT_CACHE_ENTRIES:
+			c->cache_max_entries = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
+			break;
+		case OPT_CACHE_BYTES: c->cache_max_bytes = v; break;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "sandboxd: unexpected argument '%s'\n%s", argv[optind], usage);
 		return EXIT_USAGE;
 	}
+	if (!c->cache_dir && !no_cache)
+		c->cache_dir = default_cache_dir();
 	return check(c);
 }

@@ -23,6 +23,12 @@ struct config {
 	const char *worker_user;
 	uint64_t grace_ms;
 	int log_level;
+	const char *cache_dir; /* NULL: no cache */
+	unsigned cache_max_entries;
+	uint64_t cache_max_bytes;
+	uint64_t retention_ms;
+	unsigned retain_count;
+	uint64_t retain_bytes;
 };
 
 /* Exit statuses of the daemon, after s6: bad usage and system errors. */

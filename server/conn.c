@@ -167,7 +167,7 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 	} else if (draining) {
 		reply_error(c, req.id, STATUS_UNAVAILABLE, "the daemon is shutting down");
 	} else {
-		ops_handle(c, root, &req);
+		ops_handle(c, &req);
 	}
 	json_decref(root);
 }

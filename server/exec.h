@@ -1,38 +1,90 @@
 /*
- * exec.h - executions: one script in one worker, from request to reply.
+ * exec.h - executions: one script in one worker, from request to record.
  *
- * An execution is created by a request, waits for a worker slot (sched),
- * gets a worker (spawn), feeds it the job over the control channel, relays
- * its stdout/stderr, enforces its timeout and output cap with SIGKILL
- * through a pidfd, reaps it with its rusage, and answers with one final
- * reply. A worker runs exactly one execution.
+ * An execution is created by an execute, stream, async or test request,
+ * waits for a worker slot (sched), runs in a worker (run.c), and answers:
+ * execute, stream and test with a final reply on the requesting connection,
+ * async with nothing (the client polls). Every execution is registered by
+ * id (registry) so status, cancel and list reach it from any connection,
+ * and stays queryable after it ends for the retention period.
  */
 #ifndef SANDBOXD_EXEC_H
 #define SANDBOXD_EXEC_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "../protocol/buf.h"
 #include "../protocol/request.h"
+#include "list.h"
 
 struct conn;
+struct exec;
 
-/* Sizes the worker slots and the queue; call once before anything else. */
-void exec_init(unsigned max_workers, unsigned queue_max);
+enum exec_mode {
+	EXEC_EXECUTE,
+	EXEC_STREAM,
+	EXEC_ASYNC,
+	EXEC_TEST,
+};
+
+struct exec_settings {
+	unsigned max_workers;
+	unsigned queue_max;
+	uint64_t retention_ms;
+	unsigned retain_count;
+	uint64_t retain_bytes;
+};
+
+void exec_init(const struct exec_settings *s);
 
 /*
- * Accepts an execute or stream request from c (root is the parsed request,
- * which the execution keeps a reference to). Replies with an error itself
- * when the request cannot be taken (queue full, shutting down).
+ * Accepts an execution of code (copied) for req, from c (NULL for async:
+ * the execution then outlives its connection). Returns it, or NULL with
+ * *code and *message saying why it was refused (queue full, shutting down,
+ * out of memory).
  */
-void exec_submit(struct conn *c, json_t *root, const struct request *req);
+struct exec *exec_submit(struct conn *c, const struct request *req, const char *code,
+			 size_t code_len, const char *cached_name, enum status *code_out,
+			 const char **message);
 
-/* Executions accepted since start, and those not yet finished. */
+struct exec *exec_find(const char *id);
+const char *exec_id(const struct exec *e);
+enum exec_state exec_state(const struct exec *e);
+/* 1 for the next to start, and so on; 0 when not queued. */
+unsigned exec_queue_position(const struct exec *e);
+/* What the execution wrote to stdout (0) or stderr (1) so far, as UTF-8. */
+const struct buf *exec_output(const struct exec *e, int stream);
+/* The execution fields once it is done (borrowed), else NULL. */
+json_t *exec_fields(const struct exec *e);
+/* {execution_id, state, started_at_ms, finished_at_ms?, code_preview,
+ * cached_name?, mode} for list. */
+json_t *exec_summary(const struct exec *e);
+
+/* Kills a pending or running execution; its final state is cancelled.
+ * -1 when it has already ended. */
+int exec_cancel(struct exec *e);
+
+/* Tells w once e is done (now, if it already is). */
+struct exec_watch {
+	struct list_node link;
+	void (*done)(struct exec_watch *w, struct exec *e);
+};
+void exec_watch(struct exec *e, struct exec_watch *w);
+void exec_unwatch(struct exec_watch *w);
+
+/* Iteration for list, newest first. */
+struct exec *exec_newest(void);
+struct exec *exec_older(struct exec *e);
+uint64_t exec_finished_ms(const struct exec *e); /* wall clock; 0 while not done */
+
+/* Executions accepted since start, and those not yet done. */
 unsigned long exec_total(void);
 unsigned exec_live(void);
 
-/* Shutdown, first step: queued executions are refused with UNAVAILABLE,
- * running ones go on. */
+/* Shutdown, first step: queued executions end cancelled; running ones go
+ * on. */
 void exec_shutdown(void);
 /* Shutdown, grace period over: kill whatever still runs. */
 void exec_kill_all(void);

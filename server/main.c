@@ -9,6 +9,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "config.h"
 #include "conn.h"
 #include "exec.h"
@@ -17,6 +18,7 @@
 #include "notify.h"
 #include "loop.h"
 #include "ops.h"
+#include "registry.h"
 #include "spawn.h"
 
 #ifndef SANDBOXD_VERSION
@@ -151,8 +153,12 @@ int main(int argc, char **argv)
 	struct conn_settings cs = {cfg.max_frame_bytes, cfg.max_connections, cfg.frame_timeout_ms,
 				   cfg.idle_timeout_ms};
 	conn_init(&cs);
-	exec_init(cfg.max_workers, cfg.queue_max);
-	ops_init(&cfg.limits, SANDBOXD_VERSION);
+	struct exec_settings es = {cfg.max_workers, cfg.queue_max, cfg.retention_ms,
+				   cfg.retain_count, cfg.retain_bytes};
+	exec_init(&es);
+	ops_init(&cfg.limits, SANDBOXD_VERSION, cfg.retention_ms);
+	struct cache_settings cache = {cfg.cache_dir, cfg.cache_max_entries, cfg.cache_max_bytes};
+	cache_init(&cache);
 	signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (signal_fd < 0 || loop_add(&signal_watch, signal_fd, EPOLLIN, on_signal) < 0 ||
 	    loop_add(&listen_watch, listener.fd, EPOLLIN, on_accept) < 0)
@@ -168,6 +174,8 @@ int main(int argc, char **argv)
 
 	conn_close_all();
 	spawn_stop();
+	cache_stop();
+	registry_clear_finished();
 	log_info("stopped");
 	return 0;
 }

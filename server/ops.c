@@ -1,23 +1,324 @@
-/* ops.c - request dispatch; see ops.h. */
+/* ops.c - what each request op does; see ops.h. */
 #include "ops.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../protocol/msg.h"
+#include "cache.h"
 #include "conn.h"
 #include "exec.h"
 #include "loop.h"
-#include "../protocol/msg.h"
+#include "registry.h"
 #include "sched.h"
 #include "spawn.h"
 
 struct request_limits ops_limits;
+uint64_t ops_retention_ms;
 static const char *version;
 static uint64_t started_ms;
 
-void ops_init(const struct request_limits *limits, const char *v)
+void ops_init(const struct request_limits *limits, const char *v, uint64_t retention_ms)
 {
 	ops_limits = *limits;
+	ops_retention_ms = retention_ms;
 	version = v;
 	started_ms = loop_now_ms();
 }
+
+static void reply_error(struct conn *c, json_t *id, enum status code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void reply_error(struct conn *c, json_t *id, enum status code, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_t *r = msg_reply_error(id, code, msg);
+	conn_send(c, r);
+	json_decref(r);
+}
+
+/* ---- replies that wait: status long-polls, cancel, cache_clear */
+
+enum wait_kind { WAIT_STATUS, WAIT_CANCEL, WAIT_CLEAR };
+
+struct waiter {
+	enum wait_kind kind;
+	struct exec_watch watch;
+	struct conn_sub sub;
+	struct conn *conn; /* NULL once the client is gone */
+	json_t *id;
+	uint64_t offset[2];
+	struct loop_timer timer;
+	struct exec *e;
+};
+
+static void waiter_free(struct waiter *w)
+{
+	loop_timer_cancel(&w->timer);
+	if (w->conn)
+		conn_unsubscribe(w->conn, &w->sub);
+	json_decref(w->id);
+	free(w);
+}
+
+static void on_waiter_gone(struct conn_sub *s)
+{
+	struct waiter *w = container_of(s, struct waiter, sub);
+	w->conn = NULL;
+	/* A cache_clear goes on without its client; the others stop here. */
+	if (w->kind != WAIT_CLEAR) {
+		exec_unwatch(&w->watch);
+		waiter_free(w);
+	}
+}
+
+static void on_waiter_drained(struct conn_sub *s) { (void)s; }
+
+static const struct conn_sub_ops waiter_ops = {on_waiter_gone, on_waiter_drained};
+
+static struct waiter *waiter_new(struct conn *c, json_t *id, enum wait_kind kind)
+{
+	struct waiter *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->kind = kind;
+	w->conn = c;
+	w->id = json_incref(id);
+	w->timer = (struct loop_timer)LOOP_TIMER_INIT;
+	w->sub.ops = &waiter_ops;
+	list_init(&w->watch.link);
+	conn_subscribe(c, &w->sub);
+	return w;
+}
+
+/* ---- status */
+
+/* Checks an output offset: within what was written, on a character. */
+static const char *bad_offset(const struct buf *b, uint64_t off)
+{
+	if (off > buf_len(b))
+		return "is past the end of the output so far";
+	if (off < buf_len(b) && ((unsigned char)buf_peek(b)[off] & 0xC0) == 0x80)
+		return "is inside a character (use a length this daemon returned)";
+	return NULL;
+}
+
+static json_t *status_reply(struct exec *e, json_t *id, const uint64_t offset[2])
+{
+	json_t *r = msg_reply_ok(id);
+	json_object_set_new(r, "execution_id", json_string(exec_id(e)));
+	json_object_set_new(r, "state", json_string(request_state_name(exec_state(e))));
+	unsigned pos = exec_queue_position(e);
+	if (pos)
+		json_object_set_new(r, "queue_position", json_integer(pos));
+	for (int i = 0; i < 2; i++) {
+		const struct buf *b = exec_output(e, i);
+		size_t off = (size_t)offset[i];
+		json_object_set_new(r, i ? "stderr" : "stdout",
+				    json_stringn(b->data ? buf_peek(b) + off : "", buf_len(b) - off));
+		json_object_set_new(r, i ? "stderr_length" : "stdout_length",
+				    json_integer((json_int_t)buf_len(b)));
+	}
+	json_t *fields = exec_fields(e);
+	if (fields)
+		json_object_update_missing(r, fields);
+	return r;
+}
+
+static void waiter_reply(struct waiter *w, struct exec *e)
+{
+	if (w->conn) {
+		json_t *r;
+		if (w->kind == WAIT_STATUS) {
+			r = status_reply(e, w->id, w->offset);
+		} else {
+			r = msg_reply_ok(w->id);
+			json_object_set_new(r, "execution_id", json_string(exec_id(e)));
+			json_object_set_new(r, "state",
+					    json_string(request_state_name(exec_state(e))));
+		}
+		conn_send(w->conn, r);
+		json_decref(r);
+	}
+	waiter_free(w);
+}
+
+static void on_watch_done(struct exec_watch *watch, struct exec *e)
+{
+	waiter_reply(container_of(watch, struct waiter, watch), e);
+}
+
+static void on_wait_over(struct loop_timer *t)
+{
+	struct waiter *w = container_of(t, struct waiter, timer);
+	exec_unwatch(&w->watch);
+	waiter_reply(w, w->e);
+}
+
+static struct exec *find(struct conn *c, const struct request *req)
+{
+	struct exec *e = exec_find(req->execution_id);
+	if (!e)
+		reply_error(c, req->id, STATUS_NOT_FOUND,
+			    "execution_id: no execution \"%.64s\" (finished ones are kept for %llu "
+			    "s)",
+			    req->execution_id,
+			    (unsigned long long)(ops_retention_ms / 1000));
+	return e;
+}
+
+static void status(struct conn *c, const struct request *req)
+{
+	struct exec *e = find(c, req);
+	if (!e)
+		return;
+	const uint64_t offset[2] = {req->stdout_offset, req->stderr_offset};
+	for (int i = 0; i < 2; i++) {
+		const char *why = bad_offset(exec_output(e, i), offset[i]);
+		if (why) {
+			reply_error(c, req->id, STATUS_INVALID_ARGUMENT, "%s: %llu %s (%zu bytes)",
+				    i ? "stderr_offset" : "stdout_offset",
+				    (unsigned long long)offset[i], why, buf_len(exec_output(e, i)));
+			return;
+		}
+	}
+	struct waiter *w = req->wait && !exec_fields(e) ? waiter_new(c, req->id, WAIT_STATUS) : NULL;
+	if (!w) {
+		json_t *r = status_reply(e, req->id, offset);
+		conn_send(c, r);
+		json_decref(r);
+		return;
+	}
+	w->e = e;
+	w->offset[0] = offset[0];
+	w->offset[1] = offset[1];
+	w->watch.done = on_watch_done;
+	loop_timer_set(&w->timer, req->wait_ms, on_wait_over);
+	exec_watch(e, &w->watch);
+}
+
+/* ---- cancel */
+
+static void cancel(struct conn *c, const struct request *req)
+{
+	struct exec *e = find(c, req);
+	if (!e)
+		return;
+	enum exec_state before = exec_state(e);
+	if (exec_cancel(e) < 0) {
+		reply_error(c, req->id, STATUS_FAILED_PRECONDITION,
+			    "execution %s has already ended (%s)", exec_id(e),
+			    request_state_name(before));
+		return;
+	}
+	/* The reply comes once the worker is reaped and the state final. */
+	struct waiter *w = waiter_new(c, req->id, WAIT_CANCEL);
+	if (!w)
+		return;
+	w->e = e;
+	w->watch.done = on_watch_done;
+	exec_watch(e, &w->watch);
+}
+
+/* ---- list */
+
+static void list(struct conn *c, const struct request *req)
+{
+	json_t *items = json_array();
+	uint64_t now = loop_wall_ms();
+	for (struct exec *e = exec_newest(); e && json_array_size(items) < req->limit;
+	     e = exec_older(e)) {
+		enum exec_state st = exec_state(e);
+		if (req->states && !(req->states & (1u << st)))
+			continue;
+		uint64_t finished = exec_finished_ms(e);
+		if (request_state_terminal(st) && req->has_within &&
+		    (!finished || now - finished > req->within_ms))
+			continue;
+		json_array_append_new(items, exec_summary(e));
+	}
+	json_t *r = msg_reply_ok(req->id);
+	json_object_set_new(r, "executions", items);
+	conn_send(c, r);
+	json_decref(r);
+}
+
+/* ---- executions */
+
+static void submit(struct conn *c, const struct request *req)
+{
+	const char *code = req->code, *cached_name = NULL;
+	size_t len = req->code_len;
+	if (req->cached) {
+		char *matches = NULL;
+		switch (cache_lookup(req->cached, &code, &len, &cached_name, &matches)) {
+		case CACHE_FOUND: break;
+		case CACHE_NOT_FOUND:
+			reply_error(c, req->id, STATUS_NOT_FOUND,
+				    "cached: no cached script matches \"%.128s\"", req->cached);
+			return;
+		case CACHE_AMBIGUOUS:
+			reply_error(c, req->id, STATUS_INVALID_ARGUMENT,
+				    "cached: \"%.128s\" matches several scripts: %s", req->cached,
+				    matches ? matches : "");
+			free(matches);
+			return;
+		}
+	}
+	enum status code_err;
+	const char *why;
+	struct exec *e = exec_submit(c, req, code, len, cached_name, &code_err, &why);
+	if (!e) {
+		reply_error(c, req->id, code_err, "%s", why);
+		return;
+	}
+	if (req->op != OP_ASYNC)
+		return; /* the final reply comes when it ends */
+	json_t *r = msg_reply_ok(req->id);
+	json_object_set_new(r, "execution_id", json_string(exec_id(e)));
+	json_object_set_new(r, "state", json_string(request_state_name(exec_state(e))));
+	unsigned pos = exec_queue_position(e);
+	if (pos)
+		json_object_set_new(r, "queue_position", json_integer(pos));
+	conn_send(c, r);
+	json_decref(r);
+}
+
+/* ---- the cache */
+
+static void on_cleared(void *arg, unsigned removed)
+{
+	struct waiter *w = arg;
+	if (w->conn) {
+		json_t *r = msg_reply_ok(w->id);
+		json_object_set_new(r, "removed", json_integer(removed));
+		conn_send(w->conn, r);
+		json_decref(r);
+	}
+	waiter_free(w);
+}
+
+static void cache_op(struct conn *c, const struct request *req)
+{
+	if (req->op == OP_CACHE_CLEAR) {
+		struct waiter *w = waiter_new(c, req->id, WAIT_CLEAR);
+		if (w)
+			cache_clear(on_cleared, w);
+		return;
+	}
+	json_t *r = msg_reply_ok(req->id);
+	json_object_set_new(r, "scripts", cache_list(req->filter));
+	conn_send(c, r);
+	json_decref(r);
+}
+
+/* ---- health */
 
 static void health(struct conn *c, const struct request *req)
 {
@@ -28,27 +329,38 @@ static void health(struct conn *c, const struct request *req)
 	json_object_set_new(r, "workers_max", json_integer(sched_max_workers()));
 	json_object_set_new(r, "queued", json_integer(sched_queued()));
 	json_object_set_new(r, "executions_total", json_integer((json_int_t)exec_total()));
+	json_object_set_new(r, "executions_retained", json_integer(registry_count()));
 	json_object_set_new(r, "connections", json_integer(conn_count()));
 	json_t *sandbox = json_object();
 	spawn_describe_sandbox(sandbox);
 	json_object_set_new(r, "sandbox", sandbox);
-	json_t *limits = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
-				   (json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
-				   (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
-				   (json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
-				   (json_int_t)ops_limits.memory_bytes_max, "output_bytes",
-				   (json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
-				   (json_int_t)ops_limits.output_bytes_max);
+	json_object_set_new(r, "cache", cache_describe());
+	json_t *limits = json_pack(
+		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
+		(json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
+		(json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
+		(json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
+		(json_int_t)ops_limits.memory_bytes_max, "output_bytes",
+		(json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
+		(json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
+		(json_int_t)ops_limits.wait_ms_max);
 	json_object_set_new(r, "limits", limits);
 	conn_send(c, r);
 	json_decref(r);
 }
 
-void ops_handle(struct conn *c, json_t *root, const struct request *req)
+void ops_handle(struct conn *c, const struct request *req)
 {
 	switch (req->op) {
 	case OP_HEALTH: health(c, req); return;
 	case OP_EXECUTE:
-	case OP_STREAM: exec_submit(c, root, req); return;
+	case OP_STREAM:
+	case OP_ASYNC:
+	case OP_TEST: submit(c, req); return;
+	case OP_STATUS: status(c, req); return;
+	case OP_CANCEL: cancel(c, req); return;
+	case OP_LIST: list(c, req); return;
+	case OP_CACHE_LIST:
+	case OP_CACHE_CLEAR: cache_op(c, req); return;
 	}
 }

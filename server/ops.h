@@ -12,11 +12,12 @@ struct conn;
 
 /* The per-execution bounds requests are validated against. */
 extern struct request_limits ops_limits;
+/* How long finished executions stay queryable (for messages). */
+extern uint64_t ops_retention_ms;
 
-/* Daemon facts health reports. */
-void ops_init(const struct request_limits *limits, const char *version);
+void ops_init(const struct request_limits *limits, const char *version, uint64_t retention_ms);
 
-/* Answers req (parsed from root) from connection c, now or later. */
-void ops_handle(struct conn *c, json_t *root, const struct request *req);
+/* Answers req from connection c, now or later. */
+void ops_handle(struct conn *c, const struct request *req);
 
 #endif

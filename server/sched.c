@@ -49,6 +49,16 @@ void sched_release(void)
 	}
 }
 
+unsigned sched_position(const struct sched_entry *e)
+{
+	if (!list_linked(&e->node))
+		return 0;
+	unsigned pos = 1;
+	for (const struct list_node *n = queue.next; n != &e->node; n = n->next)
+		pos++;
+	return pos;
+}
+
 struct sched_entry *sched_first_queued(void)
 {
 	struct list_node *n = list_first(&queue);

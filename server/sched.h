@@ -28,6 +28,8 @@ int sched_submit(struct sched_entry *e);
 void sched_remove(struct sched_entry *e);
 /* A running execution gave its slot back: the next queued one starts. */
 void sched_release(void);
+/* e's place in the queue: 1 for the next to start; 0 when not queued. */
+unsigned sched_position(const struct sched_entry *e);
 /* The oldest queued entry, to drain the queue at shutdown. */
 struct sched_entry *sched_first_queued(void);
 

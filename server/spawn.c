@@ -180,9 +180,31 @@ static int start(void)
 		log_err("forkserver: socketpair: %s", strerror(errno));
 		return -1;
 	}
+	/* Everything the child needs is built before fork: the daemon has
+	 * threads (the cache writer), so the child may only exec. */
+	char uid[32], gid[32], job[32];
+	snprintf(uid, sizeof uid, "%u", (unsigned)config.uid);
+	snprintf(gid, sizeof gid, "%u", (unsigned)config.gid);
+	snprintf(job, sizeof job, "%zu", config.max_job_bytes);
+	char *argv[] = {"sandboxd-forkserver", "--forkserver", uid, gid, job,
+			config.change_ids ? "1" : "0", NULL};
+	/* Bind every library symbol now, once, rather than lazily in each
+	 * worker (each would also copy the GOT page it writes). */
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **envp = calloc(n + 2, sizeof *envp);
+	if (!envp) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	memcpy(envp, environ, n * sizeof *envp);
+	envp[n] = "LD_BIND_NOW=1";
 	pid_t pid = fork();
 	if (pid < 0) {
 		log_err("forkserver: fork: %s", strerror(errno));
+		free(envp);
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
@@ -191,23 +213,10 @@ static int start(void)
 		/* fd 3 is the socket; exec drops everything else (CLOEXEC). */
 		if (dup2(sv[1], 3) < 0)
 			_exit(127);
-		char uid[32], gid[32], job[32];
-		snprintf(uid, sizeof uid, "%u", (unsigned)config.uid);
-		snprintf(gid, sizeof gid, "%u", (unsigned)config.gid);
-		snprintf(job, sizeof job, "%zu", config.max_job_bytes);
-		char *argv[] = {"sandboxd-forkserver",
-				"--forkserver",
-				uid,
-				gid,
-				job,
-				config.change_ids ? "1" : "0",
-				NULL};
-		/* Bind every library symbol now, once, rather than lazily in
-		 * each worker (each would also copy the GOT page it writes). */
-		setenv("LD_BIND_NOW", "1", 1);
-		execv("/proc/self/exe", argv);
+		execve("/proc/self/exe", argv, envp);
 		_exit(127);
 	}
+	free(envp);
 	close(sv[1]);
 	fs_sock = sv[0];
 	fs_pid = pid;

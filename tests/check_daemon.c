@@ -867,8 +867,9 @@ START_TEST(test_sigterm_finishes_work)
 	json_decref(ev);
 	kill(d.pid, SIGTERM);
 	json_t *r = client_reply(&c, NULL, 10000);
-	ck_assert_int_eq(jint(r, "id"), 2); /* the queued one is refused */
-	ck_assert_str_eq(err_code(r), "UNAVAILABLE");
+	ck_assert_int_eq(jint(r, "id"), 2); /* the queued one never starts */
+	ck_assert_str_eq(jstr(r, "state"), "cancelled");
+	ck_assert_str_eq(err_kind(r), "cancelled");
 	json_decref(r);
 	r = client_reply(&c, NULL, 10000);
 	ck_assert_int_eq(jint(r, "id"), 1); /* the running one finishes */

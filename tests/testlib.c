@@ -59,10 +59,20 @@ void daemon_start(struct daemon *d, const char *const *args)
 	memcpy(na.sun_path, notify, strlen(notify) + 1);
 	ck_assert_int_eq(bind(nfd, (struct sockaddr *)&na, sizeof na), 0);
 
+	/* The script cache goes in the test's directory unless a test says. */
+	char cache[160];
+	snprintf(cache, sizeof cache, "%s/scripts", d->dir);
 	const char *argv[40] = {bin, "--socket", d->sock};
 	int n = 3;
-	for (; args && *args && n < 39; args++)
+	bool own_cache = false;
+	for (; args && *args && n < 37; args++) {
+		own_cache |= strcmp(*args, "--cache-dir") == 0 || strcmp(*args, "--no-cache") == 0;
 		argv[n++] = *args;
+	}
+	if (!own_cache) {
+		argv[n++] = "--cache-dir";
+		argv[n++] = cache;
+	}
 	argv[n] = NULL;
 	d->pid = fork();
 	ck_assert_int_ge(d->pid, 0);
@@ -119,9 +129,11 @@ int daemon_stop(struct daemon *d)
 		kill(d->pid, SIGTERM);
 		st = daemon_wait(d, 30000);
 	}
-	unlink(d->sock);
-	unlink(d->log);
-	rmdir(d->dir);
+	/* The directory holds the socket, the log and the script cache. */
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
+	if (strncmp(d->dir, "/tmp/sandboxd-test-", 19) == 0)
+		(void)!system(cmd);
 	return st;
 }
 

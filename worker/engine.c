@@ -14,6 +14,7 @@
 #include "../protocol/ctl.h"
 #include "../protocol/io.h"
 #include "../protocol/utf8.h"
+#include "js.h"
 #include "syntax.h"
 
 static duk_context *heap_ctx;
@@ -292,6 +293,16 @@ int engine_prepare(void)
 	duk_pop(ctx);
 
 	duk_pop(ctx);
+
+	/* Test mode's harness, compiled once here. */
+	duk_push_global_stash(ctx);
+	duk_push_string(ctx, "harness.js");
+	if (duk_pcompile_lstring_filename(ctx, DUK_COMPILE_EVAL, js_harness, js_harness_len) !=
+		    DUK_EXEC_SUCCESS ||
+	    duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS || !duk_is_function(ctx, -1))
+		return -1;
+	duk_put_prop_string(ctx, -2, "harness");
+	duk_pop(ctx);
 	/* Start workers with a compact heap: less to copy on write. */
 	duk_gc(ctx, 0);
 	return 0;
@@ -436,6 +447,19 @@ static json_t *result_value(duk_context *ctx)
 	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 1, "value", value);
 }
 
+/* The failure result for the compile error at the top of the stack, with
+ * the ES5.1 hint when the code uses newer syntax. */
+static json_t *compile_failure(duk_context *ctx, const char *code, size_t len)
+{
+	/* The compiler also throws RangeErrors (nesting too deep). */
+	bool syntax = duk_get_error_code(ctx, -1) == DUK_ERR_SYNTAX_ERROR;
+	json_t *r = fail_thrown(ctx, syntax ? "syntax" : "script");
+	const char *kind = json_string_value(json_object_get(json_object_get(r, "error"), "kind"));
+	if (kind && strcmp(kind, "syntax") == 0)
+		add_syntax_hint(r, code, len);
+	return r;
+}
+
 json_t *engine_run(const char *code, size_t len)
 {
 	duk_context *ctx = heap_ctx;
@@ -454,17 +478,58 @@ json_t *engine_run(const char *code, size_t len)
 	duk_push_string(ctx, ENGINE_SCRIPT_NAME);
 	duk_int_t rc = duk_pcompile_lstring_filename(ctx, DUK_COMPILE_FUNCTION, src, total);
 	free(src);
-	if (rc != DUK_EXEC_SUCCESS) {
-		/* The compiler also throws RangeErrors (nesting too deep). */
-		bool syntax = duk_get_error_code(ctx, -1) == DUK_ERR_SYNTAX_ERROR;
-		json_t *r = fail_thrown(ctx, syntax ? "syntax" : "script");
-		if (r &&
-		    strcmp(json_string_value(json_object_get(json_object_get(r, "error"), "kind")),
-			   "syntax") == 0)
-			add_syntax_hint(r, code, len);
-		return r;
-	}
+	if (rc != DUK_EXEC_SUCCESS)
+		return compile_failure(ctx, code, len);
 	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
 	return result_value(ctx);
+}
+
+/* Runs src as program code (its declarations become globals). NULL on
+ * success, else the failure result, marked with which source failed. */
+static json_t *run_program(duk_context *ctx, const char *src, size_t len, const char *file,
+			   const char *source)
+{
+	json_t *r = NULL;
+	duk_push_string(ctx, file);
+	if (duk_pcompile_lstring_filename(ctx, 0, src, len) != DUK_EXEC_SUCCESS)
+		r = compile_failure(ctx, src, len);
+	else if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
+		r = fail_thrown(ctx, "script");
+	else
+		duk_pop(ctx);
+	if (r)
+		json_object_set_new(json_object_get(r, "error"), "source", json_string(source));
+	return r;
+}
+
+json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len)
+{
+	duk_context *ctx = heap_ctx;
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "harness");
+	duk_remove(ctx, -2);
+	duk_push_global_object(ctx);
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS) /* installs test and assert */
+		return result_error("sandbox", "the test harness did not load");
+	json_t *r = NULL;
+	if (code)
+		r = run_program(ctx, code, code_len, ENGINE_CODE_NAME, "code");
+	if (!r)
+		r = run_program(ctx, tests, tests_len, ENGINE_TESTS_NAME, "tests");
+	if (r)
+		return r;
+	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS) /* the runner */
+		return fail_thrown(ctx, "script");
+	if (duk_safe_call(ctx, json_encode_top, NULL, 1, 1) != DUK_EXEC_SUCCESS ||
+	    !duk_is_string(ctx, -1))
+		return result_error("script", "the test results cannot be converted to JSON");
+	struct buf text = BUF_INIT;
+	append_string(ctx, -1, &text);
+	json_t *results = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text), 0, NULL);
+	buf_free(&text);
+	if (!results)
+		return result_error(alloc_failed ? "memory" : "script",
+				    "the test results are not valid JSON");
+	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 1, "test", results);
 }

@@ -13,8 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* File name scripts carry in stack traces. */
+/* File names scripts carry in stack traces: an execution's code, and test
+ * mode's code and tests. */
 #define ENGINE_SCRIPT_NAME "script.js"
+#define ENGINE_CODE_NAME "code.js"
+#define ENGINE_TESTS_NAME "tests.js"
 
 /*
  * Creates the heap and installs the script globals (console, a per-process
@@ -35,6 +38,15 @@ void engine_reseed(void);
  * fds 1 and 2 as the script writes it.
  */
 json_t *engine_run(const char *code, size_t len);
+
+/*
+ * Test mode: installs test() and assert, runs code (when not NULL) and then
+ * tests as program code, so declarations in code are visible to tests, and
+ * runs the tests they registered. The result message is {"type": "result",
+ * "ok": true, "test": {"summary", "tests"}}, or a failure whose error has
+ * "source": "code" or "tests" when either failed to load.
+ */
+json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len);
 
 /* Bytes the engine's heap holds now and at most so far. */
 size_t engine_heap_bytes(void);

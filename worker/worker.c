@@ -73,9 +73,18 @@ void worker_main(const struct confine_params *p, const struct sock_fprog *filter
 	engine_reseed();
 	json_t *job = read_job(max_job_bytes);
 	json_t *code = json_object_get(job, "code");
-	if (!json_is_string(code))
-		_exit(CTL_EXIT_PROTOCOL);
-	json_t *result = engine_run(json_string_value(code), json_string_length(code));
+	json_t *tests = json_object_get(job, "tests");
+	json_t *result;
+	if (tests) {
+		if (!json_is_string(tests) || (code && !json_is_string(code)))
+			_exit(CTL_EXIT_PROTOCOL);
+		result = engine_run_tests(json_string_value(code), json_string_length(code),
+					  json_string_value(tests), json_string_length(tests));
+	} else {
+		if (!json_is_string(code))
+			_exit(CTL_EXIT_PROTOCOL);
+		result = engine_run(json_string_value(code), json_string_length(code));
+	}
 	if (!result)
 		_exit(CTL_EXIT_MEMORY);
 	send_result(result);

@@ -1,0 +1,654 @@
+/* cache.c - the script cache and its writer thread; see cache.h. */
+#include "cache.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <nettle/sha2.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../protocol/buf.h"
+#include "../protocol/limits.h"
+#include "list.h"
+#include "log.h"
+#include "loop.h"
+
+#define NAME_SIZE 64
+#define HASH_HEX (2 * SHA256_DIGEST_SIZE)
+
+struct entry {
+	struct list_node link; /* oldest first */
+	char name[NAME_SIZE];
+	char hash[HASH_HEX + 1];
+	char *description;
+	uint64_t created_ms;
+	char *code;
+	size_t len;
+};
+
+enum job_kind { JOB_WRITE, JOB_CLEAR };
+
+/* Work for the writer thread, and its result coming back. */
+struct job {
+	struct job *next;
+	enum job_kind kind;
+	char name[NAME_SIZE];
+	char *data; /* JOB_WRITE: the content (a copy); JOB_CLEAR: NUL-separated names */
+	size_t len;
+	uint64_t created_ms;
+	int err;          /* JOB_WRITE: errno, or 0 */
+	unsigned removed; /* JOB_CLEAR */
+	cache_stored_cb stored;
+	cache_cleared_cb cleared;
+	void *arg;
+};
+
+static struct cache_settings settings;
+static int dir_fd = -1;
+static bool enabled, warned;
+static struct list_node entries = {&entries, &entries};
+static unsigned n_entries;
+static uint64_t n_bytes;
+
+static pthread_t writer;
+static bool writer_running, stopping;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static struct job *todo, **todo_tail = &todo, *done_jobs;
+static int event_fd = -1;
+static struct loop_watch event_watch = LOOP_WATCH_INIT;
+
+/* A failure of the cache is logged once: it must not flood the log, and
+ * it never fails an execution. */
+static void warn_once(const char *what, int err)
+{
+	if (warned)
+		return;
+	warned = true;
+	log_warn("script cache %s: %s: %s (scripts are not being cached)", settings.dir, what,
+		 strerror(err));
+}
+
+/* ---- contents */
+
+static void sha256_hex(const char *data, size_t len, char out[HASH_HEX + 1])
+{
+	struct sha256_ctx ctx;
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	sha256_init(&ctx);
+	sha256_update(&ctx, len, (const uint8_t *)data);
+	sha256_digest(&ctx, sizeof digest, digest);
+	for (size_t i = 0; i < sizeof digest; i++)
+		snprintf(out + 2 * i, 3, "%02x", digest[i]);
+}
+
+/* The script's leading comment (// lines or one block comment), as one
+ * line of at most LIMIT_CACHE_DESCRIPTION_CHARS characters. */
+static char *describe(const char *code, size_t len)
+{
+	char *out = malloc(4 * LIMIT_CACHE_DESCRIPTION_CHARS + 4);
+	size_t n = 0, chars = 0;
+	size_t i = 0;
+	if (!out)
+		return NULL;
+	bool block = false, in_comment = false, space = false;
+	while (i < len && isspace((unsigned char)code[i]))
+		i++;
+	if (i + 1 < len && code[i] == '/' && code[i + 1] == '*') {
+		block = in_comment = true;
+		i += 2;
+	}
+	while (i < len && chars < LIMIT_CACHE_DESCRIPTION_CHARS) {
+		if (!in_comment) { /* between // lines: only blanks, then // */
+			while (i < len && (code[i] == ' ' || code[i] == '\t'))
+				i++;
+			if (i + 1 < len && code[i] == '/' && code[i + 1] == '/') {
+				in_comment = true;
+				i += 2;
+				continue;
+			}
+			break;
+		}
+		char c = code[i];
+		if (block && c == '*' && i + 1 < len && code[i + 1] == '/')
+			break;
+		if (c == '\n' && !block) {
+			in_comment = false;
+			space = n > 0;
+			i++;
+			continue;
+		}
+		/* Decoration of comment blocks: leading stars and slashes. */
+		bool deco = (c == '*' || c == '/') && (n == 0 || space || out[n - 1] == ' ');
+		if (isspace((unsigned char)c) || deco) {
+			space = n > 0;
+			i++;
+			continue;
+		}
+		if (space) {
+			out[n++] = ' ';
+			chars++;
+			space = false;
+		}
+		out[n++] = c;
+		if (((unsigned char)c & 0xC0) != 0x80)
+			chars++;
+		i++;
+	}
+	/* Never end inside a multi-byte character. */
+	while (n > 0 && ((unsigned char)out[n - 1] & 0xC0) == 0x80)
+		n--;
+	if (n > 0 && ((unsigned char)out[n - 1] & 0xC0) == 0xC0)
+		n--;
+	out[n] = '\0';
+	return out;
+}
+
+static json_t *entry_info(const struct entry *e, bool with_size)
+{
+	json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "name", e->name, "description",
+			      e->description ? e->description : "", "created_at_ms",
+			      (json_int_t)e->created_ms, "content_hash", e->hash);
+	if (o && with_size)
+		json_object_set_new(o, "size_bytes", json_integer((json_int_t)e->len));
+	return o;
+}
+
+static struct entry *find_hash(const char *hash)
+{
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &entries) {
+		struct entry *e = LIST_ITEM(n, struct entry, link);
+		if (strcmp(e->hash, hash) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static struct entry *find_name(const char *name)
+{
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &entries) {
+		struct entry *e = LIST_ITEM(n, struct entry, link);
+		if (strcmp(e->name, name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static void forget(struct entry *e)
+{
+	list_del(&e->link);
+	n_entries--;
+	n_bytes -= e->len;
+	free(e->description);
+	free(e->code);
+	free(e);
+}
+
+/* Adds e in order of creation (loading may meet files in any order). */
+static void insert(struct entry *e)
+{
+	struct list_node *at = &entries;
+	while (at->prev != &entries &&
+	       LIST_ITEM(at->prev, struct entry, link)->created_ms > e->created_ms)
+		at = at->prev;
+	list_add_tail(at, &e->link);
+	n_entries++;
+	n_bytes += e->len;
+}
+
+static struct entry *new_entry(const char *name, const char *hash, const char *code,
+			       size_t len, uint64_t created_ms)
+{
+	struct entry *e = calloc(1, sizeof *e);
+	if (!e)
+		return NULL;
+	e->code = malloc(len + 1);
+	e->description = describe(code, len);
+	if (!e->code || !e->description) {
+		free(e->code);
+		free(e->description);
+		free(e);
+		return NULL;
+	}
+	memcpy(e->code, code, len);
+	e->code[len] = '\0';
+	e->len = len;
+	snprintf(e->name, sizeof e->name, "%s", name);
+	snprintf(e->hash, sizeof e->hash, "%s", hash);
+	e->created_ms = created_ms;
+	return e;
+}
+
+/* ---- the writer thread */
+
+static void submit(struct job *j)
+{
+	pthread_mutex_lock(&lock);
+	j->next = NULL;
+	*todo_tail = j;
+	todo_tail = &j->next;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Writes one script: temp file, fsync, rename, fsync of the directory. */
+static int write_file(const struct job *j)
+{
+	char tmp[NAME_SIZE + 8];
+	snprintf(tmp, sizeof tmp, ".tmp-%s", j->name);
+	int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && unlinkat(dir_fd, tmp, 0) == 0)
+		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	const char *p = j->data;
+	size_t left = j->len;
+	int err = 0;
+	while (left > 0 && !err) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno != EINTR)
+			err = errno;
+		else if (w > 0) {
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	/* The file's time is the entry's creation, so a restart keeps it. */
+	struct timespec ts[2] = {{(time_t)(j->created_ms / 1000), (long)(j->created_ms % 1000) * 1000000},
+				 {(time_t)(j->created_ms / 1000), (long)(j->created_ms % 1000) * 1000000}};
+	if (!err && (futimens(fd, ts) < 0 || fsync(fd) < 0))
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	if (!err && renameat(dir_fd, tmp, dir_fd, j->name) < 0)
+		err = errno;
+	if (err) {
+		unlinkat(dir_fd, tmp, 0);
+		return err;
+	}
+	fsync(dir_fd);
+	return 0;
+}
+
+static void run_job(struct job *j)
+{
+	if (j->kind == JOB_WRITE) {
+		j->err = write_file(j);
+		return;
+	}
+	for (const char *name = j->data; name < j->data + j->len; name += strlen(name) + 1)
+		if (unlinkat(dir_fd, name, 0) == 0 || errno == ENOENT)
+			j->removed++;
+}
+
+static void *writer_main(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		while (!todo && !stopping)
+			pthread_cond_wait(&wake, &lock);
+		if (!todo)
+			break;
+		struct job *j = todo;
+		todo = j->next;
+		if (!todo)
+			todo_tail = &todo;
+		pthread_mutex_unlock(&lock);
+		run_job(j);
+		pthread_mutex_lock(&lock);
+		j->next = done_jobs;
+		done_jobs = j;
+		uint64_t one = 1;
+		(void)!write(event_fd, &one, sizeof one);
+	}
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+/* Results, on the loop's thread. */
+static void on_done(struct loop_watch *w, uint32_t events)
+{
+	(void)w;
+	(void)events;
+	uint64_t n;
+	(void)!read(event_fd, &n, sizeof n);
+	pthread_mutex_lock(&lock);
+	struct job *list = done_jobs;
+	done_jobs = NULL;
+	pthread_mutex_unlock(&lock);
+	/* The list is newest first; callbacks go oldest first. */
+	struct job *ordered = NULL;
+	while (list) {
+		struct job *next = list->next;
+		list->next = ordered;
+		ordered = list;
+		list = next;
+	}
+	while (ordered) {
+		struct job *j = ordered;
+		ordered = j->next;
+		if (j->kind == JOB_WRITE) {
+			struct entry *e = find_name(j->name);
+			json_t *info = NULL;
+			if (j->err) {
+				warn_once("cannot write a script", j->err);
+				if (e)
+					forget(e);
+			} else if (e) {
+				info = entry_info(e, false);
+				log_info("cached %s (%zu bytes)", e->name, e->len);
+			}
+			if (j->stored)
+				j->stored(j->arg, info);
+			json_decref(info);
+		} else if (j->cleared) {
+			j->cleared(j->arg, j->removed);
+		}
+		free(j->data);
+		free(j);
+	}
+}
+
+/* ---- limits */
+
+/* Drops the oldest entries over the limits (their files too). */
+static void enforce_limits(const struct entry *keep)
+{
+	struct job *j = NULL;
+	size_t used = 0, cap = 0;
+	struct list_node *n;
+	while ((n_entries > settings.max_entries || n_bytes > settings.max_bytes) &&
+	       (n = list_first(&entries)) != NULL && LIST_ITEM(n, struct entry, link) != keep) {
+		struct entry *e = LIST_ITEM(n, struct entry, link);
+		size_t len = strlen(e->name) + 1;
+		if (!j)
+			j = calloc(1, sizeof *j);
+		if (j && used + len > cap) {
+			char *d = realloc(j->data, cap = (cap + len) * 2);
+			if (d)
+				j->data = d;
+			else
+				cap = 0;
+		}
+		if (j && j->data && used + len <= cap) {
+			memcpy(j->data + used, e->name, len);
+			used += len;
+		}
+		log_info("cache full: evicting %s", e->name);
+		forget(e);
+	}
+	if (j) {
+		j->kind = JOB_CLEAR;
+		j->len = used;
+		submit(j);
+	}
+}
+
+/* ---- the API */
+
+int cache_store(const char *code, size_t len, cache_stored_cb stored, void *arg)
+{
+	if (!enabled || len > settings.max_bytes)
+		return 0;
+	char hash[HASH_HEX + 1];
+	sha256_hex(code, len, hash);
+	if (find_hash(hash))
+		return 0;
+	uint64_t now = loop_wall_ms();
+	time_t secs = (time_t)(now / 1000);
+	struct tm tm;
+	gmtime_r(&secs, &tm);
+	char name[NAME_SIZE];
+	snprintf(name, sizeof name, "script-%04d-%02d-%02dT%02d-%02d-%02d-%.12s.js",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 hash);
+	struct job *j = calloc(1, sizeof *j);
+	struct entry *e = j ? new_entry(name, hash, code, len, now) : NULL;
+	char *data = e ? malloc(len ? len : 1) : NULL;
+	if (!data) {
+		free(j);
+		if (e) {
+			free(e->code);
+			free(e->description);
+			free(e);
+		}
+		return 0;
+	}
+	memcpy(data, code, len);
+	insert(e);
+	enforce_limits(e);
+	j->kind = JOB_WRITE;
+	snprintf(j->name, sizeof j->name, "%s", name);
+	j->data = data;
+	j->len = len;
+	j->created_ms = now;
+	j->stored = stored;
+	j->arg = arg;
+	submit(j);
+	return 1;
+}
+
+static bool icontains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	return n == 0;
+}
+
+static bool hits(const struct entry *e, const char *query, size_t qlen, bool prefix)
+{
+	return prefix ? strncasecmp(e->name, query, qlen) == 0 : icontains(e->name, query);
+}
+
+enum cache_lookup_result cache_lookup(const char *query, const char **code, size_t *len,
+				      const char **name, char **matches)
+{
+	struct entry *found = find_name(query);
+	size_t qlen = strlen(query);
+	/* A unique prefix first, else a unique substring. */
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		unsigned n_hits = 0;
+		struct buf names = BUF_INIT;
+		struct list_node *n, *tmp;
+		LIST_FOREACH_SAFE (n, tmp, &entries) {
+			struct entry *e = LIST_ITEM(n, struct entry, link);
+			if (!hits(e, query, qlen, pass == 0))
+				continue;
+			found = e;
+			if (++n_hits > 10)
+				continue;
+			if (n_hits > 1)
+				buf_append(&names, ", ", 2);
+			buf_append(&names, e->name, strlen(e->name));
+		}
+		if (n_hits > 1) {
+			if (n_hits > 10)
+				buf_append(&names, ", ...", 5);
+			buf_append(&names, "", 1);
+			*matches = names.data;
+			return CACHE_AMBIGUOUS;
+		}
+		buf_free(&names);
+	}
+	if (!found)
+		return CACHE_NOT_FOUND;
+	*code = found->code;
+	*len = found->len;
+	*name = found->name;
+	return CACHE_FOUND;
+}
+
+json_t *cache_list(const char *filter)
+{
+	json_t *out = json_array();
+	for (struct list_node *n = entries.prev; n != &entries; n = n->prev) {
+		struct entry *e = LIST_ITEM(n, struct entry, link);
+		if (filter && !icontains(e->name, filter) && !icontains(e->description, filter))
+			continue;
+		json_array_append_new(out, entry_info(e, true));
+	}
+	return out;
+}
+
+void cache_clear(cache_cleared_cb cleared, void *arg)
+{
+	struct job *j = calloc(1, sizeof *j);
+	if (!j) {
+		cleared(arg, 0);
+		return;
+	}
+	size_t cap = 0;
+	struct list_node *n;
+	while ((n = list_first(&entries)) != NULL) {
+		struct entry *e = LIST_ITEM(n, struct entry, link);
+		size_t len = strlen(e->name) + 1;
+		if (j->len + len > cap) {
+			char *d = realloc(j->data, cap = (j->len + len) * 2);
+			if (!d)
+				break;
+			j->data = d;
+		}
+		memcpy(j->data + j->len, e->name, len);
+		j->len += len;
+		forget(e);
+	}
+	j->kind = JOB_CLEAR;
+	j->cleared = cleared;
+	j->arg = arg;
+	if (!enabled) {
+		free(j->data);
+		free(j);
+		cleared(arg, 0);
+		return;
+	}
+	submit(j);
+}
+
+json_t *cache_describe(void)
+{
+	return json_pack("{s:s, s:i, s:I, s:b}", "dir", settings.dir ? settings.dir : "", "scripts",
+			 (int)n_entries, "bytes", (json_int_t)n_bytes, "writable",
+			 enabled && !warned);
+}
+
+/* ---- start-up */
+
+static bool script_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n < NAME_SIZE && strncmp(name, "script-", 7) == 0 && n > 10 &&
+	       strcmp(name + n - 3, ".js") == 0;
+}
+
+/* Reads one script file into the index; anything odd is left alone. */
+static void load_one(const char *name)
+{
+	struct stat st;
+	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > settings.max_bytes)
+		return;
+	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t len = (size_t)st.st_size;
+	char *code = malloc(len ? len : 1);
+	size_t got = 0;
+	while (code && got < len) {
+		ssize_t r = read(fd, code + got, len - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (code && got == len) {
+		char hash[HASH_HEX + 1];
+		sha256_hex(code, len, hash);
+		uint64_t created = (uint64_t)st.st_mtim.tv_sec * 1000u +
+				   (uint64_t)st.st_mtim.tv_nsec / 1000000u;
+		struct entry *e = find_hash(hash) ? NULL : new_entry(name, hash, code, len, created);
+		if (e)
+			insert(e);
+	}
+	free(code);
+}
+
+static int open_dir(const char *dir)
+{
+	/* Create it and its parents, owner-only at the last level. */
+	char path[4096];
+	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+		return -1;
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+void cache_init(const struct cache_settings *s)
+{
+	settings = *s;
+	if (!settings.dir || !*settings.dir)
+		return;
+	dir_fd = open_dir(settings.dir);
+	if (dir_fd < 0) {
+		warn_once("cannot open the directory", errno);
+		return;
+	}
+	DIR *d = fdopendir(dup(dir_fd));
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, ".tmp-", 5) == 0)
+			unlinkat(dir_fd, de->d_name, 0); /* a write cut short */
+		else if (script_name(de->d_name))
+			load_one(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (event_fd < 0 || loop_add(&event_watch, event_fd, EPOLLIN, on_done) < 0 ||
+	    pthread_create(&writer, NULL, writer_main, NULL) != 0) {
+		warn_once("cannot start the writer", errno);
+		return;
+	}
+	writer_running = true;
+	enabled = true;
+	enforce_limits(NULL);
+	log_info("script cache %s: %u scripts, %llu bytes", settings.dir, n_entries,
+		 (unsigned long long)n_bytes);
+}
+
+void cache_stop(void)
+{
+	if (!writer_running)
+		return;
+	pthread_mutex_lock(&lock);
+	stopping = true;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&lock);
+	pthread_join(writer, NULL);
+	writer_running = false;
+	enabled = false;
+	on_done(&event_watch, 0); /* results nobody waits for any more */
+}

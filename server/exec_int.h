@@ -1,0 +1,108 @@
+/*
+ * exec_int.h - what exec.c (the record and its clients) and run.c (the
+ * worker process) share about an execution. Nothing else includes this.
+ */
+#ifndef SANDBOXD_EXEC_INT_H
+#define SANDBOXD_EXEC_INT_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "../protocol/buf.h"
+#include "../protocol/ctl.h"
+#include "../protocol/frame.h"
+#include "conn.h"
+#include "exec.h"
+#include "list.h"
+#include "loop.h"
+#include "registry.h"
+#include "sched.h"
+
+enum phase {
+	PHASE_QUEUED,   /* waiting for a worker slot */
+	PHASE_SPAWNING, /* slot taken, worker requested from the forkserver */
+	PHASE_RUNNING,  /* the worker exists (until reaped) */
+	PHASE_STORING,  /* ended; the script is being written to the cache */
+	PHASE_DONE,     /* final: fields are set, the record is retained */
+};
+
+enum kill_reason {
+	KILL_NONE = 0,
+	KILL_TIMEOUT,
+	KILL_OUTPUT,
+	KILL_CANCEL,   /* cancel, or the requesting client went away */
+	KILL_SHUTDOWN, /* the daemon is stopping */
+	KILL_PROTOCOL, /* the worker broke the control protocol */
+};
+
+enum { OUT = 0, ERR = 1 };
+
+struct exec {
+	struct registry_entry reg; /* the id, and retention */
+	struct list_node link;     /* live executions */
+	struct sched_entry sched;
+	struct conn_sub sub;
+	struct list_node watches;
+	enum exec_mode mode;
+	struct conn *conn; /* who gets the final reply; NULL for async or once gone */
+	json_t *req_id;    /* the requester's id (a reference) */
+	char *code;        /* the script (NULL once done) */
+	size_t code_len;
+	char *tests; /* test mode */
+	size_t tests_len;
+	char *cached_name; /* ran from the cache under this name */
+	char preview[4 * 100 + 1];
+	bool cache; /* store the code if it succeeds */
+	uint64_t timeout_ms, memory_bytes, output_bytes;
+
+	enum phase phase;
+	enum exec_state state; /* meaningful from PHASE_STORING on */
+	enum kill_reason killed;
+	json_t *fields; /* the execution fields, from PHASE_STORING on */
+
+	/* The worker (run.c). */
+	pid_t pid;
+	int pidfd, ctl_fd, pipe_fd[2];
+	struct loop_watch w_pid, w_ctl, w_pipe[2];
+	struct loop_timer timer; /* the timeout, then the settle bound */
+	struct buf ctl_out, ctl_in;
+	struct frame_decoder ctl_dec;
+	json_t *result_root;
+	struct ctl_result result;
+	bool have_result;
+	int spawn_err;
+	bool paused;
+	struct buf out[2]; /* stdout and stderr as UTF-8 */
+	char carry[2][4];  /* a character split across two reads */
+	size_t carry_len[2];
+	uint64_t output_total;
+	uint64_t t_start_us, t_end_us;
+	bool reaped;
+	siginfo_t status;
+	struct rusage ru;
+};
+
+/* run.c: start the worker for e (its slot is taken). */
+void run_start(struct exec *e);
+/* run.c: kill e's worker (or mark it for killing as soon as it exists). */
+void run_kill(struct exec *e, enum kill_reason why);
+/* run.c: the state and error object (new reference, or NULL) of an ended
+ * execution. */
+enum exec_state run_verdict(struct exec *e, json_t **error);
+/* run.c: frees the worker's resources (fds, watches, buffers of the
+ * control channel). */
+void run_release(struct exec *e);
+/* run.c: output relaying waits for (false) or resumes with the client. */
+void run_pause(struct exec *e, bool paused);
+
+/* exec.c: the worker has ended and every byte of its output is in. */
+void exec_ended(struct exec *e);
+/* exec.c: output arrived on stream i (bytes appended to e->out[i] from
+ * offset from). */
+void exec_output_added(struct exec *e, int i, size_t from);
+
+#endif

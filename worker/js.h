@@ -1,0 +1,13 @@
+/*
+ * js.h - JavaScript sources the worker loads, embedded at build time from
+ * worker/js/ (see scripts/embed.sh).
+ */
+#ifndef SANDBOXD_JS_H
+#define SANDBOXD_JS_H
+
+/* test() and assert for test mode: an expression evaluating to a function
+ * that installs them on its argument and returns the runner. */
+extern const char js_harness[];
+extern const unsigned long js_harness_len;
+
+#endif
