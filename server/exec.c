@@ -129,8 +129,7 @@ static bool add_test_report(json_t *f, struct exec *e, json_t **error)
 static json_t *build_fields(struct exec *e)
 {
 	json_t *error = NULL;
-	e->state = e->killed == KILL_NONE && e->phase == PHASE_QUEUED ? STATE_CANCELLED
-								       : run_verdict(e, &error);
+	e->state = run_verdict(e, &error);
 	bool success = e->state == STATE_COMPLETED;
 	json_t *f = json_pack("{s:s, s:s}", "execution_id", e->reg.id, "state",
 			      request_state_name(e->state));
@@ -141,6 +140,8 @@ static json_t *build_fields(struct exec *e)
 		json_object_set(f, "value", e->result.value);
 	if (error)
 		json_object_set_new(f, "error", error);
+	json_object_set_new(f, "started_at_ms", json_integer((json_int_t)e->reg.created_ms));
+	json_object_set_new(f, "finished_at_ms", json_integer((json_int_t)e->reg.finished_ms));
 	uint64_t end = e->t_end_us ? e->t_end_us : loop_clock_us();
 	uint64_t elapsed = e->t_start_us ? (end - e->t_start_us) / 1000u : 0;
 	json_object_set_new(f, "execution_time_ms", json_integer((json_int_t)elapsed));
@@ -198,6 +199,7 @@ static void leave_live(struct exec *e)
 
 void exec_ended(struct exec *e)
 {
+	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
 	run_release(e);
 	json_decref(e->result_root);
@@ -221,6 +223,7 @@ static void end_queued(struct exec *e, enum kill_reason why)
 {
 	sched_remove(&e->sched);
 	e->killed = why;
+	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
 	leave_live(e);
 	complete(e);

@@ -129,7 +129,8 @@ static void on_expiry(struct loop_timer *t)
 
 void registry_finished(struct registry_entry *e, size_t bytes)
 {
-	e->finished_ms = loop_wall_ms();
+	if (!e->finished_ms)
+		e->finished_ms = loop_wall_ms();
 	e->expires_ms = loop_now_ms() + config.retention_ms;
 	e->bytes = bytes;
 	list_add_tail(&done, &e->done);

@@ -1,12 +1,9 @@
 /*
- * sandboxctl - command-line client for sandboxd.
+ * sandboxctl - command-line client for sandboxd (see usage below).
  *
- *   sandboxctl [options] exec|stream (-e CODE | FILE | -)
- *   sandboxctl [options] health
- *
- * The script's stdout and stderr go to ours, the returned value as JSON on
- * stdout. Exit: 0 success, 1 the script failed, 2 bad usage (ours or the
- * request's), 3 no daemon, or it broke the protocol or refused the request.
+ * Exit status: 0 success; 1 the script or its tests failed, or the daemon
+ * refused the operation (not found, already ended); 2 bad usage, ours or
+ * the request's; 3 no daemon, or it broke the protocol or is unavailable.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../protocol/buf.h"
@@ -26,29 +24,44 @@
 #include "../protocol/io.h"
 #include "../protocol/msg.h"
 
-enum { EXIT_OK = 0, EXIT_SCRIPT = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
 
 #define SYSTEM_SOCKET "/run/sandboxd/sandboxd.sock"
 #define LOCAL_SOCKET "run/sandboxd.sock"
 /* Replies carry whole outputs, which may exceed the request frame limit. */
 #define MAX_REPLY_BYTES (256u * 1024u * 1024u)
+/* --follow asks for new output this often at the longest. */
+#define FOLLOW_WAIT_MS 250
 
 static const char usage[] =
-	"usage: sandboxctl [options] exec|stream (-e CODE | FILE | -)\n"
-	"       sandboxctl [options] health\n"
-	"  --socket PATH       daemon socket (env SANDBOXD_SOCKET; default ./" LOCAL_SOCKET
+	"usage: sandboxctl [options] COMMAND\n"
+	"  exec|stream (-e CODE | FILE | - | --cached NAME)   run a script and wait for it\n"
+	"  submit (-e CODE | FILE | - | --cached NAME)        run it in the background; print its id\n"
+	"  status ID [--wait] [--follow]                      its output and, once done, result\n"
+	"  cancel ID                                          kill it\n"
+	"  list [--state S]... [--limit N]                    executions, newest first\n"
+	"  test --tests FILE [CODE_FILE]                      run tests (test() and assert)\n"
+	"  cache list [FILTER] | cache clear                  the script cache\n"
+	"  health                                             the daemon's state\n"
+	"options:\n"
+	"  --socket PATH      daemon socket (env SANDBOXD_SOCKET; default ./" LOCAL_SOCKET
 	" if it\n"
-	"                      exists, else " SYSTEM_SOCKET ")\n"
-	"  -e, --eval CODE     the script (else read from FILE, or stdin for -)\n"
+	"                     exists, else " SYSTEM_SOCKET ")\n"
+	"  -e, --eval CODE    the script (else read from FILE, or stdin for -)\n"
 	"  --timeout-ms N, --memory-bytes N, --output-bytes N   execution limits\n"
-	"  --json              print the raw reply frames instead\n"
-	"exit status: 0 success, 1 script failed, 2 usage, 3 connection or protocol error\n";
+	"  --no-cache         do not add the script to the cache\n"
+	"  --json             print the raw reply frames instead\n"
+	"exit status: 0 success, 1 the script or the operation failed, 2 usage,\n"
+	"3 connection or protocol error\n";
 
 struct opts {
 	const char *socket;
 	const char *code_arg;
-	bool json;
-	json_int_t timeout_ms, memory_bytes, output_bytes;
+	const char *cached;
+	const char *tests_file;
+	bool json, wait, follow, no_cache;
+	json_int_t timeout_ms, memory_bytes, output_bytes, limit;
+	json_t *states;
 };
 
 __attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt, ...)
@@ -62,6 +75,16 @@ __attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt,
 	return code;
 }
 
+/* ---- the connection */
+
+struct client {
+	int fd;
+	bool json;
+	struct buf in;
+	struct frame_decoder dec;
+	int next_id;
+};
+
 static const char *default_socket(void)
 {
 	const char *env = getenv("SANDBOXD_SOCKET");
@@ -70,69 +93,45 @@ static const char *default_socket(void)
 	return access(LOCAL_SOCKET, F_OK) == 0 ? LOCAL_SOCKET : SYSTEM_SOCKET;
 }
 
-static int connect_to(const char *path)
+static int client_open(struct client *c, const struct opts *o)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof addr.sun_path) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	strcpy(addr.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
-		int err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return fd;
+	if (strlen(o->socket) >= sizeof addr.sun_path)
+		return fail(EXIT_USAGE, "socket path too long: %s", o->socket);
+	strcpy(addr.sun_path, o->socket);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof addr) < 0)
+		return fail(EXIT_CONN, "cannot connect to %s: %s", o->socket, strerror(errno));
+	c->json = o->json;
+	c->in = (struct buf)BUF_INIT;
+	frame_decoder_init(&c->dec, FRAME_MODE_BINARY, MAX_REPLY_BYTES);
+	c->next_id = 1;
+	return -1;
 }
 
-/* Reads a whole file (or stdin for "-"); NULL with errno on failure. */
-static char *read_all(const char *path, size_t *len)
+/* Sends req (stealing the reference) with op and a fresh id. */
+static int client_send(struct client *c, const char *op, json_t *req)
 {
-	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	struct buf b = BUF_INIT;
-	for (;;) {
-		char *dst = buf_reserve(&b, 65536);
-		if (!dst) {
-			errno = ENOMEM;
-			break;
-		}
-		ssize_t n = read(fd, dst, 65536);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (fd != 0)
-				close(fd);
-			if (n < 0) {
-				buf_free(&b);
-				return NULL;
-			}
-			if (!buf_append(&b, "", 1)) {
-				*len = buf_len(&b) - 1;
-				return b.data;
-			}
-			break;
-		}
-		buf_commit(&b, (size_t)n);
-	}
-	buf_free(&b);
-	return NULL;
+	json_object_set_new(req, "op", json_string(op));
+	json_object_set_new(req, "id", json_integer(c->next_id++));
+	struct buf out = BUF_INIT;
+	int rc = msg_encode(&out, FRAME_MODE_BINARY, req) < 0 ||
+			 io_write_all(c->fd, buf_peek(&out), buf_len(&out)) < 0
+		 ? fail(EXIT_CONN, "cannot send the request: %s", strerror(errno))
+		 : -1;
+	buf_free(&out);
+	json_decref(req);
+	return rc;
 }
 
-/* Reads the next frame from fd; NULL on EOF or error (reported). */
-static json_t *next_frame(int fd, struct buf *in, struct frame_decoder *dec, char **raw)
+/* The next frame; NULL on EOF or error (reported). --json prints it. */
+static json_t *client_recv(struct client *c)
 {
 	for (;;) {
 		const char *payload;
 		size_t plen, used;
 		enum frame_status st =
-			frame_next(dec, buf_peek(in), buf_len(in), &payload, &plen, &used);
+			frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in), &payload, &plen, &used);
 		if (st == FRAME_OK) {
 			json_error_t err;
 			json_t *msg = json_loadb(payload, plen, 0, &err);
@@ -140,51 +139,88 @@ static json_t *next_frame(int fd, struct buf *in, struct frame_decoder *dec, cha
 				fail(0, "daemon sent invalid JSON: %s", err.text);
 				return NULL;
 			}
-			*raw = strndup(payload, plen);
-			buf_consume(in, used);
+			if (c->json) {
+				fwrite(payload, 1, plen, stdout);
+				fputc('\n', stdout);
+				fflush(stdout);
+			}
+			buf_consume(&c->in, used);
 			return msg;
 		}
 		if (st != FRAME_MORE) {
 			fail(0, "daemon sent a bad frame: %s", frame_status_str(st));
 			return NULL;
 		}
-		char *dst = buf_reserve(in, 65536);
+		char *dst = buf_reserve(&c->in, 65536);
 		if (!dst)
 			return NULL;
-		ssize_t n = read(fd, dst, 65536);
+		ssize_t n = read(c->fd, dst, 65536);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			fail(0, "%s", n == 0 ? "daemon closed the connection" : strerror(errno));
 			return NULL;
 		}
-		buf_commit(in, (size_t)n);
+		buf_commit(&c->in, (size_t)n);
 	}
 }
 
-static void write_string(FILE *f, json_t *s)
+/* ---- printing */
+
+static bool stdout_at_line_start = true;
+
+static void print_output(const char *stream, json_t *data)
 {
-	if (json_is_string(s))
-		fwrite(json_string_value(s), 1, json_string_length(s), f);
+	if (!json_is_string(data) || !json_string_length(data))
+		return;
+	bool err = stream && strcmp(stream, "stderr") == 0;
+	FILE *f = err ? stderr : stdout;
+	fwrite(json_string_value(data), 1, json_string_length(data), f);
+	fflush(f);
+	if (!err)
+		stdout_at_line_start =
+			json_string_value(data)[json_string_length(data) - 1] == '\n';
 }
 
+/* The final reply of a request, printing output events on the way. NULL
+ * when the connection failed. */
+static json_t *final_reply(struct client *c)
+{
+	for (;;) {
+		json_t *msg = client_recv(c);
+		if (!msg || json_object_get(msg, "ok"))
+			return msg;
+		const char *event = json_string_value(json_object_get(msg, "event"));
+		if (!c->json && event && strcmp(event, "output") == 0)
+			print_output(json_string_value(json_object_get(msg, "stream")),
+				     json_object_get(msg, "data"));
+		json_decref(msg);
+	}
+}
+
+static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+
+/* An error reply: its message on stderr; the exit status it means. */
 static int report_error_reply(json_t *reply)
 {
 	json_t *e = json_object_get(reply, "error");
-	const char *code = json_string_value(json_object_get(e, "code"));
-	const char *message = json_string_value(json_object_get(e, "message"));
-	fprintf(stderr, "sandboxctl: %s: %s\n", code ? code : "error", message ? message : "");
-	return code && strcmp(code, "INVALID_ARGUMENT") == 0 ? EXIT_USAGE : EXIT_CONN;
+	const char *code = str(e, "code");
+	fprintf(stderr, "sandboxctl: %s: %s\n", code ? code : "error", str(e, "message") ?: "");
+	if (code && strcmp(code, "INVALID_ARGUMENT") == 0)
+		return EXIT_USAGE;
+	if (code && (strcmp(code, "NOT_FOUND") == 0 || strcmp(code, "FAILED_PRECONDITION") == 0))
+		return EXIT_FAILED;
+	return EXIT_CONN;
 }
 
-/* Prints a final execution reply the human way; returns the exit status. */
-static int report_execution(json_t *reply, bool ended_with_newline)
+/* The end of an execution, the human way: its value, or its error. */
+static int report_result(json_t *reply)
 {
-	json_t *value = json_object_get(reply, "value");
 	if (json_is_true(json_object_get(reply, "success"))) {
+		json_t *value = json_object_get(reply, "value");
 		if (value) {
 			char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-			if (!ended_with_newline)
+			if (!stdout_at_line_start)
 				fputc('\n', stdout);
 			printf("%s\n", text ? text : "");
 			free(text);
@@ -192,115 +228,377 @@ static int report_execution(json_t *reply, bool ended_with_newline)
 		return EXIT_OK;
 	}
 	json_t *e = json_object_get(reply, "error");
-	const char *kind = json_string_value(json_object_get(e, "kind"));
-	const char *stack = json_string_value(json_object_get(e, "stack"));
-	const char *message = json_string_value(json_object_get(e, "message"));
 	fflush(stdout);
-	fprintf(stderr, "%s\n", stack ? stack : message ? message : "the script failed");
-	fprintf(stderr, "sandboxctl: %s (%s)\n",
-		json_string_value(json_object_get(reply, "state")) ?: "failed",
-		kind ? kind : "unknown");
-	return EXIT_SCRIPT;
+	fprintf(stderr, "%s\n", str(e, "stack") ?: str(e, "message") ?: "the script failed");
+	fprintf(stderr, "sandboxctl: %s (%s)\n", str(reply, "state") ?: "failed",
+		str(e, "kind") ?: "unknown");
+	return EXIT_FAILED;
 }
 
-static int run(const struct opts *o, const char *op, json_t *request)
+static bool terminal(const char *state)
 {
-	json_object_set_new(request, "op", json_string(op));
-	json_object_set_new(request, "id", json_integer(1));
-	int fd = connect_to(o->socket);
-	if (fd < 0) {
-		fprintf(stderr, "sandboxctl: cannot connect to %s: %s\n", o->socket,
-			strerror(errno));
-		json_decref(request);
-		return EXIT_CONN;
-	}
-	struct buf out = BUF_INIT;
-	if (msg_encode(&out, FRAME_MODE_BINARY, request) < 0 ||
-	    io_write_all(fd, buf_peek(&out), buf_len(&out)) < 0) {
-		buf_free(&out);
-		close(fd);
-		json_decref(request);
-		return fail(EXIT_CONN, "cannot send the request: %s", strerror(errno));
-	}
-	buf_free(&out);
+	return state && strcmp(state, "pending") != 0 && strcmp(state, "running") != 0;
+}
 
-	struct buf in = BUF_INIT;
-	struct frame_decoder dec;
-	frame_decoder_init(&dec, FRAME_MODE_BINARY, MAX_REPLY_BYTES);
-	bool newline = true; /* did what we printed to stdout end a line? */
-	int rc = EXIT_CONN;
+/* ---- reading scripts */
+
+static char *read_all(const char *path, size_t *len)
+{
+	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct buf b = BUF_INIT;
+	ssize_t n;
 	for (;;) {
-		char *raw = NULL;
-		json_t *msg = next_frame(fd, &in, &dec, &raw);
-		if (!msg)
+		char *dst = buf_reserve(&b, 65536);
+		if (!dst) {
+			errno = ENOMEM;
+			n = -1;
 			break;
-		if (o->json) {
-			printf("%s\n", raw);
-			fflush(stdout);
 		}
-		free(raw);
-		const char *event = json_string_value(json_object_get(msg, "event"));
-		if (event) {
-			if (!o->json && strcmp(event, "output") == 0) {
-				const char *stream =
-					json_string_value(json_object_get(msg, "stream"));
-				json_t *data = json_object_get(msg, "data");
-				bool err = stream && strcmp(stream, "stderr") == 0;
-				write_string(err ? stderr : stdout, data);
-				fflush(err ? stderr : stdout);
-				if (!err && json_string_length(data))
-					newline =
-						json_string_value(
-							data)[json_string_length(data) - 1] == '\n';
-			}
-			json_decref(msg);
+		n = read(fd, dst, 65536);
+		if (n < 0 && errno == EINTR)
 			continue;
-		}
-		if (!json_is_true(json_object_get(msg, "ok"))) {
-			rc = report_error_reply(msg);
-		} else if (strcmp(op, "health") == 0) {
-			if (!o->json) {
-				char *text = json_dumps(msg, JSON_INDENT(2));
-				printf("%s\n", text ? text : "");
-				free(text);
-			}
-			rc = EXIT_OK;
-		} else {
-			json_t *so = json_object_get(msg, "stdout");
-			if (!o->json) {
-				write_string(stdout, so);
-				write_string(stderr, json_object_get(msg, "stderr"));
-				if (json_string_length(so))
-					newline = json_string_value(
-							  so)[json_string_length(so) - 1] == '\n';
-			}
-			if (o->json)
-				rc = json_is_true(json_object_get(msg, "success")) ? EXIT_OK
-										   : EXIT_SCRIPT;
-			else
-				rc = report_execution(msg, newline);
-		}
-		json_decref(msg);
-		break;
+		if (n <= 0)
+			break;
+		buf_commit(&b, (size_t)n);
 	}
-	buf_free(&in);
-	close(fd);
-	json_decref(request);
+	int err = errno;
+	if (fd != 0)
+		close(fd);
+	if (n < 0 || buf_append(&b, "", 1) < 0) {
+		buf_free(&b);
+		errno = err;
+		return NULL;
+	}
+	*len = buf_len(&b) - 1;
+	return b.data;
+}
+
+/* Adds "code" (from -e, FILE or -) or "cached" to req. -1, or an exit status. */
+static int add_source(json_t *req, const struct opts *o, int argc, char **argv)
+{
+	int sources = !!o->code_arg + !!o->cached + (optind < argc);
+	if (sources != 1 || optind < argc - 1)
+		return fail(EXIT_USAGE, "%s",
+			    "give the script as -e CODE, a FILE, - for stdin, or --cached NAME");
+	if (o->cached) {
+		json_object_set_new(req, "cached", json_string(o->cached));
+		return -1;
+	}
+	size_t len;
+	char *code = o->code_arg ? strdup(o->code_arg) : read_all(argv[optind], &len);
+	if (!code)
+		return fail(EXIT_USAGE, "cannot read the script: %s", strerror(errno));
+	if (o->code_arg)
+		len = strlen(code);
+	json_t *text = json_stringn(code, len);
+	free(code);
+	if (!text)
+		return fail(EXIT_USAGE, "%s", "the script is not valid UTF-8");
+	json_object_set_new(req, "code", text);
+	return -1;
+}
+
+static void add_limits(json_t *req, const struct opts *o)
+{
+	if (o->timeout_ms >= 0)
+		json_object_set_new(req, "timeout_ms", json_integer(o->timeout_ms));
+	if (o->memory_bytes >= 0)
+		json_object_set_new(req, "memory_bytes", json_integer(o->memory_bytes));
+	if (o->output_bytes >= 0)
+		json_object_set_new(req, "output_bytes", json_integer(o->output_bytes));
+}
+
+/* ---- commands */
+
+/* exec, stream, submit */
+static int cmd_run(struct client *c, const struct opts *o, const char *cmd, int argc,
+		   char **argv)
+{
+	json_t *req = json_object();
+	int rc = add_source(req, o, argc, argv);
+	if (rc >= 0) {
+		json_decref(req);
+		return rc;
+	}
+	add_limits(req, o);
+	if (o->no_cache)
+		json_object_set_new(req, "cache", json_false());
+	const char *op = strcmp(cmd, "exec") == 0     ? "execute"
+			 : strcmp(cmd, "submit") == 0 ? "async"
+						      : "stream";
+	if ((rc = client_send(c, op, req)) >= 0)
+		return rc;
+	json_t *reply = final_reply(c);
+	if (!reply)
+		return EXIT_CONN;
+	if (!json_is_true(json_object_get(reply, "ok")))
+		rc = report_error_reply(reply);
+	else if (c->json)
+		rc = strcmp(op, "async") == 0 || json_is_true(json_object_get(reply, "success"))
+			     ? EXIT_OK
+			     : EXIT_FAILED;
+	else if (strcmp(op, "async") == 0) {
+		printf("%s\n", str(reply, "execution_id"));
+		rc = EXIT_OK;
+	} else {
+		print_output("stdout", json_object_get(reply, "stdout"));
+		print_output("stderr", json_object_get(reply, "stderr"));
+		rc = report_result(reply);
+	}
+	json_decref(reply);
 	return rc;
 }
 
-static int parse_int(const char *s, json_int_t *out)
+static int cmd_status(struct client *c, const struct opts *o, const char *id)
 {
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 0)
-		return -1;
-	*out = v;
-	return 0;
+	json_int_t off[2] = {0, 0};
+	for (;;) {
+		json_t *req = json_pack("{s:s}", "execution_id", id);
+		if (o->wait || o->follow)
+			json_object_set_new(req, "wait", json_true());
+		if (o->follow) {
+			json_object_set_new(req, "wait_ms", json_integer(FOLLOW_WAIT_MS));
+			json_object_set_new(req, "stdout_offset", json_integer(off[0]));
+			json_object_set_new(req, "stderr_offset", json_integer(off[1]));
+		}
+		int rc = client_send(c, "status", req);
+		if (rc >= 0)
+			return rc;
+		json_t *reply = final_reply(c);
+		if (!reply)
+			return EXIT_CONN;
+		if (!json_is_true(json_object_get(reply, "ok"))) {
+			rc = report_error_reply(reply);
+			json_decref(reply);
+			return rc;
+		}
+		const char *state = str(reply, "state");
+		bool done = terminal(state);
+		if (!c->json && (o->follow || done)) {
+			print_output("stdout", json_object_get(reply, "stdout"));
+			print_output("stderr", json_object_get(reply, "stderr"));
+		}
+		off[0] = json_integer_value(json_object_get(reply, "stdout_length"));
+		off[1] = json_integer_value(json_object_get(reply, "stderr_length"));
+		if (done) {
+			rc = c->json ? (json_is_true(json_object_get(reply, "success")) ? EXIT_OK
+											 : EXIT_FAILED)
+				     : report_result(reply);
+			json_decref(reply);
+			return rc;
+		}
+		if (!o->wait && !o->follow) {
+			if (!c->json) {
+				json_int_t pos = json_integer_value(json_object_get(reply, "queue_position"));
+				if (pos)
+					printf("%s: %s (position %lld in the queue)\n", id, state,
+					       (long long)pos);
+				else
+					printf("%s: %s (%lld bytes of stdout, %lld of stderr so far)\n",
+					       id, state, (long long)off[0], (long long)off[1]);
+			}
+			json_decref(reply);
+			return EXIT_OK;
+		}
+		json_decref(reply);
+	}
 }
 
-enum { O_SOCKET = 256, O_JSON, O_TIMEOUT, O_MEMORY, O_OUTPUT, O_HELP };
+static int cmd_simple(struct client *c, const char *op, json_t *req, json_t **out)
+{
+	int rc = client_send(c, op, req);
+	if (rc >= 0)
+		return rc;
+	json_t *reply = final_reply(c);
+	if (!reply)
+		return EXIT_CONN;
+	if (!json_is_true(json_object_get(reply, "ok"))) {
+		rc = report_error_reply(reply);
+		json_decref(reply);
+		return rc;
+	}
+	*out = reply;
+	return -1;
+}
+
+static int cmd_cancel(struct client *c, const char *id)
+{
+	json_t *reply;
+	int rc = cmd_simple(c, "cancel", json_pack("{s:s}", "execution_id", id), &reply);
+	if (rc >= 0)
+		return rc;
+	if (!c->json)
+		printf("%s: %s\n", id, str(reply, "state"));
+	json_decref(reply);
+	return EXIT_OK;
+}
+
+/* The first line of s, cut to max bytes on a character boundary. */
+static void print_line(const char *s, size_t max)
+{
+	size_t n = strcspn(s, "\n");
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	printf("%.*s\n", (int)n, s);
+}
+
+static int cmd_list(struct client *c, const struct opts *o)
+{
+	json_t *req = json_object();
+	if (o->states)
+		json_object_set(req, "states", o->states);
+	if (o->limit >= 0)
+		json_object_set_new(req, "limit", json_integer(o->limit));
+	json_t *reply;
+	int rc = cmd_simple(c, "list", req, &reply);
+	if (rc >= 0)
+		return rc;
+	size_t i;
+	json_t *e;
+	json_array_foreach (c->json ? NULL : json_object_get(reply, "executions"), i, e) {
+		time_t t = (time_t)(json_integer_value(json_object_get(e, "started_at_ms")) / 1000);
+		struct tm tm;
+		char when[32];
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+		printf("%s  %-9s  %-7s  %s  ", str(e, "execution_id"), str(e, "state"),
+		       str(e, "mode"), when);
+		print_line(str(e, "cached_name") ?: str(e, "code_preview") ?: "", 60);
+	}
+	json_decref(reply);
+	return EXIT_OK;
+}
+
+static int cmd_test(struct client *c, const struct opts *o, int argc, char **argv)
+{
+	if (!o->tests_file || optind < argc - 1)
+		return fail(EXIT_USAGE, "%s", "usage: sandboxctl test --tests FILE [CODE_FILE]");
+	size_t len;
+	char *tests = read_all(o->tests_file, &len);
+	if (!tests)
+		return fail(EXIT_USAGE, "cannot read %s: %s", o->tests_file, strerror(errno));
+	json_t *req = json_object();
+	json_object_set_new(req, "tests", json_stringn(tests, len));
+	free(tests);
+	if (optind < argc) {
+		char *code = read_all(argv[optind], &len);
+		if (!code) {
+			json_decref(req);
+			return fail(EXIT_USAGE, "cannot read %s: %s", argv[optind], strerror(errno));
+		}
+		json_object_set_new(req, "code", json_stringn(code, len));
+		free(code);
+	}
+	if (!json_object_get(req, "tests") ||
+	    (optind < argc && !json_object_get(req, "code"))) {
+		json_decref(req);
+		return fail(EXIT_USAGE, "%s", "the sources are not valid UTF-8");
+	}
+	add_limits(req, o);
+	json_t *reply;
+	int rc = cmd_simple(c, "test", req, &reply);
+	if (rc >= 0)
+		return rc;
+	bool success = json_is_true(json_object_get(reply, "success"));
+	if (!c->json) {
+		print_output("stdout", json_object_get(reply, "stdout"));
+		print_output("stderr", json_object_get(reply, "stderr"));
+		size_t i;
+		json_t *t;
+		json_array_foreach (json_object_get(reply, "tests"), i, t) {
+			bool skipped = json_is_true(json_object_get(t, "skipped"));
+			bool passed = json_is_true(json_object_get(t, "passed"));
+			printf("%s  %s (%lld ms)\n", skipped ? "SKIP" : passed ? "PASS" : "FAIL",
+			       str(t, "name"),
+			       (long long)json_integer_value(json_object_get(t, "duration_ms")));
+			if (str(t, "error"))
+				printf("      %s\n", str(t, "error"));
+		}
+		json_t *s = json_object_get(reply, "summary");
+		if (s)
+			printf("%lld tests: %lld passed, %lld failed, %lld skipped\n",
+			       (long long)json_integer_value(json_object_get(s, "total")),
+			       (long long)json_integer_value(json_object_get(s, "passed")),
+			       (long long)json_integer_value(json_object_get(s, "failed")),
+			       (long long)json_integer_value(json_object_get(s, "skipped")));
+		json_t *e = json_object_get(reply, "error");
+		if (e)
+			fprintf(stderr, "sandboxctl: %s%s%s (%s)\n", str(e, "source") ?: "",
+				str(e, "source") ? ": " : "", str(e, "stack") ?: str(e, "message") ?: "",
+				str(e, "kind") ?: "error");
+	}
+	json_decref(reply);
+	return success ? EXIT_OK : EXIT_FAILED;
+}
+
+static int cmd_cache(struct client *c, int argc, char **argv)
+{
+	const char *sub = optind < argc ? argv[optind++] : NULL;
+	json_t *reply;
+	int rc;
+	if (sub && strcmp(sub, "clear") == 0 && optind == argc) {
+		if ((rc = cmd_simple(c, "cache_clear", json_object(), &reply)) >= 0)
+			return rc;
+		if (!c->json)
+			printf("removed %lld scripts\n",
+			       (long long)json_integer_value(json_object_get(reply, "removed")));
+		json_decref(reply);
+		return EXIT_OK;
+	}
+	if (!sub || strcmp(sub, "list") != 0 || optind < argc - 1)
+		return fail(EXIT_USAGE, "%s", "usage: sandboxctl cache list [FILTER] | cache clear");
+	json_t *req = json_object();
+	if (optind < argc)
+		json_object_set_new(req, "filter", json_string(argv[optind]));
+	if ((rc = cmd_simple(c, "cache_list", req, &reply)) >= 0)
+		return rc;
+	size_t i;
+	json_t *s;
+	json_array_foreach (c->json ? NULL : json_object_get(reply, "scripts"), i, s) {
+		printf("%s  %7lld  ", str(s, "name"),
+		       (long long)json_integer_value(json_object_get(s, "size_bytes")));
+		print_line(str(s, "description") ?: "", 60);
+	}
+	json_decref(reply);
+	return EXIT_OK;
+}
+
+static int cmd_health(struct client *c)
+{
+	json_t *reply;
+	int rc = cmd_simple(c, "health", json_object(), &reply);
+	if (rc >= 0)
+		return rc;
+	if (!c->json) {
+		char *text = json_dumps(reply, JSON_INDENT(2));
+		printf("%s\n", text ? text : "");
+		free(text);
+	}
+	json_decref(reply);
+	return EXIT_OK;
+}
+
+/* ---- options */
+
+enum {
+	O_SOCKET = 256,
+	O_JSON,
+	O_TIMEOUT,
+	O_MEMORY,
+	O_OUTPUT,
+	O_CACHED,
+	O_NO_CACHE,
+	O_WAIT,
+	O_FOLLOW,
+	O_STATE,
+	O_LIMIT,
+	O_TESTS,
+	O_HELP,
+};
 
 static const struct option options[] = {
 	{"socket", required_argument, NULL, O_SOCKET},
@@ -309,37 +607,74 @@ static const struct option options[] = {
 	{"timeout-ms", required_argument, NULL, O_TIMEOUT},
 	{"memory-bytes", required_argument, NULL, O_MEMORY},
 	{"output-bytes", required_argument, NULL, O_OUTPUT},
+	{"cached", required_argument, NULL, O_CACHED},
+	{"no-cache", no_argument, NULL, O_NO_CACHE},
+	{"wait", no_argument, NULL, O_WAIT},
+	{"follow", no_argument, NULL, O_FOLLOW},
+	{"state", required_argument, NULL, O_STATE},
+	{"limit", required_argument, NULL, O_LIMIT},
+	{"tests", required_argument, NULL, O_TESTS},
 	{"help", no_argument, NULL, O_HELP},
 	{NULL, 0, NULL, 0},
 };
 
-/* Parses options up to the next non-option; -1 to go on, else an exit
- * status. Called before and after the command, so both orders work. */
+static int parse_int(const char *s, json_int_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 0)
+		return fail(EXIT_USAGE, "not a non-negative integer: %s", s);
+	*out = v;
+	return -1;
+}
+
+/* Options up to the next non-option; -1 to go on, else an exit status.
+ * Called before and after the command, so both orders work. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	int opt;
+	int opt, rc;
 	while ((opt = getopt_long(argc, argv, "+e:h", options, NULL)) != -1) {
-		json_int_t *dst = NULL;
 		switch (opt) {
 		case O_SOCKET: o->socket = optarg; break;
 		case 'e': o->code_arg = optarg; break;
 		case O_JSON: o->json = true; break;
-		case O_TIMEOUT: dst = &o->timeout_ms; break;
-		case O_MEMORY: dst = &o->memory_bytes; break;
-		case O_OUTPUT: dst = &o->output_bytes; break;
+		case O_CACHED: o->cached = optarg; break;
+		case O_NO_CACHE: o->no_cache = true; break;
+		case O_WAIT: o->wait = true; break;
+		case O_FOLLOW: o->follow = true; break;
+		case O_TESTS: o->tests_file = optarg; break;
+		case O_STATE:
+			if (!o->states)
+				o->states = json_array();
+			json_array_append_new(o->states, json_string(optarg));
+			break;
+		case O_TIMEOUT:
+		case O_MEMORY:
+		case O_OUTPUT:
+		case O_LIMIT:
+			rc = parse_int(optarg, opt == O_TIMEOUT  ? &o->timeout_ms
+					       : opt == O_MEMORY ? &o->memory_bytes
+					       : opt == O_OUTPUT ? &o->output_bytes
+								 : &o->limit);
+			if (rc >= 0)
+				return rc;
+			break;
 		case 'h':
 		case O_HELP: fputs(usage, stdout); return EXIT_OK;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
-		if (dst && parse_int(optarg, dst) < 0)
-			return fail(EXIT_USAGE, "not a non-negative integer: %s", optarg);
 	}
 	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = {default_socket(), NULL, false, -1, -1, -1};
+	struct opts o = {.socket = default_socket(),
+			 .timeout_ms = -1,
+			 .memory_bytes = -1,
+			 .output_bytes = -1,
+			 .limit = -1};
 	int rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
@@ -348,39 +683,48 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
-	rc = parse_opts(argc, argv, &o);
-	if (rc >= 0)
+	/* Options after the command, and after its first argument (an id). */
+	if ((rc = parse_opts(argc, argv, &o)) >= 0)
 		return rc;
-	if (strcmp(cmd, "health") == 0) {
-		if (optind != argc || o.code_arg)
-			return fail(EXIT_USAGE, "%s takes no script", cmd);
-		return run(&o, "health", json_object());
+	const char *id = NULL;
+	if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
+		if (optind >= argc)
+			return fail(EXIT_USAGE, "usage: sandboxctl %s ID", cmd);
+		id = argv[optind++];
+		if ((rc = parse_opts(argc, argv, &o)) >= 0)
+			return rc;
+		if (optind != argc)
+			return fail(EXIT_USAGE, "unexpected argument: %s", argv[optind]);
 	}
-	if (strcmp(cmd, "exec") != 0 && strcmp(cmd, "stream") != 0)
+	static const char *const known[] = {"exec", "stream", "submit", "status", "cancel",
+					    "list", "test", "cache", "health"};
+	bool ok = false;
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		ok |= strcmp(cmd, known[i]) == 0;
+	if (!ok)
 		return fail(EXIT_USAGE, "unknown command: %s (try --help)", cmd);
-	size_t len = 0;
-	char *code = NULL;
-	if (o.code_arg && optind == argc) {
-		code = strdup(o.code_arg);
-		len = strlen(code);
-	} else if (!o.code_arg && optind == argc - 1) {
-		code = read_all(argv[optind], &len);
-		if (!code)
-			return fail(EXIT_USAGE, "cannot read the script: %s", strerror(errno));
-	} else {
-		return fail(EXIT_USAGE, "%s", "give the script as -e CODE, a FILE, or - for stdin");
-	}
-	json_t *text = json_stringn(code, len);
-	free(code);
-	if (!text)
-		return fail(EXIT_USAGE, "%s", "the script is not valid UTF-8");
-	json_t *req = json_object();
-	json_object_set_new(req, "code", text);
-	if (o.timeout_ms >= 0)
-		json_object_set_new(req, "timeout_ms", json_integer(o.timeout_ms));
-	if (o.memory_bytes >= 0)
-		json_object_set_new(req, "memory_bytes", json_integer(o.memory_bytes));
-	if (o.output_bytes >= 0)
-		json_object_set_new(req, "output_bytes", json_integer(o.output_bytes));
-	return run(&o, strcmp(cmd, "exec") == 0 ? "execute" : "stream", req);
+	if ((strcmp(cmd, "list") == 0 || strcmp(cmd, "health") == 0) && optind != argc)
+		return fail(EXIT_USAGE, "%s takes no arguments", cmd);
+
+	struct client c;
+	if ((rc = client_open(&c, &o)) >= 0)
+		return rc;
+	if (strcmp(cmd, "status") == 0)
+		rc = cmd_status(&c, &o, id);
+	else if (strcmp(cmd, "cancel") == 0)
+		rc = cmd_cancel(&c, id);
+	else if (strcmp(cmd, "list") == 0)
+		rc = cmd_list(&c, &o);
+	else if (strcmp(cmd, "test") == 0)
+		rc = cmd_test(&c, &o, argc, argv);
+	else if (strcmp(cmd, "cache") == 0)
+		rc = cmd_cache(&c, argc, argv);
+	else if (strcmp(cmd, "health") == 0)
+		rc = cmd_health(&c);
+	else
+		rc = cmd_run(&c, &o, cmd, argc, argv);
+	close(c.fd);
+	buf_free(&c.in);
+	json_decref(o.states);
+	return rc;
 }
