@@ -108,7 +108,7 @@ static char *describe(const char *code, size_t len)
 		block = in_comment = true;
 		i += 2;
 	}
-	while (i < len && chars < LIMIT_CACHE_DESCRIPTION_CHARS) {
+	while (i < len) {
 		if (!in_comment) { /* between // lines: only blanks, then // */
 			while (i < len && (code[i] == ' ' || code[i] == '\t'))
 				i++;
@@ -135,21 +135,21 @@ static char *describe(const char *code, size_t len)
 			i++;
 			continue;
 		}
+		/* Stop before a character (or separating space) past the limit;
+		 * a character's continuation bytes always follow it. */
+		bool starts_char = ((unsigned char)c & 0xC0) != 0x80;
+		if (starts_char && chars + (space ? 1 : 0) >= LIMIT_CACHE_DESCRIPTION_CHARS)
+			break;
 		if (space) {
 			out[n++] = ' ';
 			chars++;
 			space = false;
 		}
 		out[n++] = c;
-		if (((unsigned char)c & 0xC0) != 0x80)
+		if (starts_char)
 			chars++;
 		i++;
 	}
-	/* Never end inside a multi-byte character. */
-	while (n > 0 && ((unsigned char)out[n - 1] & 0xC0) == 0x80)
-		n--;
-	if (n > 0 && ((unsigned char)out[n - 1] & 0xC0) == 0xC0)
-		n--;
 	out[n] = '\0';
 	return out;
 }

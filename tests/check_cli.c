@@ -220,6 +220,138 @@ START_TEST(test_socat_line_mode)
 }
 END_TEST
 
+/* The last line of s (without its newline), copied. */
+static char *last_line(const char *s)
+{
+	static char line[4096];
+	size_t n = strlen(s);
+	while (n > 0 && s[n - 1] == '\n')
+		n--;
+	size_t start = n;
+	while (start > 0 && s[start - 1] != '\n')
+		start--;
+	snprintf(line, sizeof line, "%.*s", (int)(n - start), s + start);
+	return line;
+}
+
+START_TEST(test_submit_status_cancel)
+{
+	static struct run r;
+	run(&r, NULL, CTL("submit", "-e", "console.log('a'); var t = Date.now(); "
+					  "while (Date.now() - t < 200) {} console.log('b'); return 5"));
+	ck_assert_int_eq(r.status, 0);
+	char id[64];
+	snprintf(id, sizeof id, "%s", last_line(r.out));
+	ck_assert_ptr_eq(strstr(id, "exec_"), id);
+	/* --follow prints the output as it comes, then the value. */
+	run(&r, NULL, CTL("status", id, "--follow"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "a\nb\n5\n");
+	run(&r, NULL, CTL("status", id, "--wait"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "a\nb\n5\n");
+	/* A failed one exits 1; cancel of an ended one exits 1 too. */
+	run(&r, NULL, CTL("submit", "-e", "for(;;){}", "--timeout-ms", "60000"));
+	snprintf(id, sizeof id, "%s", last_line(r.out));
+	run(&r, NULL, CTL("status", id));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "running"));
+	run(&r, NULL, CTL("cancel", id));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "cancelled"));
+	run(&r, NULL, CTL("status", id, "--wait"));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "cancelled"));
+	run(&r, NULL, CTL("cancel", id));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "FAILED_PRECONDITION"));
+	run(&r, NULL, CTL("status", "exec_0000000000000000"));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "NOT_FOUND"));
+}
+END_TEST
+
+START_TEST(test_list_command)
+{
+	static struct run r;
+	run(&r, NULL, CTL("exec", "-e", "return 'listed'"));
+	run(&r, NULL, CTL("list", "--state", "completed", "--limit", "1"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "completed"));
+	ck_assert_ptr_nonnull(strstr(r.out, "return 'listed'"));
+	ck_assert_ptr_null(strchr(strchr(r.out, '\n') + 1, '\n')); /* one line */
+	run(&r, NULL, CTL("list", "--state", "sleeping"));
+	ck_assert_int_eq(r.status, 2);
+}
+END_TEST
+
+START_TEST(test_test_command)
+{
+	static struct run r;
+	char tests[] = "/tmp/sandboxctl-tests-XXXXXX", code[] = "/tmp/sandboxctl-code-XXXXXX";
+	int fd = mkstemp(tests);
+	const char t[] = "test('adds', function () { assert.is(add(1, 2), 3); });\n"
+			 "test('breaks', function () { assert.equal({a: 1}, {a: 2}); });\n"
+			 "test.skip('later', function () {});\n";
+	ck_assert_int_eq(write(fd, t, sizeof t - 1), (ssize_t)sizeof t - 1);
+	close(fd);
+	fd = mkstemp(code);
+	const char c[] = "function add(a, b) { return a + b; }\n";
+	ck_assert_int_eq(write(fd, c, sizeof c - 1), (ssize_t)sizeof c - 1);
+	close(fd);
+	run(&r, NULL, CTL("test", "--tests", tests, code));
+	ck_assert_int_eq(r.status, 1); /* one failed */
+	ck_assert_ptr_nonnull(strstr(r.out, "PASS  adds"));
+	ck_assert_ptr_nonnull(strstr(r.out, "FAIL  breaks"));
+	ck_assert_ptr_nonnull(strstr(r.out, "expected 2, found 1"));
+	ck_assert_ptr_nonnull(strstr(r.out, "SKIP  later"));
+	ck_assert_ptr_nonnull(strstr(r.out, "3 tests: 1 passed, 1 failed, 1 skipped"));
+	/* All passing: exit 0. */
+	fd = open(tests, O_WRONLY | O_TRUNC);
+	const char t2[] = "test('adds', function () { assert.is(add(2, 2), 4); });\n";
+	ck_assert_int_eq(write(fd, t2, sizeof t2 - 1), (ssize_t)sizeof t2 - 1);
+	close(fd);
+	run(&r, NULL, CTL("test", "--tests", tests, code));
+	ck_assert_int_eq(r.status, 0);
+	run(&r, NULL, CTL("test", code));
+	ck_assert_int_eq(r.status, 2); /* --tests is required */
+	unlink(tests);
+	unlink(code);
+}
+END_TEST
+
+START_TEST(test_cache_commands)
+{
+	static struct run r;
+	run(&r, NULL, CTL("cache", "clear"));
+	ck_assert_int_eq(r.status, 0);
+	run(&r, NULL, CTL("exec", "-e", "// greets the caller\nreturn 'hello'"));
+	ck_assert_int_eq(r.status, 0);
+	run(&r, NULL, CTL("exec", "--no-cache", "-e", "// not kept\nreturn 1"));
+	run(&r, NULL, CTL("cache", "list"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "greets the caller"));
+	ck_assert_ptr_null(strstr(r.out, "not kept"));
+	run(&r, NULL, CTL("cache", "list", "GREETS"));
+	ck_assert_ptr_nonnull(strstr(r.out, "greets the caller"));
+	char name[128];
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(r.out, " "), r.out);
+	run(&r, NULL, CTL("exec", "--cached", name));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "\"hello\"\n");
+	run(&r, NULL, CTL("exec", "--cached", "no-such-script"));
+	ck_assert_int_eq(r.status, 1);
+	run(&r, NULL, CTL("exec", "--cached", name, "-e", "1"));
+	ck_assert_int_eq(r.status, 2);
+	run(&r, NULL, CTL("cache", "clear"));
+	ck_assert_str_eq(r.out, "removed 1 scripts\n");
+	run(&r, NULL, CTL("cache", "list"));
+	ck_assert_str_eq(r.out, "");
+	run(&r, NULL, CTL("cache", "shred"));
+	ck_assert_int_eq(r.status, 2);
+}
+END_TEST
+
 /* The shipped units are valid systemd units. */
 START_TEST(test_units_verify)
 {
@@ -288,6 +420,10 @@ int main(void)
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
 	tcase_add_test(tc, test_units_verify);
+	tcase_add_test(tc, test_submit_status_cancel);
+	tcase_add_test(tc, test_list_command);
+	tcase_add_test(tc, test_test_command);
+	tcase_add_test(tc, test_cache_commands);
 	tcase_add_test(tc, test_daemon_bad_options);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

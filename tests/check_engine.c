@@ -264,6 +264,68 @@ START_TEST(test_syntax_scan)
 }
 END_TEST
 
+static json_t *run_tests(const char *code, const char *tests)
+{
+	static bool prepared;
+	if (!prepared) {
+		ck_assert_int_eq(engine_prepare(), 0);
+		prepared = true;
+	}
+	json_t *r = engine_run_tests(code, code ? strlen(code) : 0, tests, strlen(tests));
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+START_TEST(test_harness_report)
+{
+	json_t *r = run_tests("function sq(x) { return x * x; }",
+			      "test('squares', function () { assert.is(sq(3), 9); });\n"
+			      "test('deep', function () {\n"
+			      "  assert.equal({a: [1, 2], b: 'x'}, {a: [1, 3], b: 'x', c: 1});\n"
+			      "});\n"
+			      "test.only('only this', function () { assert.ok(true); });\n");
+	ck_assert(json_is_true(json_object_get(r, "ok")));
+	json_t *report = json_object_get(r, "test");
+	json_t *summary = json_object_get(report, "summary");
+	/* test.only: the other two are skipped. */
+	ck_assert_int_eq(json_integer_value(json_object_get(summary, "total")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(summary, "passed")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(summary, "skipped")), 2);
+	json_decref(r);
+}
+END_TEST
+
+START_TEST(test_harness_messages)
+{
+	json_t *r = run_tests(NULL, "test('deep', function () {\n"
+				    "  assert.equal({a: [1, 2], b: 'x'}, {a: [1, 3], b: 'x', c: 1});\n"
+				    "});\n"
+				    "test('throws', function () { assert.throws(function () {}, /x/); });\n"
+				    "test('custom', function () { assert.is(1, 2, 'one is not two'); });\n");
+	json_t *tests = json_object_get(json_object_get(r, "test"), "tests");
+	const char *deep = json_string_value(json_object_get(json_array_get(tests, 0), "error"));
+	ck_assert_ptr_nonnull(strstr(deep, ".a[1]: expected 3, found 2"));
+	ck_assert_ptr_nonnull(strstr(deep, ".c: expected 1, missing"));
+	ck_assert_ptr_nonnull(strstr(deep, "(tests.js:2)"));
+	const char *thr = json_string_value(json_object_get(json_array_get(tests, 1), "error"));
+	ck_assert_ptr_nonnull(strstr(thr, "Expected function to throw"));
+	const char *custom = json_string_value(json_object_get(json_array_get(tests, 2), "error"));
+	ck_assert_ptr_eq(strstr(custom, "one is not two"), custom);
+	json_decref(r);
+}
+END_TEST
+
+START_TEST(test_harness_load_errors)
+{
+	json_t *r = run_tests("function ok() {}\nvar = ;", "test('x', function () {});");
+	json_t *e = json_object_get(r, "error");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "kind")), "syntax");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "source")), "code");
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "line")), 2);
+	json_decref(r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -280,6 +342,9 @@ int main(void)
 	tcase_add_test(tc, test_deep_recursion_is_catchable);
 	tcase_add_test(tc, test_heap_accounting);
 	tcase_add_test(tc, test_syntax_scan);
+	tcase_add_test(tc, test_harness_report);
+	tcase_add_test(tc, test_harness_messages);
+	tcase_add_test(tc, test_harness_load_errors);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

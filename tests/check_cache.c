@@ -1,0 +1,181 @@
+/*
+ * check_cache.c - the script cache module on its own: descriptions, dedup,
+ * lookup rules, eviction, persistence, and file hygiene.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../server/cache.h"
+#include "../server/log.h"
+#include "../server/loop.h"
+
+static char dir[64], scripts[96];
+static json_t *last_info;
+static int stored_calls;
+
+static void on_stored(void *arg, json_t *info)
+{
+	(void)arg;
+	json_decref(last_info);
+	last_info = json_incref(info);
+	stored_calls++;
+	loop_stop();
+}
+
+static void setup(unsigned max_entries, uint64_t max_bytes)
+{
+	log_init(LOG_LEVEL_ERR);
+	ck_assert_int_eq(loop_init(), 0);
+	strcpy(dir, "/tmp/sandboxd-cache-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* The cache creates its own directory (and would its parents). */
+	snprintf(scripts, sizeof scripts, "%s/scripts", dir);
+	struct cache_settings s = {scripts, max_entries, max_bytes};
+	cache_init(&s);
+}
+
+/* Stores code and waits for the writer; returns the info (borrowed) or NULL
+ * when nothing was stored. */
+static json_t *store(const char *code)
+{
+	int before = stored_calls;
+	if (cache_store(code, strlen(code), on_stored, NULL) == 0)
+		return NULL;
+	while (stored_calls == before)
+		loop_run();
+	return last_info;
+}
+
+static const char *description_of(const char *code)
+{
+	static char out[512];
+	json_t *info = store(code);
+	ck_assert_ptr_nonnull(info);
+	snprintf(out, sizeof out, "%s", json_string_value(json_object_get(info, "description")));
+	return out;
+}
+
+static int files_in(const char *d, const char *prefix)
+{
+	DIR *dd = opendir(d);
+	int n = 0;
+	struct dirent *de;
+	while (dd && (de = readdir(dd)))
+		if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	if (dd)
+		closedir(dd);
+	return n;
+}
+
+START_TEST(test_descriptions)
+{
+	setup(100, 1 << 20);
+	ck_assert_str_eq(description_of("// Lists the pods\n// in a namespace\nreturn 1"),
+			 "Lists the pods in a namespace");
+	ck_assert_str_eq(description_of("/**\n * Sums numbers.\n * Fast.\n */\nreturn 2"),
+			 "Sums numbers. Fast.");
+	ck_assert_str_eq(description_of("\n\n  // indented\nreturn 3"), "indented");
+	ck_assert_str_eq(description_of("return 4 // trailing, not leading"), "");
+	ck_assert_str_eq(description_of("// one\n\n// two is after a blank line\nreturn 5"),
+			 "one");
+	/* Cut to 200 characters, never inside one. */
+	char code[1200] = "// ";
+	for (int i = 0; i < 300; i++)
+		strcat(code, "é");
+	strcat(code, "\nreturn 6");
+	const char *d = description_of(code);
+	ck_assert_uint_eq(strlen(d), 400); /* 200 two-byte characters */
+}
+END_TEST
+
+START_TEST(test_dedup_and_files)
+{
+	setup(100, 1 << 20);
+	json_t *info = store("// first\nreturn 1");
+	ck_assert_ptr_nonnull(info);
+	const char *name = json_string_value(json_object_get(info, "name"));
+	ck_assert_uint_eq(strlen(json_string_value(json_object_get(info, "content_hash"))), 64);
+	ck_assert_ptr_null(store("// first\nreturn 1")); /* the same content */
+	char path[256];
+	snprintf(path, sizeof path, "%s/scripts/%s", dir, name);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(st.st_size, 17);
+	snprintf(path, sizeof path, "%s/scripts", dir);
+	ck_assert_int_eq(files_in(path, ".tmp-"), 0);
+	ck_assert_int_eq(files_in(path, "script-"), 1);
+}
+END_TEST
+
+START_TEST(test_lookup_rules)
+{
+	setup(100, 1 << 20);
+	const char *a = json_string_value(json_object_get(store("return 'a'"), "name"));
+	char name_a[128];
+	snprintf(name_a, sizeof name_a, "%s", a);
+	store("return 'b'");
+	const char *code, *found;
+	size_t len;
+	char *matches = NULL;
+	ck_assert_int_eq(cache_lookup(name_a, &code, &len, &found, &matches), CACHE_FOUND);
+	ck_assert_str_eq(code, "return 'a'");
+	/* The 12 hex digits of the hash: a unique substring. */
+	char sub[13];
+	snprintf(sub, sizeof sub, "%.12s", name_a + strlen(name_a) - 15);
+	ck_assert_int_eq(cache_lookup(sub, &code, &len, &found, &matches), CACHE_FOUND);
+	ck_assert_str_eq(found, name_a);
+	/* A prefix shared by both is ambiguous, and the message lists them. */
+	ck_assert_int_eq(cache_lookup("SCRIPT-", &code, &len, &found, &matches), CACHE_AMBIGUOUS);
+	ck_assert_ptr_nonnull(strstr(matches, name_a));
+	ck_assert_ptr_nonnull(strstr(matches, ", "));
+	free(matches);
+	ck_assert_int_eq(cache_lookup("nothing-like-it", &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(test_limits_evict_oldest)
+{
+	setup(2, 1 << 20);
+	char first[128];
+	snprintf(first, sizeof first, "%s",
+		 json_string_value(json_object_get(store("// one\nreturn 1"), "name")));
+	store("// two\nreturn 2");
+	store("// three\nreturn 3");
+	json_t *list = cache_list(NULL);
+	ck_assert_uint_eq(json_array_size(list), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "description")),
+			 "three"); /* newest first */
+	json_decref(list);
+	/* The evicted file goes too, once the writer has been by. */
+	store("// four\nreturn 4");
+	char path[256];
+	snprintf(path, sizeof path, "%s/scripts/%s", dir, first);
+	struct stat st;
+	ck_assert_int_ne(stat(path, &st), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *tc = tcase_create("cache");
+	tcase_add_test(tc, test_descriptions);
+	tcase_add_test(tc, test_dedup_and_files);
+	tcase_add_test(tc, test_lookup_rules);
+	tcase_add_test(tc, test_limits_evict_oldest);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
