@@ -35,8 +35,10 @@ enum exec_state exec_state(const struct exec *e)
 	switch (e->phase) {
 	case PHASE_QUEUED: return STATE_PENDING;
 	case PHASE_SPAWNING:
-	case PHASE_RUNNING: return STATE_RUNNING;
-	case PHASE_STORING:
+	case PHASE_RUNNING:
+	/* Not terminal until the record is final: a terminal state always
+	 * comes with every execution field. */
+	case PHASE_STORING: return STATE_RUNNING;
 	case PHASE_DONE: return e->state;
 	}
 	return STATE_FAILED;
@@ -49,7 +51,10 @@ unsigned exec_queue_position(const struct exec *e)
 
 const struct buf *exec_output(const struct exec *e, int stream) { return &e->out[stream ? 1 : 0]; }
 json_t *exec_fields(const struct exec *e) { return e->phase == PHASE_DONE ? e->fields : NULL; }
-uint64_t exec_finished_ms(const struct exec *e) { return e->reg.finished_ms; }
+uint64_t exec_finished_ms(const struct exec *e)
+{
+	return e->phase == PHASE_DONE ? e->reg.finished_ms : 0;
+}
 
 struct exec *exec_newest(void)
 {
@@ -68,7 +73,7 @@ json_t *exec_summary(const struct exec *e)
 	json_t *o = json_pack("{s:s, s:s, s:s, s:I}", "execution_id", e->reg.id, "mode",
 			      mode_names[e->mode], "state", request_state_name(exec_state(e)),
 			      "started_at_ms", (json_int_t)e->reg.created_ms);
-	if (e->reg.finished_ms)
+	if (e->phase == PHASE_DONE)
 		json_object_set_new(o, "finished_at_ms", json_integer((json_int_t)e->reg.finished_ms));
 	json_object_set_new(o, "code_preview", json_string(e->preview));
 	if (e->cached_name)

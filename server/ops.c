@@ -213,8 +213,10 @@ static void cancel(struct conn *c, const struct request *req)
 	enum exec_state before = exec_state(e);
 	if (exec_cancel(e) < 0) {
 		reply_error(c, req->id, STATUS_FAILED_PRECONDITION,
-			    "execution %s has already ended (%s)", exec_id(e),
-			    request_state_name(before));
+			    "execution %s has already ended%s%s%s", exec_id(e),
+			    request_state_terminal(before) ? " (" : "",
+			    request_state_terminal(before) ? request_state_name(before) : "",
+			    request_state_terminal(before) ? ")" : "");
 		return;
 	}
 	/* The reply comes once the worker is reaped and the state final. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -81,6 +82,8 @@ void daemon_start(struct daemon *d, const char *const *args)
 		if (log < 0 || dup2(log, 2) < 0)
 			_exit(126);
 		setenv("NOTIFY_SOCKET", notify, 1);
+		/* A test that fails midway must not leave its daemon behind. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execv(bin, (char *const *)argv);
 		_exit(127);
 	}
