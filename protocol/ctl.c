@@ -3,9 +3,10 @@
 
 #include <string.h>
 
-/* The kinds a worker may claim; the rest (timeout, output_limit, sandbox)
- * are the supervisor's verdicts and cannot be forged from inside. */
-static const char *const worker_kinds[] = {"syntax", "script", "memory", NULL};
+/* The kinds a worker may claim (timeout: its CPU budget); the rest
+ * (output_limit, cancelled, sandbox) are the supervisor's verdicts and
+ * cannot be forged from inside. */
+static const char *const worker_kinds[] = {"syntax", "script", "memory", "timeout", NULL};
 
 static bool known_kind(const char *k)
 {
@@ -115,6 +116,7 @@ static json_t *parse_test(json_t *t, const char **why)
 json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why)
 {
 	memset(res, 0, sizeof *res);
+	res->heap_peak = -1;
 	json_t *root = json_loadb(payload, len, JSON_REJECT_DUPLICATES, NULL);
 	if (!json_is_object(root)) {
 		*why = "result is not a JSON object";
@@ -131,6 +133,10 @@ json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res
 		goto bad;
 	}
 	res->ok = json_is_true(ok);
+	json_t *peak = json_object_get(root, "heap_peak_bytes");
+	res->heap_peak = json_is_integer(peak) && json_integer_value(peak) >= 0
+				 ? json_integer_value(peak)
+				 : -1;
 	if (res->ok) {
 		res->value = json_object_get(root, "value");
 		json_t *test = json_object_get(root, "test");

@@ -46,6 +46,7 @@ struct ctl_result {
 	json_t *value; /* borrowed; NULL when the script returned undefined */
 	json_t *test;  /* new reference {summary, tests} (test mode) or NULL */
 	json_t *error; /* new reference {kind, message, line?, stack?, source?} or NULL */
+	json_int_t heap_peak; /* the script's heap peak, or -1 when not reported */
 };
 
 /* Bounds on test mode's report. */

@@ -32,6 +32,7 @@ static const struct field_spec execute_fields[] = {
 	{"cached", FIELD_STRING, false},
 	{"cache", FIELD_BOOL, false},
 	{"timeout_ms", FIELD_UINT, false},
+	{"max_cpu_ms", FIELD_UINT, false},
 	{"memory_bytes", FIELD_UINT, false},
 	{"output_bytes", FIELD_UINT, false},
 	{NULL, 0, false},
@@ -62,6 +63,7 @@ static const struct field_spec test_fields[] = {
 	{"code", FIELD_STRING, false},
 	{"tests", FIELD_STRING, true},
 	{"timeout_ms", FIELD_UINT, false},
+	{"max_cpu_ms", FIELD_UINT, false},
 	{"memory_bytes", FIELD_UINT, false},
 	{"output_bytes", FIELD_UINT, false},
 	{NULL, 0, false},
@@ -355,6 +357,8 @@ static int fill_execution(json_t *root, const struct request_limits *lim, struct
 	req->cache = !cache || json_is_true(cache);
 	if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
 		      &req->timeout_ms, err) < 0 ||
+	    get_limit(root, "max_cpu_ms", req->timeout_ms, 1, lim->timeout_ms_max,
+		      &req->max_cpu_ms, err) < 0 ||
 	    get_limit(root, "memory_bytes", lim->memory_bytes_default, lim->memory_bytes_min,
 		      lim->memory_bytes_max, &req->memory_bytes, err) < 0 ||
 	    get_limit(root, "output_bytes", lim->output_bytes_default, 1, lim->output_bytes_max,

@@ -153,6 +153,8 @@ static json_t *build_fields(struct exec *e)
 	json_object_set_new(f, "cpu_time_ms", json_integer((json_int_t)(tv_ms(e->ru.ru_utime) +
 									    tv_ms(e->ru.ru_stime))));
 	json_object_set_new(f, "memory_peak_bytes", json_integer((json_int_t)e->ru.ru_maxrss * 1024));
+	if (e->have_result && e->result.heap_peak >= 0)
+		json_object_set_new(f, "heap_peak_bytes", json_integer(e->result.heap_peak));
 	return f;
 }
 
@@ -359,6 +361,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	set_preview(e, code ? code : req->tests, code ? code_len : req->tests_len);
 	e->cache = req->cache;
 	e->timeout_ms = req->timeout_ms;
+	e->max_cpu_ms = req->max_cpu_ms;
 	e->memory_bytes = req->memory_bytes;
 	e->output_bytes = req->output_bytes;
 	e->req_id = json_incref(req->id);

@@ -57,7 +57,7 @@ struct exec {
 	char *cached_name; /* ran from the cache under this name */
 	char preview[4 * 100 + 1];
 	bool cache; /* store the code if it succeeds */
-	uint64_t timeout_ms, memory_bytes, output_bytes;
+	uint64_t timeout_ms, max_cpu_ms, memory_bytes, output_bytes;
 
 	enum phase phase;
 	enum exec_state state; /* meaningful from PHASE_STORING on */
@@ -74,6 +74,7 @@ struct exec {
 	json_t *result_root;
 	struct ctl_result result;
 	bool have_result;
+	json_int_t heap_peak; /* reported by the worker; -1 when unknown */
 	int spawn_err;
 	bool paused;
 	struct buf out[2]; /* stdout and stderr as UTF-8 */

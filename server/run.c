@@ -101,7 +101,8 @@ enum exec_state run_verdict(struct exec *e, json_t **error)
 		if (e->result.ok)
 			return STATE_COMPLETED;
 		*error = json_incref(e->result.error);
-		return STATE_FAILED;
+		const char *kind = json_string_value(json_object_get(*error, "kind"));
+		return kind && strcmp(kind, "timeout") == 0 ? STATE_TIMEOUT : STATE_FAILED;
 	}
 	if (e->status.si_code == CLD_KILLED || e->status.si_code == CLD_DUMPED) {
 		int sig = e->status.si_status;
@@ -396,6 +397,8 @@ static int encode_job(struct exec *e)
 	} else {
 		json_object_set_new(job, "code", json_stringn(e->code, e->code_len));
 	}
+	json_object_set_new(job, "memory_bytes", json_integer((json_int_t)e->memory_bytes));
+	json_object_set_new(job, "max_cpu_ms", json_integer((json_int_t)e->max_cpu_ms));
 	int rc = msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job);
 	json_decref(job);
 	return rc;

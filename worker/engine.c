@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../protocol/buf.h"
@@ -19,32 +20,42 @@
 
 static duk_context *heap_ctx;
 
-/* ---- allocator: counts live bytes so a worker can report its heap peak */
+/* ---- allocator: counts live bytes, caps the script's heap */
 
 static size_t heap_now, heap_peak;
 static bool alloc_failed;
+/* The script's limit: the heap may grow to heap_cap (0: no cap). */
+static size_t heap_cap;
+/* After an allocation over the cap, a little room so the engine can build
+ * the error it throws; cleared once it has. */
+static bool oom_grace;
+#define OOM_GRACE_BYTES (256u * 1024u)
+static size_t memory_limit; /* for messages */
 
-static void account(void *p, ssize_t sign)
+static bool over_cap(size_t grow)
 {
-	if (!p)
-		return;
-	size_t n = malloc_usable_size(p);
-	if (sign > 0) {
-		heap_now += n;
-		if (heap_now > heap_peak)
-			heap_peak = heap_now;
-	} else {
-		heap_now -= n;
-	}
+	if (!heap_cap)
+		return false;
+	size_t limit = heap_cap + (oom_grace ? OOM_GRACE_BYTES : 0);
+	if (heap_now + grow <= limit)
+		return false;
+	alloc_failed = oom_grace = true;
+	return true;
 }
 
 static void *eng_alloc(void *udata, duk_size_t size)
 {
 	(void)udata;
+	if (over_cap(size))
+		return NULL;
 	void *p = malloc(size);
 	if (!p && size)
 		alloc_failed = true;
-	account(p, 1);
+	if (p) {
+		heap_now += malloc_usable_size(p);
+		if (heap_now > heap_peak)
+			heap_peak = heap_now;
+	}
 	return p;
 }
 
@@ -52,21 +63,59 @@ static void *eng_realloc(void *udata, void *ptr, duk_size_t size)
 {
 	(void)udata;
 	size_t old = ptr ? malloc_usable_size(ptr) : 0;
+	if (size > old && over_cap(size - old))
+		return NULL; /* ptr is still valid and still counted */
 	void *p = realloc(ptr, size);
 	if (!p && size) {
 		alloc_failed = true;
-		return NULL; /* ptr is still valid and still counted */
+		return NULL;
 	}
 	heap_now -= old;
-	account(p, 1);
+	if (p) {
+		heap_now += malloc_usable_size(p);
+		if (heap_now > heap_peak)
+			heap_peak = heap_now;
+	}
 	return p;
 }
 
 static void eng_free(void *udata, void *ptr)
 {
 	(void)udata;
-	account(ptr, -1);
+	if (ptr)
+		heap_now -= malloc_usable_size(ptr);
 	free(ptr);
+}
+
+/* ---- the CPU budget, checked by the engine's interrupt counter */
+
+static uint64_t cpu_budget_ns; /* 0: none */
+static bool cpu_spent;
+
+/* Called by Duktape every so many bytecode instructions (see
+ * scripts/duk-config.sh). Once the budget is spent it stays spent, so that
+ * a script catching the RangeError is interrupted again in its handler. */
+unsigned int engine_interrupt(void *udata)
+{
+	(void)udata;
+	if (cpu_spent)
+		return 1;
+	if (!cpu_budget_ns)
+		return 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	uint64_t used = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	cpu_spent = used >= cpu_budget_ns;
+	return cpu_spent;
+}
+
+void engine_set_limits(uint64_t memory_bytes, uint64_t max_cpu_ms)
+{
+	/* The prepared engine's own heap does not count against the script. */
+	memory_limit = (size_t)memory_bytes;
+	heap_cap = memory_bytes ? heap_now + (size_t)memory_bytes : 0;
+	heap_peak = heap_now;
+	cpu_budget_ns = max_cpu_ms * 1000000u;
 }
 
 size_t engine_heap_bytes(void) { return heap_now; }
@@ -255,6 +304,29 @@ static duk_ret_t math_random(duk_context *ctx)
 	return 1;
 }
 
+/* Duktape.errCreate: every error the engine creates passes here. The
+ * engine's own allocation failure says "alloc failed"; a script should read
+ * what happened: it hit its memory limit. */
+static duk_ret_t err_create(duk_context *ctx)
+{
+	if (oom_grace && duk_is_error(ctx, 0)) {
+		duk_get_prop_string(ctx, 0, "message");
+		bool engine_oom = duk_is_string(ctx, -1) &&
+				  strcmp(duk_get_string(ctx, -1), "alloc failed") == 0;
+		duk_pop(ctx);
+		if (engine_oom) {
+			duk_push_sprintf(ctx,
+					 "out of memory: the script's heap reached its limit of "
+					 "%lu bytes (memory_bytes)",
+					 (unsigned long)memory_limit);
+			duk_put_prop_string(ctx, 0, "message");
+		}
+		oom_grace = false;
+	}
+	duk_dup(ctx, 0);
+	return 1;
+}
+
 /* ---- set-up */
 
 static void put_function(duk_context *ctx, const char *name, duk_c_function fn, int nargs,
@@ -273,6 +345,11 @@ int engine_prepare(void)
 	duk_context *ctx = heap_ctx;
 	duk_push_global_object(ctx);
 
+	/* The hook stays reachable to the engine after the global goes. */
+	duk_get_prop_string(ctx, -1, "Duktape");
+	duk_push_c_function(ctx, err_create, 1);
+	duk_put_prop_string(ctx, -2, "errCreate");
+	duk_pop(ctx);
 	/* Duktape.act/fin/gc and friends reach into the engine's internals;
 	 * require would suggest a module system there is none of. */
 	duk_del_prop_string(ctx, -1, "Duktape");
@@ -371,23 +448,31 @@ static json_t *fail_thrown(duk_context *ctx, const char *kind)
 	struct describe d = {e, kind};
 	if (!e)
 		return NULL;
-	/* An alloc failure that ends a script is the memory limit, whatever
-	 * the script did with the error on its way out. */
-	if (alloc_failed && duk_is_error(ctx, -1)) {
+	/* A spent CPU budget or an allocation failure that ends a script is
+	 * the limit, whatever the script did with the error on its way out. */
+	if (cpu_spent) {
+		d.kind = "timeout";
+	} else if (alloc_failed && duk_is_error(ctx, -1)) {
 		duk_get_prop_string(ctx, -1, "message");
-		if (duk_is_string(ctx, -1) && strstr(duk_get_string(ctx, -1), "alloc failed"))
+		const char *m = duk_is_string(ctx, -1) ? duk_get_string(ctx, -1) : "";
+		if (strstr(m, "out of memory") || strstr(m, "alloc failed"))
 			d.kind = "memory";
 		duk_pop(ctx);
 	}
 	if (duk_safe_call(ctx, describe_thrown, &d, 1, 1) != DUK_EXEC_SUCCESS) {
 		json_decref(e);
-		return result_error(kind, "the script threw a value that could not be described");
+		return result_error(d.kind, "the script threw a value that could not be described");
 	}
+	char msg[160];
 	if (strcmp(d.kind, "memory") == 0) {
-		json_object_set_new(
-			e, "message",
-			json_string("out of memory: the script exceeded its memory limit "
-				    "(memory_bytes)"));
+		snprintf(msg, sizeof msg, "out of memory: the script's heap reached its limit of %zu "
+					  "bytes (memory_bytes)",
+			 memory_limit);
+		json_object_set_new(e, "message", json_string(msg));
+	} else if (strcmp(d.kind, "timeout") == 0) {
+		snprintf(msg, sizeof msg, "the script used up its CPU budget of %llu ms (max_cpu_ms)",
+			 (unsigned long long)(cpu_budget_ns / 1000000u));
+		json_object_set_new(e, "message", json_string(msg));
 	}
 	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 0, "error", e);
 }

@@ -48,6 +48,17 @@ json_t *engine_run(const char *code, size_t len);
  */
 json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len);
 
+/*
+ * The limits of this worker's script: its heap may grow by memory_bytes
+ * beyond the prepared engine (an allocation past that throws "out of
+ * memory" inside the script), and the process may use max_cpu_ms of CPU
+ * (the engine then interrupts the script, whatever it catches). 0: none.
+ */
+void engine_set_limits(uint64_t memory_bytes, uint64_t max_cpu_ms);
+
+/* The interrupt check Duktape calls (see scripts/duk-config.sh). */
+unsigned int engine_interrupt(void *udata);
+
 /* Bytes the engine's heap holds now and at most so far. */
 size_t engine_heap_bytes(void);
 size_t engine_heap_peak(void);

@@ -18,6 +18,10 @@
 #include "engine.h"
 #include "worker.h"
 
+/* Address space beyond twice the script's memory: room for the job frame
+ * (up to the frame limit) and the copies made of it. */
+#define AS_SLACK_BYTES (64ull * 1024 * 1024)
+
 static void die(const char *what)
 {
 	fprintf(stderr, "sandboxd forkserver: %s: %s\n", what, strerror(errno));
@@ -145,9 +149,10 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 			struct confine_params p = {
 				.fds = {fds[0], fds[1], fds[2]},
 				.parent = supervisor,
-				/* The runtime's own mappings do not count against
-				 * the script's memory. */
-				.as_bytes = baseline + req.memory_bytes,
+				/* A backstop well above the heap cap the engine
+				 * enforces (memory_bytes): the runtime's own
+				 * mappings, malloc's overhead, the job itself. */
+				.as_bytes = baseline + 2 * req.memory_bytes + AS_SLACK_BYTES,
 				.cpu_seconds = req.timeout_ms / 1000 + 1,
 				.change_ids = cfg->change_ids,
 				.uid = cfg->uid,

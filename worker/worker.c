@@ -74,6 +74,9 @@ void worker_main(const struct confine_params *p, const struct sock_fprog *filter
 	json_t *job = read_job(max_job_bytes);
 	json_t *code = json_object_get(job, "code");
 	json_t *tests = json_object_get(job, "tests");
+	engine_set_limits((uint64_t)json_integer_value(json_object_get(job, "memory_bytes")),
+			  (uint64_t)json_integer_value(json_object_get(job, "max_cpu_ms")));
+	size_t heap_base = engine_heap_bytes();
 	json_t *result;
 	if (tests) {
 		if (!json_is_string(tests) || (code && !json_is_string(code)))
@@ -87,6 +90,8 @@ void worker_main(const struct confine_params *p, const struct sock_fprog *filter
 	}
 	if (!result)
 		_exit(CTL_EXIT_MEMORY);
+	json_object_set_new(result, "heap_peak_bytes",
+			    json_integer((json_int_t)(engine_heap_peak() - heap_base)));
 	send_result(result);
 	_exit(CTL_EXIT_OK);
 }
