@@ -41,13 +41,13 @@ DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/d
 
 PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c \
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c
-WORKER   := worker/engine.c worker/syntax.c worker/confine.c worker/worker.c \
+WORKER   := worker/engine.c worker/syntax.c worker/store.c worker/confine.c worker/worker.c \
             worker/forkserver.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.
 JS_OBJS  := build/gen/js_harness.o build/duktape/duktape.o
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
-            server/registry.c server/sched.c server/spawn.c server/cache.c
+            server/registry.c server/sched.c server/spawn.c server/cache.c server/decl.c
 CTL      := server/sandboxctl.c
 
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))

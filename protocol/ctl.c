@@ -115,9 +115,13 @@ static json_t *parse_test(json_t *t, const char **why)
 
 json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why)
 {
+	return ctl_result_take(json_loadb(payload, len, JSON_REJECT_DUPLICATES, NULL), res, why);
+}
+
+json_t *ctl_result_take(json_t *root, struct ctl_result *res, const char **why)
+{
 	memset(res, 0, sizeof *res);
 	res->heap_peak = -1;
-	json_t *root = json_loadb(payload, len, JSON_REJECT_DUPLICATES, NULL);
 	if (!json_is_object(root)) {
 		*why = "result is not a JSON object";
 		goto bad;
@@ -139,6 +143,21 @@ json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res
 				 : -1;
 	if (res->ok) {
 		res->value = json_object_get(root, "value");
+		json_t *writes = json_object_get(root, "store_writes");
+		if (writes) {
+			json_t *set = json_object_get(writes, "set");
+			json_t *del = json_object_get(writes, "delete");
+			size_t i;
+			json_t *k;
+			bool ok_del = json_is_array(del);
+			json_array_foreach (del, i, k)
+				ok_del = ok_del && json_is_string(k);
+			if (!json_is_object(set) || !ok_del) {
+				*why = "result has malformed store writes";
+				goto bad;
+			}
+			res->store_writes = json_pack("{s:O, s:O}", "set", set, "delete", del);
+		}
 		json_t *test = json_object_get(root, "test");
 		if (test) {
 			res->test = parse_test(test, why);

@@ -5,7 +5,10 @@
  * the binary framing of frame.h, both ways:
  *   supervisor -> worker: one job  {"code": string} or, in test mode,
  *     {"code"?: string, "tests": string}
- *   worker -> supervisor: one result
+ *   worker -> supervisor: tool calls, each answered before the next
+ *     {"type": "tool_call", "call_id": n (1, 2, ...), "name", "args"}
+ *   supervisor -> worker: {"type": "tool_result", "call_id", "value" | "error"}
+ *   worker -> supervisor: one result, last
  *     {"type": "result", "ok": true, "value"?: any}
  *     {"type": "result", "ok": true, "test": {"summary", "tests"}}
  *     {"type": "result", "ok": false,
@@ -47,6 +50,7 @@ struct ctl_result {
 	json_t *test;  /* new reference {summary, tests} (test mode) or NULL */
 	json_t *error; /* new reference {kind, message, line?, stack?, source?} or NULL */
 	json_int_t heap_peak; /* the script's heap peak, or -1 when not reported */
+	json_t *store_writes; /* new reference {set, delete} (success only) or NULL */
 };
 
 /* Bounds on test mode's report. */
@@ -55,10 +59,12 @@ struct ctl_result {
 
 /*
  * Parses a result frame's payload. Returns the JSON root (the caller owns it
- * and frees it after using *res, then json_decref(res->error) and
- * json_decref(res->test)), or NULL with
+ * and frees it after using *res, then json_decref on res->error, res->test
+ * and res->store_writes), or NULL with
  * *why set to a static description when the worker broke the protocol.
  */
 json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why);
+/* The same for a frame already parsed: takes root (freed on failure). */
+json_t *ctl_result_take(json_t *root, struct ctl_result *res, const char **why);
 
 #endif

@@ -52,6 +52,14 @@
 /* list: the start of each execution's code. */
 #define LIMIT_CODE_PREVIEW_CHARS 100u
 
+/* Tools a request may declare, and the length of a (dotted) tool name. */
+#define LIMIT_TOOLS 256u
+#define LIMIT_TOOL_NAME 128u
+/* store/load: JSON bytes per value and in all, as in the design scripts
+ * are written for; the script gets a RangeError beyond them. */
+#define LIMIT_STORE_VALUE_BYTES (256u * 1024u)
+#define LIMIT_STORE_TOTAL_BYTES (1024u * 1024u)
+
 /* Scheduling: concurrent workers default to 2 x CPUs (CPU-bound scripts
  * gain nothing beyond that); the FIFO behind them is bounded so a burst
  * is absorbed but a flood is refused early with RESOURCE_EXHAUSTED. */

@@ -10,7 +10,15 @@
 
 #include "limits.h"
 
-enum field_type { FIELD_STRING, FIELD_UINT, FIELD_BOOL, FIELD_STATES };
+enum field_type {
+	FIELD_STRING,
+	FIELD_UINT,
+	FIELD_BOOL,
+	FIELD_STATES,
+	FIELD_TOOLS,
+	FIELD_STORE,
+	FIELD_ANY,
+};
 
 struct field_spec {
 	const char *name;
@@ -31,6 +39,8 @@ static const struct field_spec execute_fields[] = {
 	{"code", FIELD_STRING, false},
 	{"cached", FIELD_STRING, false},
 	{"cache", FIELD_BOOL, false},
+	{"tools", FIELD_TOOLS, false},
+	{"store", FIELD_STORE, false},
 	{"timeout_ms", FIELD_UINT, false},
 	{"max_cpu_ms", FIELD_UINT, false},
 	{"memory_bytes", FIELD_UINT, false},
@@ -62,10 +72,25 @@ static const struct field_spec list_fields[] = {
 static const struct field_spec test_fields[] = {
 	{"code", FIELD_STRING, false},
 	{"tests", FIELD_STRING, true},
+	{"tools", FIELD_TOOLS, false},
+	{"store", FIELD_STORE, false},
 	{"timeout_ms", FIELD_UINT, false},
 	{"max_cpu_ms", FIELD_UINT, false},
 	{"memory_bytes", FIELD_UINT, false},
 	{"output_bytes", FIELD_UINT, false},
+	{NULL, 0, false},
+};
+
+static const struct field_spec tool_result_fields[] = {
+	{"execution_id", FIELD_STRING, true},
+	{"call_id", FIELD_UINT, true},
+	{"value", FIELD_ANY, false},
+	{"error", FIELD_STRING, false},
+	{NULL, 0, false},
+};
+
+static const struct field_spec declarations_fields[] = {
+	{"tools", FIELD_TOOLS, true},
 	{NULL, 0, false},
 };
 
@@ -85,6 +110,8 @@ static const struct op_spec ops[] = {
 	{"test", OP_TEST, test_fields},
 	{"cache_list", OP_CACHE_LIST, cache_list_fields},
 	{"cache_clear", OP_CACHE_CLEAR, no_fields},
+	{"tool_result", OP_TOOL_RESULT, tool_result_fields},
+	{"declarations", OP_DECLARATIONS, declarations_fields},
 };
 
 static const char *const state_names[STATE_COUNT] = {
@@ -262,6 +289,124 @@ static int check_states(const char *field, const json_t *v, struct request_error
 	return 0;
 }
 
+/* An identifier as JavaScript's dot notation takes it (ASCII). */
+static bool ident_ok(const char *s, size_t n)
+{
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '$'))
+			return false;
+	}
+	return true;
+}
+
+/* A dotted tool name: identifiers joined by dots. */
+static bool tool_name_ok(const char *name, size_t len)
+{
+	if (len == 0 || len > LIMIT_TOOL_NAME)
+		return false;
+	size_t start = 0;
+	for (size_t i = 0; i <= len; i++) {
+		if (i == len || name[i] == '.') {
+			if (!ident_ok(name + start, i - start))
+				return false;
+			start = i + 1;
+		}
+	}
+	return true;
+}
+
+/* Does a name a prefix path of b ("a" of "a.b")? Then both cannot be. */
+static bool path_prefix(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+	return strncmp(a, b, n) == 0 && (b[n] == '.' || b[n] == '\0');
+}
+
+static int check_tools(const json_t *v, struct request_error *err)
+{
+	if (!json_is_array(v) || json_array_size(v) > LIMIT_TOOLS) {
+		fail(err, STATUS_INVALID_ARGUMENT, "tools: expected an array of at most %u tools",
+		     LIMIT_TOOLS);
+		return -1;
+	}
+	size_t i;
+	json_t *t;
+	json_array_foreach (v, i, t) {
+		json_t *name = json_object_get(t, "name");
+		const char *key;
+		json_t *m;
+		if (!json_is_object(t) || !json_is_string(name) ||
+		    !tool_name_ok(json_string_value(name), json_string_length(name))) {
+			fail(err, STATUS_INVALID_ARGUMENT,
+			     "tools[%zu].name: expected identifiers joined by dots (like "
+			     "\"github.search\"), at most %u characters",
+			     i, LIMIT_TOOL_NAME);
+			return -1;
+		}
+		json_object_foreach ((json_t *)t, key, m) {
+			bool schema = strcmp(key, "input_schema") == 0 ||
+				      strcmp(key, "output_schema") == 0;
+			bool ok = strcmp(key, "name") == 0 ||
+				  (strcmp(key, "description") == 0 && json_is_string(m)) ||
+				  (schema && (json_is_object(m) || json_is_boolean(m)));
+			if (!ok) {
+				fail(err, STATUS_INVALID_ARGUMENT,
+				     "tools[%zu].%.*s: unknown field or wrong type (a tool has name, "
+				     "description, input_schema, output_schema)",
+				     i, quote_len(key), key);
+				return -1;
+			}
+		}
+		for (size_t k = 0; k < i; k++) {
+			const char *other = json_string_value(json_object_get(json_array_get(v, k), "name"));
+			const char *mine = json_string_value(name);
+			if (path_prefix(other, mine) || path_prefix(mine, other)) {
+				fail(err, STATUS_INVALID_ARGUMENT,
+				     "tools[%zu].name: \"%s\" clashes with \"%s\" (a name cannot "
+				     "be both a tool and a group of tools, or appear twice)",
+				     i, mine, other);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The store the script starts with: values within the script's limits. */
+static int check_store(const json_t *v, struct request_error *err)
+{
+	if (!json_is_object(v)) {
+		fail(err, STATUS_INVALID_ARGUMENT, "store: expected an object, got %s", type_name(v));
+		return -1;
+	}
+	size_t total = 0;
+	const char *key;
+	json_t *m;
+	json_object_foreach ((json_t *)v, key, m) {
+		char *text = json_dumps(m, JSON_COMPACT | JSON_ENCODE_ANY);
+		size_t n = text ? strlen(text) : 0;
+		free(text);
+		total += n;
+		if (n > LIMIT_STORE_VALUE_BYTES) {
+			fail(err, STATUS_INVALID_ARGUMENT,
+			     "store.%.*s: %zu bytes of JSON; a value may have at most %u",
+			     quote_len(key), key, n, LIMIT_STORE_VALUE_BYTES);
+			return -1;
+		}
+	}
+	if (total > LIMIT_STORE_TOTAL_BYTES) {
+		fail(err, STATUS_INVALID_ARGUMENT,
+		     "store: %zu bytes of JSON; the store may hold at most %u", total,
+		     LIMIT_STORE_TOTAL_BYTES);
+		return -1;
+	}
+	return 0;
+}
+
 static int check_field(const struct field_spec *f, const json_t *v, struct request_error *err)
 {
 	uint64_t u;
@@ -284,8 +429,10 @@ static int check_field(const struct field_spec *f, const json_t *v, struct reque
 		fail(err, STATUS_INVALID_ARGUMENT, "%s: expected true or false, got %s", f->name,
 		     type_name(v));
 		return -1;
-	case FIELD_STATES:
-		return check_states(f->name, v, err);
+	case FIELD_STATES: return check_states(f->name, v, err);
+	case FIELD_TOOLS: return check_tools(v, err);
+	case FIELD_STORE: return check_store(v, err);
+	case FIELD_ANY: return 0;
 	}
 	return -1;
 }
@@ -355,6 +502,8 @@ static int fill_execution(json_t *root, const struct request_limits *lim, struct
 	req->tests_len = json_string_length(tests);
 	json_t *cache = json_object_get(root, "cache");
 	req->cache = !cache || json_is_true(cache);
+	req->tools = json_object_get(root, "tools");
+	req->store = json_object_get(root, "store");
 	if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
 		      &req->timeout_ms, err) < 0 ||
 	    get_limit(root, "max_cpu_ms", req->timeout_ms, 1, lim->timeout_ms_max,
@@ -379,6 +528,21 @@ static int fill_status(json_t *root, const struct request_limits *lim, struct re
 		req->wait_ms = lim->wait_ms_max;
 	req->stdout_offset = get_uint(root, "stdout_offset", 0);
 	req->stderr_offset = get_uint(root, "stderr_offset", 0);
+	return 0;
+}
+
+static int fill_tool_result(json_t *root, struct request *req, struct request_error *err)
+{
+	req->execution_id = json_string_value(json_object_get(root, "execution_id"));
+	req->call_id = get_uint(root, "call_id", 0);
+	req->value = json_object_get(root, "value");
+	req->error = json_string_value(json_object_get(root, "error"));
+	if (!req->value == !req->error) {
+		fail(err, STATUS_INVALID_ARGUMENT,
+		     req->error ? "value, error: give one, not both"
+				: "value: required field is missing (or give \"error\": MESSAGE)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -470,6 +634,11 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 		return fill_list(root, req, err);
 	case OP_CACHE_LIST:
 		req->filter = json_string_value(json_object_get(root, "filter"));
+		return 0;
+	case OP_TOOL_RESULT:
+		return fill_tool_result(root, req, err);
+	case OP_DECLARATIONS:
+		req->tools = json_object_get(root, "tools");
 		return 0;
 	case OP_HEALTH:
 	case OP_CACHE_CLEAR:

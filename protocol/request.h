@@ -26,6 +26,8 @@ enum request_op {
 	OP_TEST,
 	OP_CACHE_LIST,
 	OP_CACHE_CLEAR,
+	OP_TOOL_RESULT,
+	OP_DECLARATIONS,
 };
 
 /* The states of an execution, in the order of its life. */
@@ -79,6 +81,14 @@ struct request {
 	uint64_t within_ms;
 	/* cache_list */
 	const char *filter;
+	/* execute, stream, async, test, declarations: [{name, ...}] (borrowed) */
+	json_t *tools;
+	/* execute, stream, async, test: {key: value} (borrowed) */
+	json_t *store;
+	/* tool_result (and execution_id) */
+	uint64_t call_id;
+	json_t *value;     /* borrowed; NULL when error is given */
+	const char *error; /* the tool's failure, thrown inside the script */
 };
 
 /* Why a request was refused. message is malloc'd; id (borrowed, may be NULL)

@@ -143,6 +143,14 @@ static json_t *build_fields(struct exec *e)
 	json_object_set_new(f, "success", json_boolean(success));
 	if (e->state == STATE_COMPLETED && e->result.value && e->mode != EXEC_TEST)
 		json_object_set(f, "value", e->result.value);
+	/* The store's changes count only for a successful script. */
+	json_t *writes = e->result.store_writes;
+	if (success && writes &&
+	    (e->store || json_object_size(json_object_get(writes, "set")) ||
+	     json_array_size(json_object_get(writes, "delete"))))
+		json_object_set(f, "store_writes", writes);
+	if (e->tools)
+		json_object_set(f, "calls", e->calls);
 	if (error)
 		json_object_set_new(f, "error", error);
 	json_object_set_new(f, "started_at_ms", json_integer((json_int_t)e->reg.created_ms));
@@ -163,15 +171,16 @@ static json_t *build_fields(struct exec *e)
 static void complete(struct exec *e)
 {
 	e->phase = PHASE_DONE;
-	if (e->conn) {
+	if (e->conn && e->mode != EXEC_ASYNC) {
 		json_t *r = msg_reply_ok(e->req_id);
 		json_object_update(r, e->fields);
 		if (e->mode != EXEC_STREAM)
 			add_output(r, e);
 		conn_send(e->conn, r);
 		json_decref(r);
-		conn_unsubscribe(e->conn, &e->sub);
 	}
+	if (e->conn)
+		conn_unsubscribe(e->conn, &e->sub);
 	log_info("%s %s %s in %lld ms (pid %d%s)", e->reg.id, mode_names[e->mode],
 		 request_state_name(e->state),
 		 (long long)json_integer_value(json_object_get(e->fields, "execution_time_ms")),
@@ -204,15 +213,86 @@ static void leave_live(struct exec *e)
 	live_count--;
 }
 
+/* ---- tool calls */
+
+static void finish_call(struct exec *e, const char *status)
+{
+	json_t *call = json_array_get(e->calls, json_array_size(e->calls) - 1);
+	json_object_set_new(call, "status", json_string(status));
+	json_object_set_new(call, "duration_ms",
+			    json_integer((json_int_t)((loop_clock_us() - e->call_start_us) / 1000)));
+	e->pending_call = 0;
+}
+
+/* Answers the pending call: value (borrowed) or error. */
+static void answer_call(struct exec *e, json_t *value, const char *error)
+{
+	json_t *m = json_pack("{s:s, s:I}", "type", "tool_result", "call_id", e->pending_call);
+	if (error)
+		json_object_set_new(m, "error", json_string(error));
+	else
+		json_object_set(m, "value", value);
+	run_send(e, m);
+	json_decref(m);
+	finish_call(e, error ? "error" : "ok");
+}
+
+static const char gone_message[] =
+	"the client that submitted this execution has gone, so its tools cannot be called";
+
+void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, json_t *args)
+{
+	e->last_call = e->pending_call = call_id;
+	e->call_start_us = loop_clock_us();
+	json_array_append_new(e->calls, json_pack("{s:I, s:s, s:s}", "call_id", call_id, "name",
+						  name, "status", "pending"));
+	if (!e->conn) {
+		answer_call(e, NULL, gone_message);
+		return;
+	}
+	json_t *ev = msg_event(e->req_id, "tool_call");
+	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
+	json_object_set_new(ev, "call_id", json_integer(call_id));
+	json_object_set_new(ev, "name", json_string(name));
+	json_object_set(ev, "args", args);
+	conn_send(e->conn, ev);
+	json_decref(ev);
+}
+
+int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *value,
+		     const char *error, enum status *code, const char **message)
+{
+	if (e->phase != PHASE_SPAWNING && e->phase != PHASE_RUNNING) {
+		*code = STATUS_FAILED_PRECONDITION;
+		*message = "the execution is not running";
+		return -1;
+	}
+	if (!e->pending_call || (uint64_t)e->pending_call != call_id) {
+		*code = STATUS_NOT_FOUND;
+		*message = "call_id: no such call is waiting for its result";
+		return -1;
+	}
+	if (c != e->conn) {
+		*code = STATUS_PERMISSION_DENIED;
+		*message = "only the connection that received the call may answer it";
+		return -1;
+	}
+	answer_call(e, value, error);
+	return 0;
+}
+
 void exec_ended(struct exec *e)
 {
+	if (e->pending_call)
+		finish_call(e, "cancelled");
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
 	run_release(e);
 	json_decref(e->result_root);
 	json_decref(e->result.error);
 	json_decref(e->result.test);
-	e->result_root = e->result.error = e->result.test = NULL;
+	json_decref(e->result.store_writes);
+	e->result_root = e->result.error = e->result.test = e->result.store_writes = NULL;
 	e->result.value = NULL;
 	leave_live(e);
 	/* New code that ran successfully goes to the cache first, so that the
@@ -241,6 +321,9 @@ static void exec_free(struct registry_entry *r)
 	struct exec *e = container_of(r, struct exec, reg);
 	json_decref(e->fields);
 	json_decref(e->req_id);
+	json_decref(e->tools);
+	json_decref(e->store);
+	json_decref(e->calls);
 	buf_free(&e->out[OUT]);
 	buf_free(&e->out[ERR]);
 	free(e->cached_name);
@@ -301,7 +384,11 @@ static void on_conn_gone(struct conn_sub *s)
 	e->conn = NULL;
 	if (e->paused)
 		run_pause(e, false); /* drain and drop */
-	exec_cancel(e);
+	/* An async execution goes on; only its tools are out of reach. */
+	if (e->mode != EXEC_ASYNC)
+		exec_cancel(e);
+	else if (e->pending_call)
+		answer_call(e, NULL, gone_message);
 }
 
 static void on_conn_drained(struct conn_sub *s)
@@ -373,13 +460,15 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	e->phase = PHASE_QUEUED;
 	list_add_tail(&live, &e->link);
 	live_count++;
-	/* Async executions belong to no connection: they outlive it. */
-	if (e->mode != EXEC_ASYNC) {
-		e->conn = c;
-		e->sub.ops = &sub_ops;
-		conn_subscribe(c, &e->sub);
-		e->paused = e->mode == EXEC_STREAM && conn_backlogged(c);
-	}
+	/* The requester gets tool calls and, but for async, the reply; an
+	 * async execution outlives it (see on_conn_gone). */
+	e->conn = c;
+	e->sub.ops = &sub_ops;
+	conn_subscribe(c, &e->sub);
+	e->paused = e->mode == EXEC_STREAM && conn_backlogged(c);
+	e->tools = json_incref(req->tools);
+	e->store = json_incref(req->store);
+	e->calls = json_array();
 	total++;
 	if (sched_submit(&e->sched) < 0) {
 		total--;

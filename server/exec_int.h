@@ -57,6 +57,12 @@ struct exec {
 	char *cached_name; /* ran from the cache under this name */
 	char preview[4 * 100 + 1];
 	bool cache; /* store the code if it succeeds */
+	json_t *tools;  /* the request's tool declarations, or NULL */
+	json_t *store;  /* the store the script starts with, or NULL */
+	json_t *calls;  /* [{call_id, name, status, duration_ms}] so far */
+	json_int_t pending_call; /* the call the worker waits on, or 0 */
+	json_int_t last_call;
+	uint64_t call_start_us;
 	uint64_t timeout_ms, max_cpu_ms, memory_bytes, output_bytes;
 
 	enum phase phase;
@@ -99,6 +105,10 @@ enum exec_state run_verdict(struct exec *e, json_t **error);
 void run_release(struct exec *e);
 /* run.c: output relaying waits for (false) or resumes with the client. */
 void run_pause(struct exec *e, bool paused);
+/* run.c: sends msg to the worker on its control channel. */
+void run_send(struct exec *e, json_t *msg);
+/* exec.c: the worker calls a tool (args borrowed). */
+void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, json_t *args);
 
 /* exec.c: the worker has ended and every byte of its output is in. */
 void exec_ended(struct exec *e);

@@ -9,6 +9,7 @@
 #include "../protocol/msg.h"
 #include "cache.h"
 #include "conn.h"
+#include "decl.h"
 #include "exec.h"
 #include "loop.h"
 #include "registry.h"
@@ -320,6 +321,38 @@ static void cache_op(struct conn *c, const struct request *req)
 	json_decref(r);
 }
 
+/* ---- tools */
+
+static void tool_result(struct conn *c, const struct request *req)
+{
+	struct exec *e = find(c, req);
+	if (!e)
+		return;
+	enum status code;
+	const char *why;
+	if (exec_tool_result(e, c, req->call_id, req->value, req->error, &code, &why) < 0) {
+		reply_error(c, req->id, code, "%s", why);
+		return;
+	}
+	json_t *r = msg_reply_ok(req->id);
+	conn_send(c, r);
+	json_decref(r);
+}
+
+static void declarations(struct conn *c, const struct request *req)
+{
+	char *ts = decl_typescript(req->tools);
+	if (!ts) {
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "out of memory");
+		return;
+	}
+	json_t *r = msg_reply_ok(req->id);
+	json_object_set_new(r, "typescript", json_string(ts));
+	free(ts);
+	conn_send(c, r);
+	json_decref(r);
+}
+
 /* ---- health */
 
 static void health(struct conn *c, const struct request *req)
@@ -364,5 +397,7 @@ void ops_handle(struct conn *c, const struct request *req)
 	case OP_LIST: list(c, req); return;
 	case OP_CACHE_LIST:
 	case OP_CACHE_CLEAR: cache_op(c, req); return;
+	case OP_TOOL_RESULT: tool_result(c, req); return;
+	case OP_DECLARATIONS: declarations(c, req); return;
 	}
 }

@@ -252,6 +252,44 @@ static void on_stderr(struct loop_watch *w, uint32_t ev)
 
 /* ---- control channel */
 
+static void ctl_flush(struct exec *e);
+
+static bool declared(const struct exec *e, const char *name)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach (e->tools, i, t)
+		if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+			return true;
+	return false;
+}
+
+/* A tool call from the worker (m borrowed). NULL when it is in order,
+ * else why it breaks the protocol. */
+static const char *tool_call_frame(struct exec *e, json_t *m)
+{
+	json_t *id = json_object_get(m, "call_id");
+	const char *name = json_string_value(json_object_get(m, "name"));
+	json_t *args = json_object_get(m, "args");
+	if (!json_is_integer(id) || json_integer_value(id) != e->last_call + 1 || !name ||
+	    !declared(e, name) || !args || e->pending_call)
+		return "a tool call out of order, or of an undeclared tool";
+	exec_tool_call(e, json_integer_value(id), name, args);
+	return NULL;
+}
+
+void run_send(struct exec *e, json_t *msg)
+{
+	if (e->ctl_fd < 0)
+		return;
+	if (msg_encode(&e->ctl_out, FRAME_MODE_BINARY, msg) < 0) {
+		log_err("%s: out of memory answering the worker", e->reg.id);
+		run_kill(e, KILL_PROTOCOL);
+		return;
+	}
+	ctl_flush(e);
+}
+
 static void ctl_frames(struct exec *e)
 {
 	for (;;) {
@@ -263,11 +301,20 @@ static void ctl_frames(struct exec *e)
 			return;
 		const char *why = frame_status_str(st);
 		if (st == FRAME_OK && !e->have_result) {
-			e->result_root = ctl_result_parse(payload, plen, &e->result, &why);
-			e->have_result = e->result_root != NULL;
+			json_t *m = json_loadb(payload, plen, JSON_REJECT_DUPLICATES, NULL);
 			buf_consume(&e->ctl_in, used);
-			if (e->have_result)
-				continue;
+			const char *type = json_string_value(json_object_get(m, "type"));
+			if (type && strcmp(type, "tool_call") == 0) {
+				why = tool_call_frame(e, m);
+				json_decref(m);
+				if (!why)
+					continue;
+			} else {
+				e->result_root = ctl_result_take(m, &e->result, &why);
+				e->have_result = e->result_root != NULL;
+				if (e->have_result)
+					continue;
+			}
 		}
 		log_warn("%s: worker sent a bad control frame (%s)", e->reg.id, why);
 		run_kill(e, KILL_PROTOCOL);
@@ -397,6 +444,14 @@ static int encode_job(struct exec *e)
 	} else {
 		json_object_set_new(job, "code", json_stringn(e->code, e->code_len));
 	}
+	json_t *names = json_array();
+	size_t i;
+	json_t *t;
+	json_array_foreach (e->tools, i, t)
+		json_array_append(names, json_object_get(t, "name"));
+	json_object_set_new(job, "tools", names);
+	if (e->store)
+		json_object_set(job, "store", e->store);
 	json_object_set_new(job, "memory_bytes", json_integer((json_int_t)e->memory_bytes));
 	json_object_set_new(job, "max_cpu_ms", json_integer((json_int_t)e->max_cpu_ms));
 	int rc = msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job);

@@ -16,6 +16,7 @@
 #include "../protocol/io.h"
 #include "../protocol/utf8.h"
 #include "js.h"
+#include "store.h"
 #include "syntax.h"
 
 static duk_context *heap_ctx;
@@ -304,6 +305,186 @@ static duk_ret_t math_random(duk_context *ctx)
 	return 1;
 }
 
+static json_t *result_error(const char *kind, const char *message)
+{
+	return json_pack("{s:s, s:b, s:{s:s, s:s}}", "type", "result", "ok", 0, "error", "kind",
+			 kind, "message", message);
+}
+
+/*
+ * The value at idx as JSON (a JSON round trip, as for everything that leaves
+ * the engine). 1 with *out set; 0 when it has no JSON form at all
+ * (undefined, or a toJSON giving undefined); -1 with why filled when it
+ * cannot be converted (a function, a symbol, a cycle, too big, no memory).
+ */
+static int to_json(duk_context *ctx, duk_idx_t idx, const char *what, json_t **out, char *why,
+		   size_t why_len)
+{
+	idx = duk_normalize_index(ctx, idx);
+	if (duk_is_undefined(ctx, idx))
+		return 0;
+	if (duk_is_function(ctx, idx) || duk_is_symbol(ctx, idx)) {
+		snprintf(why, why_len, "%s is a %s, which JSON cannot hold", what,
+			 duk_is_function(ctx, idx) ? "function" : "symbol");
+		return -1;
+	}
+	duk_dup(ctx, idx);
+	if (duk_safe_call(ctx, json_encode_top, NULL, 1, 1) != DUK_EXEC_SUCCESS) {
+		snprintf(why, why_len, "%s cannot be converted to JSON (%s)", what,
+			 alloc_failed ? "out of memory" : duk_safe_to_string(ctx, -1));
+		duk_pop(ctx);
+		return -1;
+	}
+	if (!duk_is_string(ctx, -1)) { /* toJSON gave undefined */
+		duk_pop(ctx);
+		return 0;
+	}
+	struct buf text = BUF_INIT;
+	append_string(ctx, -1, &text);
+	duk_pop(ctx);
+	if (buf_len(&text) > CTL_VALUE_BYTES) {
+		buf_free(&text);
+		snprintf(why, why_len, "%s is over %u bytes as JSON", what, CTL_VALUE_BYTES);
+		return -1;
+	}
+	*out = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text), JSON_DECODE_ANY, NULL);
+	buf_free(&text);
+	if (!*out) {
+		snprintf(why, why_len, "%s could not be converted to JSON (%s)", what,
+			 alloc_failed ? "out of memory" : "invalid JSON");
+		return -1;
+	}
+	return 1;
+}
+
+/* Pushes a copy of v, decoded as the engine's own JSON.parse would. */
+static void push_json(duk_context *ctx, const json_t *v)
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!text)
+		(void)duk_error(ctx, DUK_ERR_RANGE_ERROR, "out of memory");
+	duk_push_string(ctx, text);
+	free(text);
+	duk_json_decode(ctx, -1);
+}
+
+static json_t *result_ok(json_t *value)
+{
+	json_t *r = json_pack("{s:s, s:b}", "type", "result", "ok", 1);
+	if (value)
+		json_object_set_new(r, "value", value);
+	/* What the script stored counts only when it succeeded. */
+	json_object_set_new(r, "store_writes", store_writes());
+	return r;
+}
+
+static json_t *result_value(duk_context *ctx)
+{
+	json_t *value = NULL;
+	char why[256];
+	int rc = to_json(ctx, -1, "the returned value", &value, why, sizeof why);
+	if (rc < 0)
+		return result_error(alloc_failed ? "memory" : "script", why);
+	return result_ok(value);
+}
+
+/* ---- tools and the store */
+
+static const char **tool_names;
+static size_t n_tools;
+static engine_tool_fn tool_handler;
+
+/* tools.<name>(args): one synchronous round trip through the worker. */
+static duk_ret_t tool_call(duk_context *ctx)
+{
+	int i = duk_get_current_magic(ctx);
+	if (i < 0 || (size_t)i >= n_tools)
+		return duk_error(ctx, DUK_ERR_ERROR, "unknown tool");
+	json_t *args = NULL;
+	char why[256];
+	if (to_json(ctx, 0, "the tool's argument", &args, why, sizeof why) < 0)
+		return duk_error(ctx, DUK_ERR_TYPE_ERROR, "%s", why);
+	char *error = NULL;
+	json_t *value = tool_handler(tool_names[i], args ? args : json_null(), &error);
+	if (error) {
+		duk_push_error_object(ctx, DUK_ERR_ERROR, "%s", error);
+		free(error);
+		return duk_throw(ctx);
+	}
+	if (!value)
+		return 0;
+	push_json(ctx, value);
+	json_decref(value);
+	return 1;
+}
+
+/* Creates (or finds) the object at a dotted path under obj_idx. */
+static void tool_groups(duk_context *ctx, const char *name)
+{
+	const char *dot;
+	while ((dot = strchr(name, '.')) != NULL) {
+		duk_push_lstring(ctx, name, (duk_size_t)(dot - name));
+		duk_dup(ctx, -1);
+		if (!duk_get_prop(ctx, -3)) {
+			duk_pop(ctx);
+			duk_push_object(ctx);
+			duk_dup(ctx, -2);
+			duk_dup(ctx, -2);
+			duk_put_prop(ctx, -5);
+		}
+		duk_remove(ctx, -2); /* the key */
+		duk_remove(ctx, -2); /* the parent */
+		name = dot + 1;
+	}
+	duk_push_string(ctx, name);
+}
+
+void engine_set_tools(json_t *names, engine_tool_fn handler)
+{
+	duk_context *ctx = heap_ctx;
+	n_tools = json_array_size(names);
+	tool_names = calloc(n_tools ? n_tools : 1, sizeof *tool_names);
+	tool_handler = handler;
+	duk_push_global_object(ctx);
+	duk_get_prop_string(ctx, -1, "tools");
+	for (size_t i = 0; i < n_tools && tool_names; i++) {
+		tool_names[i] = json_string_value(json_array_get(names, i));
+		if (!tool_names[i])
+			continue;
+		duk_dup(ctx, -1);
+		tool_groups(ctx, tool_names[i]); /* [.. tools group key] */
+		duk_push_c_function(ctx, tool_call, 1);
+		duk_set_magic(ctx, -1, (duk_int_t)i);
+		duk_put_prop(ctx, -3);
+		duk_pop(ctx);
+	}
+	duk_pop_2(ctx);
+}
+
+/* load(key): a copy of the stored value, or undefined. */
+static duk_ret_t js_load(duk_context *ctx)
+{
+	json_t *v = store_get(duk_to_string(ctx, 0));
+	if (!v)
+		return 0;
+	push_json(ctx, v);
+	return 1;
+}
+
+/* store(key, value): undefined deletes. */
+static duk_ret_t js_store(duk_context *ctx)
+{
+	const char *key = duk_to_string(ctx, 0);
+	json_t *v = NULL;
+	char why[256];
+	if (to_json(ctx, 1, "the stored value", &v, why, sizeof why) < 0)
+		return duk_error(ctx, DUK_ERR_TYPE_ERROR, "store(%s): %s", key, why);
+	const char *limit;
+	if (store_put(key, v, &limit) < 0)
+		return duk_error(ctx, DUK_ERR_RANGE_ERROR, "%s", limit);
+	return 0;
+}
+
 /* Duktape.errCreate: every error the engine creates passes here. The
  * engine's own allocation failure says "alloc failed"; a script should read
  * what happened: it hit its memory limit. */
@@ -362,6 +543,12 @@ int engine_prepare(void)
 	put_function(ctx, "warn", console_write, DUK_VARARGS, 2);
 	put_function(ctx, "error", console_write, DUK_VARARGS, 2);
 	duk_put_prop_string(ctx, -2, "console");
+
+	/* tools is filled per execution; store and load are always there. */
+	duk_push_object(ctx);
+	duk_put_prop_string(ctx, -2, "tools");
+	put_function(ctx, "load", js_load, 1, 0);
+	put_function(ctx, "store", js_store, 2, 0);
 
 	/* Duktape seeds its generator once per heap, and every worker shares
 	 * this heap's state: replace it with one each worker reseeds. */
@@ -436,11 +623,6 @@ static duk_ret_t describe_thrown(duk_context *ctx, void *udata)
 	return 0;
 }
 
-static json_t *result_error(const char *kind, const char *message)
-{
-	return json_pack("{s:s, s:b, s:{s:s, s:s}}", "type", "result", "ok", 0, "error", "kind",
-			 kind, "message", message);
-}
 
 static json_t *fail_thrown(duk_context *ctx, const char *kind)
 {
@@ -493,43 +675,6 @@ static void add_syntax_hint(json_t *result, const char *code, size_t len)
 		     msg ? msg : "SyntaxError", h.feature, h.line) >= 0)
 		json_object_set_new(e, "message", json_string(text));
 	free(text);
-}
-
-static json_t *result_value(duk_context *ctx)
-{
-	if (duk_is_undefined(ctx, -1))
-		return json_pack("{s:s, s:b}", "type", "result", "ok", 1);
-	if (duk_is_function(ctx, -1) || duk_is_symbol(ctx, -1))
-		return result_error(
-			"script", duk_is_function(ctx, -1)
-					  ? "the script returned a function, which JSON cannot hold"
-					  : "the script returned a symbol, which JSON cannot hold");
-	if (duk_safe_call(ctx, json_encode_top, NULL, 1, 1) != DUK_EXEC_SUCCESS) {
-		if (alloc_failed)
-			return result_error("memory", "out of memory: the script exceeded its "
-						      "memory limit (memory_bytes)");
-		duk_push_sprintf(ctx, "the returned value cannot be converted to JSON (%s)",
-				 duk_safe_to_string(ctx, -1));
-		return result_error("script", duk_get_string(ctx, -1));
-	}
-	if (!duk_is_string(ctx, -1)) /* toJSON gave undefined */
-		return json_pack("{s:s, s:b}", "type", "result", "ok", 1);
-	struct buf text = BUF_INIT;
-	append_string(ctx, -1, &text);
-	if (buf_len(&text) > CTL_VALUE_BYTES) {
-		buf_free(&text);
-		char msg[160];
-		snprintf(msg, sizeof msg, "the returned value is over %u bytes as JSON",
-			 CTL_VALUE_BYTES);
-		return result_error("script", msg);
-	}
-	json_t *value = json_loadb(buf_peek(&text), buf_len(&text), JSON_DECODE_ANY, NULL);
-	buf_free(&text);
-	if (!value)
-		return alloc_failed
-			       ? result_error("memory", "out of memory while returning the value")
-			       : result_error("script", "the returned value's JSON is invalid");
-	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 1, "value", value);
 }
 
 /* The failure result for the compile error at the top of the stack, with
@@ -616,5 +761,7 @@ json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, s
 	if (!results)
 		return result_error(alloc_failed ? "memory" : "script",
 				    "the test results are not valid JSON");
-	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 1, "test", results);
+	json_t *done = result_ok(NULL);
+	json_object_set_new(done, "test", results);
+	return done;
 }

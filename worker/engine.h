@@ -33,7 +33,8 @@ void engine_reseed(void);
 /*
  * Runs code as the body of a function and returns a new result message for
  * the control channel (see protocol/ctl.h): {"type": "result", "ok": true,
- * "value"?} or {"type": "result", "ok": false, "error": {...}}. NULL only
+ * "value"?, "store_writes"} or {"type": "result", "ok": false, "error":
+ * {...}}. NULL only
  * when even that could not be allocated. Console output goes straight to
  * fds 1 and 2 as the script writes it.
  */
@@ -58,6 +59,16 @@ void engine_set_limits(uint64_t memory_bytes, uint64_t max_cpu_ms);
 
 /* The interrupt check Duktape calls (see scripts/duk-config.sh). */
 unsigned int engine_interrupt(void *udata);
+
+/*
+ * Answers a tool call: gets the tool's name and its argument (a reference
+ * it takes), returns the result (a new reference, NULL for none) or sets
+ * *error to a malloc'd message the script gets as an Error.
+ */
+typedef json_t *(*engine_tool_fn)(const char *name, json_t *args, char **error);
+
+/* Makes tools.<name> for each (dotted) name; names must outlive the run. */
+void engine_set_tools(json_t *names, engine_tool_fn handler);
 
 /* Bytes the engine's heap holds now and at most so far. */
 size_t engine_heap_bytes(void);

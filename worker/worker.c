@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,47 +13,78 @@
 #include "../protocol/io.h"
 #include "../protocol/frame.h"
 #include "engine.h"
+#include "store.h"
 
-/* Reads the one job frame from fd 0; returns its parsed JSON or NULL. */
-static json_t *read_job(size_t max)
+/* The control channel, fd 0: frames both ways, read and written whole. */
+static struct buf chan_in = BUF_INIT;
+static struct frame_decoder chan_dec;
+
+/* The next frame's JSON; exits when the supervisor breaks the protocol. */
+static json_t *chan_read(void)
 {
-	struct buf in = BUF_INIT;
-	struct frame_decoder dec;
-	frame_decoder_init(&dec, FRAME_MODE_BINARY, max);
-	json_t *job = NULL;
 	for (;;) {
 		const char *payload;
 		size_t plen, used;
-		enum frame_status st =
-			frame_next(&dec, buf_peek(&in), buf_len(&in), &payload, &plen, &used);
+		enum frame_status st = frame_next(&chan_dec, buf_peek(&chan_in),
+						  buf_len(&chan_in), &payload, &plen, &used);
 		if (st == FRAME_OK) {
-			job = json_loadb(payload, plen, JSON_ALLOW_NUL, NULL);
-			break;
+			json_t *msg = json_loadb(payload, plen, JSON_ALLOW_NUL, NULL);
+			buf_consume(&chan_in, used);
+			if (!msg)
+				_exit(CTL_EXIT_PROTOCOL);
+			return msg;
 		}
 		if (st != FRAME_MORE)
-			break;
-		char *dst = buf_reserve(&in, 65536);
+			_exit(CTL_EXIT_PROTOCOL);
+		char *dst = buf_reserve(&chan_in, 65536);
 		if (!dst)
-			break;
+			_exit(CTL_EXIT_MEMORY);
 		ssize_t r = read(0, dst, 65536);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			break;
-		buf_commit(&in, (size_t)r);
+			_exit(CTL_EXIT_PROTOCOL);
+		buf_commit(&chan_in, (size_t)r);
 	}
-	buf_free(&in);
-	return job;
 }
 
-static void send_result(json_t *result)
+static void chan_write(json_t *msg)
 {
 	struct buf out = BUF_INIT;
-	char *text = json_dumps(result, JSON_COMPACT);
+	char *text = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
 	if (!text || frame_append(&out, FRAME_MODE_BINARY, text, strlen(text)) < 0)
 		_exit(CTL_EXIT_MEMORY);
+	free(text);
 	if (io_write_all(0, buf_peek(&out), buf_len(&out)) < 0)
 		_exit(CTL_EXIT_PROTOCOL);
+	buf_free(&out);
+}
+
+/* A tool call: ask the supervisor, wait for its answer. Calls are
+ * synchronous, one at a time, so the next frame must be this answer. */
+static json_t *call_tool(const char *name, json_t *args, char **error)
+{
+	static json_int_t next_id;
+	json_int_t id = ++next_id;
+	json_t *call = json_pack("{s:s, s:I, s:s, s:o}", "type", "tool_call", "call_id", id,
+				 "name", name, "args", args);
+	if (!call)
+		_exit(CTL_EXIT_MEMORY);
+	chan_write(call);
+	json_decref(call);
+	json_t *answer = chan_read();
+	const char *type = json_string_value(json_object_get(answer, "type"));
+	if (!type || strcmp(type, "tool_result") != 0 ||
+	    json_integer_value(json_object_get(answer, "call_id")) != id)
+		_exit(CTL_EXIT_PROTOCOL);
+	const char *err = json_string_value(json_object_get(answer, "error"));
+	json_t *value = NULL;
+	if (err)
+		*error = strdup(err);
+	else
+		value = json_incref(json_object_get(answer, "value"));
+	json_decref(answer);
+	return value;
 }
 
 void worker_main(const struct confine_params *p, const struct sock_fprog *filter,
@@ -71,11 +103,14 @@ void worker_main(const struct confine_params *p, const struct sock_fprog *filter
 	/* From here on the process is confined: what follows handles the
 	 * untrusted script and may be assumed compromised. */
 	engine_reseed();
-	json_t *job = read_job(max_job_bytes);
+	frame_decoder_init(&chan_dec, FRAME_MODE_BINARY, max_job_bytes);
+	json_t *job = chan_read();
 	json_t *code = json_object_get(job, "code");
 	json_t *tests = json_object_get(job, "tests");
 	engine_set_limits((uint64_t)json_integer_value(json_object_get(job, "memory_bytes")),
 			  (uint64_t)json_integer_value(json_object_get(job, "max_cpu_ms")));
+	store_init(json_incref(json_object_get(job, "store")));
+	engine_set_tools(json_object_get(job, "tools"), call_tool);
 	size_t heap_base = engine_heap_bytes();
 	json_t *result;
 	if (tests) {
@@ -92,6 +127,6 @@ void worker_main(const struct confine_params *p, const struct sock_fprog *filter
 		_exit(CTL_EXIT_MEMORY);
 	json_object_set_new(result, "heap_peak_bytes",
 			    json_integer((json_int_t)(engine_heap_peak() - heap_base)));
-	send_result(result);
+	chan_write(result);
 	_exit(CTL_EXIT_OK);
 }

@@ -1,0 +1,27 @@
+/*
+ * store.h - the key-value store a script reads with load() and writes with
+ * store(). The client passes its current values with the request; the
+ * daemon keeps nothing, and a successful execution reports what changed.
+ */
+#ifndef SANDBOXD_STORE_H
+#define SANDBOXD_STORE_H
+
+#include <jansson.h>
+
+/* Starts from initial (an object, or NULL: empty); takes a reference. */
+void store_init(json_t *initial);
+
+/* The value under key (borrowed), or NULL. */
+json_t *store_get(const char *key);
+
+/*
+ * Sets key to value (stealing the reference), or deletes it when value is
+ * NULL. -1 when the value or the store would be over its limit (nothing
+ * changes), with *why set to a static message.
+ */
+int store_put(const char *key, json_t *value, const char **why);
+
+/* {"set": {key: value}, "delete": [key]}: the changes since store_init. */
+json_t *store_writes(void);
+
+#endif
