@@ -418,7 +418,7 @@ END_TEST
 START_TEST(unknown_op_lists_known_ops)
 {
 	char *m = parse_error("{\"op\":\"exec\"}", STATUS_INVALID_ARGUMENT);
-	ck_assert_str_eq(m, "op: unknown op \"exec\" (known: health, execute, stream, async, status, cancel, list, test, cache_list, cache_clear)");
+	ck_assert_str_eq(m, "op: unknown op \"exec\" (known: health, execute, stream, async, status, cancel, list, test, cache_list, cache_clear, tool_result, declarations)");
 	free(m);
 	/* An op that is a known name followed by a NUL is not that op. */
 	m = parse_error("{\"op\":\"health\\u0000\"}", STATUS_INVALID_ARGUMENT);
