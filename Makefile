@@ -39,7 +39,7 @@ ALL_CFLAGS  = $(WARNINGS) $(CFLAGS) -Ibuild/duktape $(LIB_CFLAGS) $(CHECK_CFLAGS
 DUK_SRC    ?= /usr/share/duktape
 DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/duktape.c
 
-PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c \
+PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c protocol/source.c \
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c
 WORKER   := worker/engine.c worker/syntax.c worker/store.c worker/confine.c worker/worker.c \
             worker/forkserver.c

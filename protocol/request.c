@@ -504,6 +504,7 @@ static int fill_execution(json_t *root, const struct request_limits *lim, struct
 	req->cache = !cache || json_is_true(cache);
 	req->tools = json_object_get(root, "tools");
 	req->store = json_object_get(root, "store");
+	req->max_cpu_given = json_object_get(root, "max_cpu_ms") != NULL;
 	if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
 		      &req->timeout_ms, err) < 0 ||
 	    get_limit(root, "max_cpu_ms", req->timeout_ms, 1, lim->timeout_ms_max,

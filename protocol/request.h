@@ -67,6 +67,7 @@ struct request {
 	bool cache; /* store new code on success ("cache": false turns it off) */
 	uint64_t timeout_ms;
 	uint64_t max_cpu_ms; /* the engine's CPU budget; defaults to timeout_ms */
+	bool max_cpu_given;
 	uint64_t memory_bytes;
 	uint64_t output_bytes;
 	/* status, cancel */

@@ -414,8 +414,8 @@ static char *copy(const char *s, size_t len)
 }
 
 struct exec *exec_submit(struct conn *c, const struct request *req, const char *code,
-			 size_t code_len, const char *cached_name, enum status *status,
-			 const char **message)
+			 size_t code_len, size_t options_len, const char *cached_name,
+			 enum status *status, const char **message)
 {
 	static char queue_msg[96];
 	*status = STATUS_RESOURCE_EXHAUSTED;
@@ -434,6 +434,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 					: EXEC_EXECUTE;
 	e->code = code ? copy(code, code_len) : NULL;
 	e->code_len = code_len;
+	e->options_len = options_len;
 	e->tests = req->tests ? copy(req->tests, req->tests_len) : NULL;
 	e->tests_len = req->tests_len;
 	e->cached_name = cached_name ? strdup(cached_name) : NULL;

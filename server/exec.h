@@ -40,14 +40,15 @@ struct exec_settings {
 void exec_init(const struct exec_settings *s);
 
 /*
- * Accepts an execution of code (copied) for req, from c (NULL for async:
- * the execution then outlives its connection). Returns it, or NULL with
+ * Accepts an execution of code (copied) for req, from c (an async execution
+ * outlives it). The first options_len bytes are the options line, which
+ * the worker gets blanked. Returns it, or NULL with
  * *code and *message saying why it was refused (queue full, shutting down,
  * out of memory).
  */
 struct exec *exec_submit(struct conn *c, const struct request *req, const char *code,
-			 size_t code_len, const char *cached_name, enum status *code_out,
-			 const char **message);
+			 size_t code_len, size_t options_len, const char *cached_name,
+			 enum status *code_out, const char **message);
 
 struct exec *exec_find(const char *id);
 const char *exec_id(const struct exec *e);

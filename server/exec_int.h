@@ -52,6 +52,7 @@ struct exec {
 	json_t *req_id;    /* the requester's id (a reference) */
 	char *code;        /* the script (NULL once done) */
 	size_t code_len;
+	size_t options_len; /* the options line, blanked for the worker */
 	char *tests; /* test mode */
 	size_t tests_len;
 	char *cached_name; /* ran from the cache under this name */

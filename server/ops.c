@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../protocol/msg.h"
+#include "../protocol/source.h"
 #include "cache.h"
 #include "conn.h"
 #include "decl.h"
@@ -274,9 +275,30 @@ static void submit(struct conn *c, const struct request *req)
 			return;
 		}
 	}
+	/* The options line, for what it sets (test mode has none). */
+	struct request with = *req;
+	struct source_options opts = {0, 0};
+	char *bad = NULL;
+	if (req->op != OP_TEST && source_options(code, len, &opts, &bad) < 0) {
+		reply_error(c, req->id, STATUS_INVALID_ARGUMENT, "%s", bad ? bad : "@options");
+		free(bad);
+		return;
+	}
+	if (opts.timeout_ms) {
+		if (opts.timeout_ms > ops_limits.timeout_ms_max) {
+			reply_error(c, req->id, STATUS_INVALID_ARGUMENT,
+				    "@options.timeout: %llu ms is over the daemon's maximum of %llu ms",
+				    (unsigned long long)opts.timeout_ms,
+				    (unsigned long long)ops_limits.timeout_ms_max);
+			return;
+		}
+		with.timeout_ms = opts.timeout_ms;
+		if (!req->max_cpu_given)
+			with.max_cpu_ms = opts.timeout_ms;
+	}
 	enum status code_err;
 	const char *why;
-	struct exec *e = exec_submit(c, req, code, len, cached_name, &code_err, &why);
+	struct exec *e = exec_submit(c, &with, code, len, opts.line_len, cached_name, &code_err, &why);
 	if (!e) {
 		reply_error(c, req->id, code_err, "%s", why);
 		return;

@@ -442,7 +442,9 @@ static int encode_job(struct exec *e)
 			json_object_set_new(job, "code", json_stringn(e->code, e->code_len));
 		json_object_set_new(job, "tests", json_stringn(e->tests, e->tests_len));
 	} else {
-		json_object_set_new(job, "code", json_stringn(e->code, e->code_len));
+		/* The options line becomes an empty line: line numbers hold. */
+		json_object_set_new(job, "code", json_stringn(e->code + e->options_len,
+							      e->code_len - e->options_len));
 	}
 	json_t *names = json_array();
 	size_t i;
