@@ -44,7 +44,7 @@ PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c pr
 WORKER   := worker/engine.c worker/syntax.c worker/store.c worker/confine.c worker/worker.c \
             worker/forkserver.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.
-JS_OBJS  := build/gen/js_harness.o build/duktape/duktape.o
+JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/duktape/duktape.o
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/cache.c server/decl.c

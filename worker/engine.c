@@ -485,6 +485,18 @@ static duk_ret_t js_store(duk_context *ctx)
 	return 0;
 }
 
+/* Set when the polyfills queue a microtask: most scripts never use promises
+ * and need not call into them (each call writes to, and so copies, pages of
+ * the prepared heap). */
+static bool microtasks;
+
+static duk_ret_t microtask_queued(duk_context *ctx)
+{
+	(void)ctx;
+	microtasks = true;
+	return 0;
+}
+
 /* Duktape.errCreate: every error the engine creates passes here. The
  * engine's own allocation failure says "alloc failed"; a script should read
  * what happened: it hit its memory limit. */
@@ -556,6 +568,20 @@ int engine_prepare(void)
 	put_function(ctx, "random", math_random, 0, 0);
 	duk_pop(ctx);
 
+	duk_pop(ctx);
+
+	/* The polyfills, and the internals they hand the engine. */
+	duk_push_global_stash(ctx);
+	duk_push_string(ctx, "polyfills.js");
+	if (duk_pcompile_lstring_filename(ctx, DUK_COMPILE_EVAL, js_polyfills,
+					  js_polyfills_len) != DUK_EXEC_SUCCESS ||
+	    duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS || !duk_is_function(ctx, -1))
+		return -1;
+	duk_push_global_object(ctx);
+	duk_push_c_function(ctx, microtask_queued, 0);
+	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+		return -1;
+	duk_put_prop_string(ctx, -2, "internals");
 	duk_pop(ctx);
 
 	/* Test mode's harness, compiled once here. */
@@ -677,6 +703,69 @@ static void add_syntax_hint(json_t *result, const char *code, size_t len)
 	free(text);
 }
 
+/* Pushes stash.internals.<name>. */
+static void push_internal(duk_context *ctx, const char *name)
+{
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "internals");
+	duk_get_prop_string(ctx, -1, name);
+	duk_remove(ctx, -2);
+	duk_remove(ctx, -2);
+}
+
+/* Runs the microtask queue empty. -1 with the thrown value on the stack
+ * when a job threw past its promise (the CPU budget, say). */
+static int drain(duk_context *ctx)
+{
+	if (!microtasks)
+		return 0;
+	microtasks = false;
+	push_internal(ctx, "drain");
+	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
+		return -1;
+	duk_pop(ctx);
+	return 0;
+}
+
+/* The result of a script whose value is at the top of the stack: a promise
+ * is replaced by its value once settled; with no event loop, one still
+ * pending can never settle. */
+static json_t *settle_result(duk_context *ctx)
+{
+	/* Only an object whose prototype is Promise.prototype is looked at. */
+	bool promise = false;
+	if (duk_is_object(ctx, -1) && !duk_is_function(ctx, -1)) {
+		duk_get_prototype(ctx, -1);
+		push_internal(ctx, "promiseProto");
+		promise = duk_strict_equals(ctx, -1, -2);
+		duk_pop_2(ctx);
+	}
+	if (!promise)
+		return result_value(ctx);
+	push_internal(ctx, "inspect");
+	duk_dup(ctx, -2);
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS)
+		return fail_thrown(ctx, "script");
+	if (duk_is_undefined(ctx, -1)) { /* not a promise */
+		duk_pop(ctx);
+		return result_value(ctx);
+	}
+	duk_get_prop_string(ctx, -1, "state");
+	const char *state = duk_get_string(ctx, -1);
+	bool fulfilled = state && strcmp(state, "fulfilled") == 0;
+	bool rejected = state && strcmp(state, "rejected") == 0;
+	duk_pop(ctx);
+	if (!fulfilled && !rejected)
+		return result_error("script",
+				    "the script returned a promise that nothing can settle: there is "
+				    "no event loop, so only tool calls and other promises resolve "
+				    "promises, and none is left to");
+	duk_get_prop_string(ctx, -1, "value");
+	duk_remove(ctx, -2); /* the state object */
+	duk_remove(ctx, -2); /* the promise */
+	return rejected ? fail_thrown(ctx, "script") : result_value(ctx);
+}
+
 /* The failure result for the compile error at the top of the stack, with
  * the ES5.1 hint when the code uses newer syntax. */
 static json_t *compile_failure(duk_context *ctx, const char *code, size_t len)
@@ -712,7 +801,9 @@ json_t *engine_run(const char *code, size_t len)
 		return compile_failure(ctx, code, len);
 	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
-	return result_value(ctx);
+	if (drain(ctx) < 0)
+		return fail_thrown(ctx, "script");
+	return settle_result(ctx);
 }
 
 /* Runs src as program code (its declarations become globals). NULL on
@@ -738,9 +829,11 @@ json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, s
 	duk_context *ctx = heap_ctx;
 	duk_push_global_stash(ctx);
 	duk_get_prop_string(ctx, -1, "harness");
-	duk_remove(ctx, -2);
+	duk_get_prop_string(ctx, -2, "internals");
+	duk_remove(ctx, -3);
 	duk_push_global_object(ctx);
-	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS) /* installs test and assert */
+	duk_swap_top(ctx, -2);
+	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS) /* installs test and assert */
 		return result_error("sandbox", "the test harness did not load");
 	json_t *r = NULL;
 	if (code)

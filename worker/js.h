@@ -10,4 +10,10 @@
 extern const char js_harness[];
 extern const unsigned long js_harness_len;
 
+/* Promise, Map, Set and the rest of what Duktape 2.7 lacks: an expression
+ * evaluating to a function that installs them on its argument and returns
+ * the engine's internals (drain, inspect). */
+extern const char js_polyfills[];
+extern const unsigned long js_polyfills_len;
+
 #endif

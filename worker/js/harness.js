@@ -6,7 +6,7 @@
  * test()), then calls the returned run() for the results. ES5 only: this
  * runs on Duktape 2.7.
  */
-(function (global) {
+(function (global, internals) {
 	'use strict';
 	var now = Date.now;
 	var stringify = JSON.stringify;
@@ -272,9 +272,24 @@
 		return 'Uncaught ' + show(e);
 	}
 
+	/* A test (or hook) that returns a promise passes when it fulfils: the
+	 * microtask queue is run empty, as no event loop would run it later. */
+	function await_(result) {
+		if (!result || typeof result.then !== 'function')
+			return;
+		var outcome = null;
+		Promise.resolve(result).then(function () { outcome = {ok: true}; },
+					     function (e) { outcome = {ok: false, error: e}; });
+		internals.drain();
+		if (!outcome)
+			throw new Error('the promise never settled (there is no event loop to settle it)');
+		if (!outcome.ok)
+			throw outcome.error;
+	}
+
 	function runHooks(list) {
 		for (var i = 0; i < list.length; i++)
-			list[i]();
+			await_(list[i]());
 	}
 
 	function run() {
@@ -296,7 +311,7 @@
 			if (!error) {
 				try {
 					runHooks(hooks.beforeEach);
-					t.fn();
+					await_(t.fn());
 					runHooks(hooks.afterEach);
 				} catch (e) {
 					error = describe(e);
