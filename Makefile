@@ -44,7 +44,9 @@ PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c pr
 WORKER   := worker/engine.c worker/syntax.c worker/store.c worker/confine.c worker/worker.c \
             worker/forkserver.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.
-JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/duktape/duktape.o
+JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o \
+            build/duktape/duktape.o
+ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/cache.c server/decl.c
@@ -80,6 +82,10 @@ build/duktape/duktape.h build/duktape/duktape.c: build/duktape/%: $(DUK_SRC)/%
 # Third-party code: built as it is, without our warning set.
 build/duktape/duktape.o: $(DUK_GEN)
 	$(CC) $(CFLAGS) -w -c -o $@ build/duktape/duktape.c
+
+build/gen/js_acorn.c: $(ACORN) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh js_acorn $< > $@
 
 build/gen/js_%.c: worker/js/%.js scripts/embed.sh
 	@mkdir -p $(dir $@)

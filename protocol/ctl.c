@@ -34,6 +34,7 @@ static json_t *parse_error(json_t *e, const char **why)
 	json_t *kind = json_object_get(e, "kind");
 	json_t *msg = json_object_get(e, "message");
 	json_t *line = json_object_get(e, "line");
+	json_t *column = json_object_get(e, "column");
 	json_t *stack = json_object_get(e, "stack");
 	if (!json_is_string(kind) || !known_kind(json_string_value(kind))) {
 		*why = "result error has no valid kind";
@@ -44,6 +45,7 @@ static json_t *parse_error(json_t *e, const char **why)
 		return NULL;
 	}
 	if ((line && (!json_is_integer(line) || json_integer_value(line) < 0)) ||
+	    (column && (!json_is_integer(column) || json_integer_value(column) < 1)) ||
 	    (stack && !json_is_string(stack))) {
 		*why = "result error has a mistyped line or stack";
 		return NULL;
@@ -53,6 +55,8 @@ static json_t *parse_error(json_t *e, const char **why)
 	json_object_set_new(out, "message", bounded_string(msg, CTL_MESSAGE_BYTES));
 	if (line)
 		json_object_set(out, "line", line);
+	if (column)
+		json_object_set(out, "column", column);
 	if (stack)
 		json_object_set_new(out, "stack", bounded_string(stack, CTL_STACK_BYTES));
 	json_t *source = json_object_get(e, "source");

@@ -3,7 +3,7 @@
 # A no-op when they are all there; as non-root it only says what is missing.
 set -eu
 
-PKGS="gcc make pkg-config libc6-dev libseccomp-dev libjansson-dev libcap-dev duktape-dev nettle-dev check socat systemd"
+PKGS="gcc make pkg-config libc6-dev libseccomp-dev libjansson-dev libcap-dev duktape-dev nettle-dev node-acorn check socat systemd"
 
 missing=""
 for p in $PKGS; do

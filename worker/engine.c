@@ -685,20 +685,97 @@ static json_t *fail_thrown(duk_context *ctx, const char *kind)
 	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 0, "error", e);
 }
 
-/* Adds the ES5.1 hint to a syntax error when the code uses newer syntax. */
-static void add_syntax_hint(json_t *result, const char *code, size_t len)
+/* Runs acorn (a real ES2022 parser, Debian's node-acorn) over code that
+ * failed to compile: it finds where, as a line and a column, and whether
+ * the code is modern JavaScript Duktape's ES5.1 parser cannot read. */
+static const char locate_js[] =
+	"(function (acorn, src, body) {\n"
+	"  var opts = {ecmaVersion: 5, allowReturnOutsideFunction: body, locations: true};\n"
+	"  var out = {};\n"
+	"  try { acorn.parse(src, opts); return out; } catch (e) {\n"
+	"    if (!e.loc) return out;\n"
+	"    out.message = String(e.message).replace(/ \\(\\d+:\\d+\\)$/, '');\n"
+	"    out.line = e.loc.line; out.column = e.loc.column + 1;\n"
+	"  }\n"
+	"  opts.ecmaVersion = 'latest'; opts.allowAwaitOutsideFunction = body;\n"
+	"  try { acorn.parse(src, opts); out.modern = true; } catch (e) { out.modern = false; }\n"
+	"  return out;\n"
+	"})";
+
+static duk_ret_t locate(duk_context *ctx, void *udata)
 {
+	(void)udata;
+	/* [... code body]: a safe call shares the caller's frame. */
+	duk_idx_t code = duk_get_top(ctx) - 2;
+	duk_push_global_stash(ctx);
+	if (!duk_get_prop_string(ctx, -1, "acorn")) {
+		duk_pop(ctx);
+		duk_push_string(ctx, "acorn.js");
+		duk_compile_lstring_filename(ctx, 0, js_acorn, js_acorn_len);
+		duk_call(ctx, 0); /* defines the global acorn */
+		duk_pop(ctx);
+		duk_get_global_string(ctx, "acorn");
+		duk_dup(ctx, -1);
+		duk_put_prop_string(ctx, -3, "acorn");
+		duk_push_global_object(ctx);
+		duk_del_prop_string(ctx, -1, "acorn");
+		duk_pop(ctx);
+	}
+	duk_push_string(ctx, "locate.js");
+	duk_compile_lstring_filename(ctx, DUK_COMPILE_EVAL, locate_js, sizeof locate_js - 1);
+	duk_call(ctx, 0);
+	duk_swap_top(ctx, -2); /* [... code body stash fn acorn] */
+	duk_dup(ctx, code);
+	duk_dup(ctx, code + 1);
+	duk_call(ctx, 3);
+	return 1;
+}
+
+/* Makes a syntax error precise: acorn's message, line and column, and the
+ * ES5.1 hint when the code is valid modern JavaScript. */
+static void refine_syntax_error(duk_context *ctx, json_t *result, const char *code, size_t len,
+				bool body)
+{
+	json_t *e = json_object_get(result, "error");
+	duk_push_lstring(ctx, code, len);
+	duk_push_boolean(ctx, body);
+	if (duk_safe_call(ctx, locate, NULL, 2, 1) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1)) {
+		duk_pop(ctx);
+		return; /* Duktape's own account stands */
+	}
+	duk_get_prop_string(ctx, -1, "message");
+	duk_get_prop_string(ctx, -2, "line");
+	duk_get_prop_string(ctx, -3, "column");
+	duk_get_prop_string(ctx, -4, "modern");
+	bool found = duk_is_string(ctx, -4) && duk_is_number(ctx, -3) && duk_is_number(ctx, -2);
+	bool modern = duk_get_boolean(ctx, -1);
+	if (found) {
+		int line = duk_get_int(ctx, -3), column = duk_get_int(ctx, -2);
+		duk_push_sprintf(ctx, "SyntaxError: %s (line %d, column %d)", duk_get_string(ctx, -4),
+				 line, column);
+		set_string(e, "message", ctx, -1);
+		duk_pop(ctx);
+		json_object_set_new(e, "line", json_integer(line));
+		json_object_set_new(e, "column", json_integer(column));
+		/* A compile error's stack is only the compiler's own place. */
+		json_object_del(e, "stack");
+	}
+	duk_pop_n(ctx, 5);
+	if (!found || !modern)
+		return;
 	struct syntax_hint h;
 	syntax_find_es2015(code, len, &h);
-	if (!h.feature)
-		return;
-	json_t *e = json_object_get(result, "error");
 	const char *msg = json_string_value(json_object_get(e, "message"));
 	char *text = NULL;
-	if (asprintf(&text,
-		     "%s; note: the engine runs ES5.1 JavaScript (Duktape 2.7), which has no %s "
-		     "(first used on line %d)",
-		     msg ? msg : "SyntaxError", h.feature, h.line) >= 0)
+	int n = h.feature ? asprintf(&text,
+				     "%s; note: the engine runs ES5.1 JavaScript (Duktape 2.7), "
+				     "which has no %s (first used on line %d)",
+				     msg, h.feature, h.line)
+			  : asprintf(&text,
+				     "%s; note: this is ES2015+ syntax, and the engine runs ES5.1 "
+				     "JavaScript (Duktape 2.7)",
+				     msg);
+	if (n >= 0)
 		json_object_set_new(e, "message", json_string(text));
 	free(text);
 }
@@ -768,14 +845,14 @@ static json_t *settle_result(duk_context *ctx)
 
 /* The failure result for the compile error at the top of the stack, with
  * the ES5.1 hint when the code uses newer syntax. */
-static json_t *compile_failure(duk_context *ctx, const char *code, size_t len)
+static json_t *compile_failure(duk_context *ctx, const char *code, size_t len, bool body)
 {
 	/* The compiler also throws RangeErrors (nesting too deep). */
 	bool syntax = duk_get_error_code(ctx, -1) == DUK_ERR_SYNTAX_ERROR;
 	json_t *r = fail_thrown(ctx, syntax ? "syntax" : "script");
 	const char *kind = json_string_value(json_object_get(json_object_get(r, "error"), "kind"));
 	if (kind && strcmp(kind, "syntax") == 0)
-		add_syntax_hint(r, code, len);
+		refine_syntax_error(ctx, r, code, len, body);
 	return r;
 }
 
@@ -798,7 +875,7 @@ json_t *engine_run(const char *code, size_t len)
 	duk_int_t rc = duk_pcompile_lstring_filename(ctx, DUK_COMPILE_FUNCTION, src, total);
 	free(src);
 	if (rc != DUK_EXEC_SUCCESS)
-		return compile_failure(ctx, code, len);
+		return compile_failure(ctx, code, len, true);
 	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
 	if (drain(ctx) < 0)
@@ -814,7 +891,7 @@ static json_t *run_program(duk_context *ctx, const char *src, size_t len, const 
 	json_t *r = NULL;
 	duk_push_string(ctx, file);
 	if (duk_pcompile_lstring_filename(ctx, 0, src, len) != DUK_EXEC_SUCCESS)
-		r = compile_failure(ctx, src, len);
+		r = compile_failure(ctx, src, len, false);
 	else if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		r = fail_thrown(ctx, "script");
 	else

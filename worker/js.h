@@ -16,4 +16,9 @@ extern const unsigned long js_harness_len;
 extern const char js_polyfills[];
 extern const unsigned long js_polyfills_len;
 
+/* acorn, the ES2022 parser, from Debian's node-acorn: it places syntax
+ * errors (line and column) and tells modern JavaScript from mistakes. */
+extern const char js_acorn[];
+extern const unsigned long js_acorn_len;
+
 #endif
