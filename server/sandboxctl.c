@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <poll.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +53,9 @@ static const char usage[] =
 	"  -e, --eval CODE    the script (else read from FILE, or stdin for -)\n"
 	"  --timeout-ms N, --memory-bytes N, --output-bytes N   execution limits\n"
 	"  --no-cache         do not add the script to the cache\n"
+	"  --tool NAME=CMD    (repeatable) tools.NAME(args) runs CMD with the args' JSON on\n"
+	"                     stdin; its stdout is the JSON result, a non-zero exit an error\n"
+	"  --store FILE       the store load() reads, a JSON object; written back on success\n"
 	"  --json             print the raw reply frames instead\n"
 	"exit status: 0 success, 1 the script or the operation failed, 2 usage,\n"
 	"3 connection or protocol error\n";
@@ -62,6 +68,8 @@ struct opts {
 	bool json, wait, follow, no_cache;
 	json_int_t timeout_ms, memory_bytes, output_bytes, limit;
 	json_t *states;
+	json_t *tools; /* {name: command} from --tool */
+	const char *store_file;
 };
 
 __attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt, ...)
@@ -83,6 +91,8 @@ struct client {
 	struct buf in;
 	struct frame_decoder dec;
 	int next_id;
+	json_int_t request_id; /* the request whose final reply we wait for */
+	json_t *tools;         /* {name: command} */
 };
 
 static const char *default_socket(void)
@@ -106,14 +116,17 @@ static int client_open(struct client *c, const struct opts *o)
 	c->in = (struct buf)BUF_INIT;
 	frame_decoder_init(&c->dec, FRAME_MODE_BINARY, MAX_REPLY_BYTES);
 	c->next_id = 1;
+	c->tools = o->tools;
 	return -1;
 }
 
-/* Sends req (stealing the reference) with op and a fresh id. */
+/* Sends req (stealing the reference) with op and a fresh id; its final
+ * reply is the one final_reply waits for. */
 static int client_send(struct client *c, const char *op, json_t *req)
 {
+	c->request_id = c->next_id++;
 	json_object_set_new(req, "op", json_string(op));
-	json_object_set_new(req, "id", json_integer(c->next_id++));
+	json_object_set_new(req, "id", json_integer(c->request_id));
 	struct buf out = BUF_INIT;
 	int rc = msg_encode(&out, FRAME_MODE_BINARY, req) < 0 ||
 			 io_write_all(c->fd, buf_peek(&out), buf_len(&out)) < 0
@@ -182,18 +195,32 @@ static void print_output(const char *stream, json_t *data)
 			json_string_value(data)[json_string_length(data) - 1] == '\n';
 }
 
-/* The final reply of a request, printing output events on the way. NULL
- * when the connection failed. */
+static void answer_tool_call(struct client *c, json_t *event);
+
+/* The final reply of the last request, printing output events and
+ * answering tool calls on the way. NULL when the connection failed. */
 static json_t *final_reply(struct client *c)
 {
 	for (;;) {
 		json_t *msg = client_recv(c);
-		if (!msg || json_object_get(msg, "ok"))
-			return msg;
+		if (!msg)
+			return NULL;
+		json_t *id = json_object_get(msg, "id");
+		if (json_object_get(msg, "ok")) {
+			if (json_is_integer(id) && json_integer_value(id) == c->request_id)
+				return msg;
+			/* The answer to one of our tool_result requests. */
+			if (!json_is_true(json_object_get(msg, "ok")))
+				fprintf(stderr, "sandboxctl: tool result refused: %s\n",
+					json_string_value(json_object_get(json_object_get(msg, "error"),
+									  "message")) ?: "");
+		}
 		const char *event = json_string_value(json_object_get(msg, "event"));
 		if (!c->json && event && strcmp(event, "output") == 0)
 			print_output(json_string_value(json_object_get(msg, "stream")),
 				     json_object_get(msg, "data"));
+		if (event && strcmp(event, "tool_call") == 0)
+			answer_tool_call(c, msg);
 		json_decref(msg);
 	}
 }
@@ -310,6 +337,162 @@ static void add_limits(json_t *req, const struct opts *o)
 		json_object_set_new(req, "output_bytes", json_integer(o->output_bytes));
 }
 
+/* ---- tools and the store */
+
+/* Runs command with input on stdin; its stdout and stderr, and exit status
+ * (-1 when it could not run or was killed). */
+static int run_command(const char *command, const char *name, const char *input,
+		       struct buf *out, struct buf *err)
+{
+	int in[2], o[2], e[2];
+	if (pipe(in) < 0 || pipe(o) < 0 || pipe(e) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(o[1], 1);
+		dup2(e[1], 2);
+		close(in[1]);
+		close(o[0]);
+		close(e[0]);
+		setenv("SANDBOXD_TOOL", name, 1);
+		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(o[1]);
+	close(e[1]);
+	/* A tool that does not read its input must not block us. */
+	signal(SIGPIPE, SIG_IGN);
+	(void)!io_write_all(in[1], input, strlen(input));
+	close(in[1]);
+	struct pollfd p[2] = {{o[0], POLLIN, 0}, {e[0], POLLIN, 0}};
+	int open_fds = 2;
+	while (open_fds > 0) {
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 2; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			struct buf *b = i ? err : out;
+			char *dst = buf_reserve(b, 65536);
+			ssize_t n = dst ? read(p[i].fd, dst, 65536) : -1;
+			if (n <= 0) {
+				close(p[i].fd);
+				p[i].fd = -1;
+				open_fds--;
+			} else {
+				buf_commit(b, (size_t)n);
+			}
+		}
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Answers a tool_call event by running the tool's command. */
+static void answer_tool_call(struct client *c, json_t *event)
+{
+	const char *name = json_string_value(json_object_get(event, "name"));
+	const char *command = json_string_value(json_object_get(c->tools, name ? name : ""));
+	json_t *req = json_pack("{s:s, s:s, s:O, s:O}", "op", "tool_result", "id", "tool",
+				"execution_id", json_object_get(event, "execution_id"), "call_id",
+				json_object_get(event, "call_id"));
+	char *args = json_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
+	struct buf out = BUF_INIT, err = BUF_INIT;
+	int status = command && args ? run_command(command, name, args, &out, &err) : -1;
+	free(args);
+	buf_append(&out, "", 1);
+	buf_append(&err, "", 1);
+	if (status == 0) {
+		json_error_t jerr;
+		const char *text = buf_peek(&out);
+		json_t *value = text[strspn(text, " \t\r\n")]
+					? json_loads(text, JSON_DECODE_ANY, &jerr)
+					: json_null();
+		if (value)
+			json_object_set_new(req, "value", value);
+		else
+			json_object_set_new(req, "error",
+					    json_sprintf("the tool %s printed invalid JSON: %s", name,
+							 jerr.text));
+	} else {
+		/* The tool's own words, else how it ended. */
+		const char *msg = buf_peek(&err);
+		size_t n = strlen(msg);
+		while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+			n--;
+		json_object_set_new(req, "error",
+				    n ? json_stringn(msg, n)
+				      : json_sprintf("the tool %s failed (%s %d)", name ? name : "?",
+						     status < 0 ? "could not run, or was killed" : "exit status",
+						     status));
+		if (!json_object_get(req, "error"))
+			json_object_set_new(req, "error", json_string("the tool failed"));
+	}
+	buf_free(&out);
+	buf_free(&err);
+	struct buf frame = BUF_INIT;
+	if (msg_encode(&frame, FRAME_MODE_BINARY, req) == 0)
+		(void)!io_write_all(c->fd, buf_peek(&frame), buf_len(&frame));
+	buf_free(&frame);
+	json_decref(req);
+}
+
+/* Adds the declared tools and the store to an execution request. */
+static int add_tools_and_store(json_t *req, const struct opts *o)
+{
+	if (o->tools) {
+		json_t *list = json_array();
+		const char *name;
+		json_t *cmd;
+		json_object_foreach (o->tools, name, cmd)
+			json_array_append_new(list, json_pack("{s:s}", "name", name));
+		json_object_set_new(req, "tools", list);
+	}
+	if (o->store_file) {
+		json_error_t err;
+		json_t *store = access(o->store_file, F_OK) == 0
+					? json_load_file(o->store_file, 0, &err)
+					: json_object();
+		if (!json_is_object(store)) {
+			json_decref(store);
+			return fail(EXIT_USAGE, "--store %s: expected a JSON object (%s)", o->store_file,
+				    store ? "not an object" : err.text);
+		}
+		json_object_set_new(req, "store", store);
+	}
+	return -1;
+}
+
+/* Applies a successful execution's store writes to --store FILE, through a
+ * temporary file so the store is never left half written. */
+static int save_store(const struct opts *o, json_t *req_store, json_t *reply)
+{
+	json_t *writes = json_object_get(reply, "store_writes");
+	if (!o->store_file || !writes)
+		return -1;
+	json_t *store = json_deep_copy(req_store);
+	json_object_update(store, json_object_get(writes, "set"));
+	size_t i;
+	json_t *k;
+	json_array_foreach (json_object_get(writes, "delete"), i, k)
+		json_object_del(store, json_string_value(k));
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s.tmp", o->store_file);
+	int rc = json_dump_file(store, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 &&
+				 rename(tmp, o->store_file) == 0
+			 ? -1
+			 : fail(EXIT_CONN, "cannot write --store %s: %s", o->store_file,
+				strerror(errno));
+	json_decref(store);
+	return rc;
+}
+
 /* ---- commands */
 
 /* exec, stream, submit */
@@ -325,14 +508,25 @@ static int cmd_run(struct client *c, const struct opts *o, const char *cmd, int 
 	add_limits(req, o);
 	if (o->no_cache)
 		json_object_set_new(req, "cache", json_false());
+	if ((rc = add_tools_and_store(req, o)) >= 0) {
+		json_decref(req);
+		return rc;
+	}
+	json_t *sent_store = json_incref(json_object_get(req, "store"));
 	const char *op = strcmp(cmd, "exec") == 0     ? "execute"
 			 : strcmp(cmd, "submit") == 0 ? "async"
 						      : "stream";
-	if ((rc = client_send(c, op, req)) >= 0)
+	if ((rc = client_send(c, op, req)) >= 0) {
+		json_decref(sent_store);
 		return rc;
+	}
 	json_t *reply = final_reply(c);
-	if (!reply)
+	if (!reply) {
+		json_decref(sent_store);
 		return EXIT_CONN;
+	}
+	int saved = save_store(o, sent_store, reply);
+	json_decref(sent_store);
 	if (!json_is_true(json_object_get(reply, "ok")))
 		rc = report_error_reply(reply);
 	else if (c->json)
@@ -348,7 +542,7 @@ static int cmd_run(struct client *c, const struct opts *o, const char *cmd, int 
 		rc = report_result(reply);
 	}
 	json_decref(reply);
-	return rc;
+	return saved >= 0 ? saved : rc;
 }
 
 static int cmd_status(struct client *c, const struct opts *o, const char *id)
@@ -597,6 +791,8 @@ enum {
 	O_STATE,
 	O_LIMIT,
 	O_TESTS,
+	O_TOOL,
+	O_STORE,
 	O_HELP,
 };
 
@@ -614,6 +810,8 @@ static const struct option options[] = {
 	{"state", required_argument, NULL, O_STATE},
 	{"limit", required_argument, NULL, O_LIMIT},
 	{"tests", required_argument, NULL, O_TESTS},
+	{"tool", required_argument, NULL, O_TOOL},
+	{"store", required_argument, NULL, O_STORE},
 	{"help", no_argument, NULL, O_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -644,6 +842,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_WAIT: o->wait = true; break;
 		case O_FOLLOW: o->follow = true; break;
 		case O_TESTS: o->tests_file = optarg; break;
+		case O_STORE: o->store_file = optarg; break;
+		case O_TOOL: {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1])
+				return fail(EXIT_USAGE, "--tool %s: expected NAME=COMMAND", optarg);
+			if (!o->tools)
+				o->tools = json_object();
+			json_t *cmd = json_string(eq + 1);
+			char *name = strndup(optarg, (size_t)(eq - optarg));
+			json_object_set_new(o->tools, name, cmd);
+			free(name);
+			break;
+		}
 		case O_STATE:
 			if (!o->states)
 				o->states = json_array();
@@ -726,5 +937,6 @@ int main(int argc, char **argv)
 	close(c.fd);
 	buf_free(&c.in);
 	json_decref(o.states);
+	json_decref(o.tools);
 	return rc;
 }
