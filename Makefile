@@ -56,7 +56,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_confine \
-              check_cache
+              check_cache check_polyfills check_decl
 INT_TESTS  := check_daemon check_lifecycle check_cli
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
@@ -109,6 +109,8 @@ build/tests/check_utf8: $(call obj,tests/check_utf8.c protocol/utf8.c protocol/b
 build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/status.c protocol/msg.c protocol/buf.c protocol/frame.c)
 build/tests/check_loop: $(call obj,tests/check_loop.c server/loop.c)
 build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
+build/tests/check_polyfills: $(call obj,tests/check_polyfills.c $(WORKER) $(PROTOCOL))
+build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))

@@ -352,6 +352,58 @@ START_TEST(test_cache_commands)
 }
 END_TEST
 
+START_TEST(test_tools_from_commands)
+{
+	static struct run r;
+	/* cat echoes the arguments back: a JSON round trip through a shell. */
+	run(&r, NULL,
+	    CTL("exec", "--tool", "util.echo=cat", "--tool", "broken=echo it broke >&2; exit 4",
+		"--tool", "garbled=echo not json", "-e",
+		"var v = tools.util.echo({a: [1, 'x']}); var errs = [];\n"
+		"try { tools.broken({}) } catch (e) { errs.push(e.message) }\n"
+		"try { tools.garbled({}) } catch (e) { errs.push(e.message) }\n"
+		"return [v, errs]"));
+	ck_assert_int_eq(r.status, 0);
+	json_t *v = json_loads(r.out, 0, NULL);
+	ck_assert_ptr_nonnull(v);
+	char *text = json_dumps(json_array_get(v, 0), JSON_COMPACT);
+	ck_assert_str_eq(text, "{\"a\":[1,\"x\"]}");
+	free(text);
+	json_t *errs = json_array_get(v, 1);
+	ck_assert_str_eq(json_string_value(json_array_get(errs, 0)), "it broke");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_array_get(errs, 1)), "invalid JSON"));
+	json_decref(v);
+	run(&r, NULL, CTL("exec", "--tool", "noequals", "-e", "1"));
+	ck_assert_int_eq(r.status, 2);
+}
+END_TEST
+
+START_TEST(test_store_file)
+{
+	static struct run r;
+	char path[] = "/tmp/sandboxctl-store-XXXXXX";
+	int fd = mkstemp(path);
+	const char initial[] = "{\"runs\": 1, \"old\": true}";
+	ck_assert_int_eq(write(fd, initial, sizeof initial - 1), (ssize_t)sizeof initial - 1);
+	close(fd);
+	run(&r, NULL, CTL("exec", "--store", path, "-e",
+			  "store('runs', load('runs') + 1); store('old', undefined); return load('runs')"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "2\n");
+	json_t *st = json_load_file(path, 0, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "runs")), 2);
+	ck_assert_ptr_null(json_object_get(st, "old"));
+	json_decref(st);
+	/* A failed run leaves the file alone. */
+	run(&r, NULL, CTL("exec", "--store", path, "-e", "store('runs', 99); throw new Error('no')"));
+	ck_assert_int_eq(r.status, 1);
+	st = json_load_file(path, 0, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "runs")), 2);
+	json_decref(st);
+	unlink(path);
+}
+END_TEST
+
 /* The shipped units are valid systemd units. */
 START_TEST(test_units_verify)
 {
@@ -424,6 +476,8 @@ int main(void)
 	tcase_add_test(tc, test_list_command);
 	tcase_add_test(tc, test_test_command);
 	tcase_add_test(tc, test_cache_commands);
+	tcase_add_test(tc, test_tools_from_commands);
+	tcase_add_test(tc, test_store_file);
 	tcase_add_test(tc, test_daemon_bad_options);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
