@@ -57,7 +57,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_confine \
               check_cache check_polyfills check_decl
-INT_TESTS  := check_daemon check_lifecycle check_cli
+INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
 .PHONY: all deps run check bench install uninstall clean format lint
@@ -115,6 +115,7 @@ build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 $(TESTS) build/tests/bench: build/tests/%:

@@ -142,9 +142,9 @@ static void append_string(duk_context *ctx, duk_idx_t idx, struct buf *out)
 		(void)duk_error(ctx, DUK_ERR_RANGE_ERROR, "alloc failed");
 }
 
-/* Duktape's stack lists its own C frames ("(duk_js_compiler.c:4954)
- * internal") and call flags after each frame; a script's author needs
- * neither. Keeps the first line and each "at" line cut after its ')'. */
+/* Duktape's stack lists C frames and call flags after each frame; a
+ * script's author needs neither. Keeps the first line and each "at" line
+ * cut after its ')'. */
 static void clean_stack(const char *s, size_t n, struct buf *out)
 {
 	size_t i = 0;
@@ -163,7 +163,9 @@ static void clean_stack(const char *s, size_t n, struct buf *out)
 				}
 			if (close)
 				len = (size_t)(close - line);
-			if (memmem(line, len, "(duk_", 5))
+			/* The engine's own C frames ("(duk_js_compiler.c:4954)", a
+			 * binding's "(worker/engine.c:410)") mean nothing to the author. */
+			if (memmem(line, len, ".c:", 3))
 				len = 0;
 		}
 		if (len) {
@@ -455,6 +457,10 @@ void engine_set_tools(json_t *names, engine_tool_fn handler)
 		tool_groups(ctx, tool_names[i]); /* [.. tools group key] */
 		duk_push_c_function(ctx, tool_call, 1);
 		duk_set_magic(ctx, -1, (duk_int_t)i);
+		/* Named, so that a stack through it reads "at tools.a.b ()". */
+		duk_push_string(ctx, "name");
+		duk_push_sprintf(ctx, "tools.%s", tool_names[i]);
+		duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE);
 		duk_put_prop(ctx, -3);
 		duk_pop(ctx);
 	}
@@ -608,6 +614,38 @@ static void set_string(json_t *obj, const char *key, duk_context *ctx, duk_idx_t
 	buf_free(&b);
 }
 
+static const char *const user_files[] = {ENGINE_SCRIPT_NAME, ENGINE_CODE_NAME, ENGINE_TESTS_NAME};
+
+/* True for the names the submitted code is compiled under. */
+static bool user_file(const char *name)
+{
+	for (size_t i = 0; i < sizeof user_files / sizeof *user_files; i++)
+		if (strcmp(name, user_files[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The line of the innermost frame of a cleaned stack that is in the
+ * submitted code; 0 when none is. */
+static long first_user_line(const char *stack)
+{
+	for (const char *p = strstr(stack, "\n    at "); p; p = strstr(p + 1, "\n    at ")) {
+		const char *end = strchr(p + 1, '\n');
+		const char *open = NULL;
+		for (const char *q = p + 1; *q && (!end || q < end); q++)
+			if (*q == '(')
+				open = q + 1;
+		if (!open)
+			continue;
+		for (size_t i = 0; i < sizeof user_files / sizeof *user_files; i++) {
+			size_t n = strlen(user_files[i]);
+			if (strncmp(open, user_files[i], n) == 0 && open[n] == ':')
+				return strtol(open + n + 1, NULL, 10);
+		}
+	}
+	return 0;
+}
+
 /* Builds the error object for the value thrown at the top of the stack;
  * runs under duk_safe_call since getters on a thrown object are script code. */
 struct describe {
@@ -631,15 +669,23 @@ static duk_ret_t describe_thrown(duk_context *ctx, void *udata)
 			duk_push_string(ctx, name);
 		set_string(e, "message", ctx, -1);
 		duk_pop_3(ctx);
-		duk_get_prop_string(ctx, -1, "lineNumber");
-		if (duk_is_number(ctx, -1) && duk_get_number(ctx, -1) > 0)
-			json_object_set_new(e, "line",
-					    json_integer((json_int_t)duk_get_number(ctx, -1)));
-		duk_pop(ctx);
+		long line = 0;
+		duk_get_prop_string(ctx, -1, "fileName");
+		duk_get_prop_string(ctx, -2, "lineNumber");
+		if (duk_is_string(ctx, -2) && user_file(duk_get_string(ctx, -2)) &&
+		    duk_is_number(ctx, -1) && duk_get_number(ctx, -1) > 0)
+			line = (long)duk_get_number(ctx, -1);
+		duk_pop_2(ctx);
 		if (push_stack(ctx, -1)) {
 			set_string(e, "stack", ctx, -1);
+			/* Thrown from inside a binding or a polyfill: the line is
+			 * where the script called it. */
+			if (!line)
+				line = first_user_line(duk_get_string(ctx, -1));
 			duk_pop(ctx);
 		}
+		if (line)
+			json_object_set_new(e, "line", json_integer(line));
 	} else {
 		push_formatted(ctx, -1);
 		duk_push_sprintf(ctx, "Uncaught %s", duk_get_string(ctx, -1));
