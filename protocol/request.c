@@ -232,6 +232,8 @@ static bool as_uint(const json_t *v, uint64_t *out)
 
 static const char *type_name(const json_t *v)
 {
+	if (!v)
+		return "nothing";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: return "object";
 	case JSON_ARRAY: return "array";

@@ -247,7 +247,7 @@ START_TEST(test_tool_round_trip)
 			ck_assert_str_eq(jstr(json_object_get(m, "args"), "name"),
 					 "svaarala/duktape");
 			answer(&c, m, json_pack("{s:s, s:i, s:n}", "full_name", "svaarala/duktape",
-						"stars", 6000, "license", NULL),
+						"stars", 6000, "license"),
 			       NULL);
 		} else {
 			ck_assert_str_eq(jstr(m, "name"), "add");
