@@ -36,25 +36,17 @@ static const struct field_spec no_fields[] = {{NULL, 0, false}};
 
 /* "code" or "cached": exactly one, checked in fill_source. */
 static const struct field_spec execute_fields[] = {
-	{"code", FIELD_STRING, false},
-	{"cached", FIELD_STRING, false},
-	{"cache", FIELD_BOOL, false},
-	{"tools", FIELD_TOOLS, false},
-	{"store", FIELD_STORE, false},
-	{"timeout_ms", FIELD_UINT, false},
-	{"max_cpu_ms", FIELD_UINT, false},
-	{"memory_bytes", FIELD_UINT, false},
-	{"output_bytes", FIELD_UINT, false},
-	{NULL, 0, false},
+	{"code", FIELD_STRING, false},	     {"cached", FIELD_STRING, false},
+	{"cache", FIELD_BOOL, false},	     {"tools", FIELD_TOOLS, false},
+	{"store", FIELD_STORE, false},	     {"timeout_ms", FIELD_UINT, false},
+	{"max_cpu_ms", FIELD_UINT, false},   {"memory_bytes", FIELD_UINT, false},
+	{"output_bytes", FIELD_UINT, false}, {NULL, 0, false},
 };
 
 static const struct field_spec status_fields[] = {
-	{"execution_id", FIELD_STRING, true},
-	{"wait", FIELD_BOOL, false},
-	{"wait_ms", FIELD_UINT, false},
-	{"stdout_offset", FIELD_UINT, false},
-	{"stderr_offset", FIELD_UINT, false},
-	{NULL, 0, false},
+	{"execution_id", FIELD_STRING, true}, {"wait", FIELD_BOOL, false},
+	{"wait_ms", FIELD_UINT, false},	      {"stdout_offset", FIELD_UINT, false},
+	{"stderr_offset", FIELD_UINT, false}, {NULL, 0, false},
 };
 
 static const struct field_spec cancel_fields[] = {
@@ -357,14 +349,16 @@ static int check_tools(const json_t *v, struct request_error *err)
 				  (schema && (json_is_object(m) || json_is_boolean(m)));
 			if (!ok) {
 				fail(err, STATUS_INVALID_ARGUMENT,
-				     "tools[%zu].%.*s: unknown field or wrong type (a tool has name, "
+				     "tools[%zu].%.*s: unknown field or wrong type (a tool has "
+				     "name, "
 				     "description, input_schema, output_schema)",
 				     i, quote_len(key), key);
 				return -1;
 			}
 		}
 		for (size_t k = 0; k < i; k++) {
-			const char *other = json_string_value(json_object_get(json_array_get(v, k), "name"));
+			const char *other =
+				json_string_value(json_object_get(json_array_get(v, k), "name"));
 			const char *mine = json_string_value(name);
 			if (path_prefix(other, mine) || path_prefix(mine, other)) {
 				fail(err, STATUS_INVALID_ARGUMENT,
@@ -382,7 +376,8 @@ static int check_tools(const json_t *v, struct request_error *err)
 static int check_store(const json_t *v, struct request_error *err)
 {
 	if (!json_is_object(v)) {
-		fail(err, STATUS_INVALID_ARGUMENT, "store: expected an object, got %s", type_name(v));
+		fail(err, STATUS_INVALID_ARGUMENT, "store: expected an object, got %s",
+		     type_name(v));
 		return -1;
 	}
 	size_t total = 0;
@@ -492,9 +487,10 @@ static int fill_execution(json_t *root, const struct request_limits *lim, struct
 	json_t *cached = json_object_get(root, "cached");
 	json_t *tests = json_object_get(root, "tests");
 	if (req->op != OP_TEST && !code == !cached) {
-		fail(err, STATUS_INVALID_ARGUMENT, code ? "code, cached: give one, not both"
-							: "code: required field is missing (or give "
-							  "\"cached\": NAME)");
+		fail(err, STATUS_INVALID_ARGUMENT,
+		     code ? "code, cached: give one, not both"
+			  : "code: required field is missing (or give "
+			    "\"cached\": NAME)");
 		return -1;
 	}
 	req->code = json_string_value(code);
@@ -509,8 +505,8 @@ static int fill_execution(json_t *root, const struct request_limits *lim, struct
 	req->max_cpu_given = json_object_get(root, "max_cpu_ms") != NULL;
 	if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
 		      &req->timeout_ms, err) < 0 ||
-	    get_limit(root, "max_cpu_ms", req->timeout_ms, 1, lim->timeout_ms_max,
-		      &req->max_cpu_ms, err) < 0 ||
+	    get_limit(root, "max_cpu_ms", req->timeout_ms, 1, lim->timeout_ms_max, &req->max_cpu_ms,
+		      err) < 0 ||
 	    get_limit(root, "memory_bytes", lim->memory_bytes_default, lim->memory_bytes_min,
 		      lim->memory_bytes_max, &req->memory_bytes, err) < 0 ||
 	    get_limit(root, "output_bytes", lim->output_bytes_default, 1, lim->output_bytes_max,
@@ -628,24 +624,17 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 	case OP_EXECUTE:
 	case OP_STREAM:
 	case OP_ASYNC:
-	case OP_TEST:
-		return fill_execution(root, lim, req, err);
+	case OP_TEST: return fill_execution(root, lim, req, err);
 	case OP_STATUS:
-	case OP_CANCEL:
-		return fill_status(root, lim, req, err);
-	case OP_LIST:
-		return fill_list(root, req, err);
+	case OP_CANCEL: return fill_status(root, lim, req, err);
+	case OP_LIST: return fill_list(root, req, err);
 	case OP_CACHE_LIST:
 		req->filter = json_string_value(json_object_get(root, "filter"));
 		return 0;
-	case OP_TOOL_RESULT:
-		return fill_tool_result(root, req, err);
-	case OP_DECLARATIONS:
-		req->tools = json_object_get(root, "tools");
-		return 0;
+	case OP_TOOL_RESULT: return fill_tool_result(root, req, err);
+	case OP_DECLARATIONS: req->tools = json_object_get(root, "tools"); return 0;
 	case OP_HEALTH:
-	case OP_CACHE_CLEAR:
-		return 0;
+	case OP_CACHE_CLEAR: return 0;
 	}
 	return 0;
 }

@@ -119,8 +119,9 @@ static json_t *expect_call(struct client *c, const char *name)
 /* {"op": "tool_result", ...} answering ev with value (stolen) or error. */
 static json_t *result_req(json_t *ev, json_t *value, const char *error)
 {
-	json_t *req = json_pack("{s:s, s:s, s:I}", "op", "tool_result", "execution_id",
-				jstr(ev, "execution_id"), "call_id", (json_int_t)jint(ev, "call_id"));
+	json_t *req =
+		json_pack("{s:s, s:s, s:I}", "op", "tool_result", "execution_id",
+			  jstr(ev, "execution_id"), "call_id", (json_int_t)jint(ev, "call_id"));
 	if (value)
 		json_object_set_new(req, "value", value);
 	if (error)
@@ -224,7 +225,8 @@ START_TEST(test_tool_round_trip)
 
 	json_t *ev = expect_call(&c, "github.search");
 	ck_assert_str_eq(jstr(ev, "id"), "x");
-	json_t *want = json_pack("{s:s, s:i, s:[s,s]}", "q", "duktape", "page", 2, "tags", "a", "ü");
+	json_t *want =
+		json_pack("{s:s, s:i, s:[s,s]}", "q", "duktape", "page", 2, "tags", "a", "ü");
 	ck_assert_msg(json_equal(json_object_get(ev, "args"), want), "args differ");
 	json_decref(want);
 	answer(&c, ev, json_pack("[s,s]", "svaarala/duktape", "other"), NULL);
@@ -246,8 +248,9 @@ START_TEST(test_tool_round_trip)
 			ck_assert_str_eq(jstr(m, "name"), "github.repos.get");
 			ck_assert_str_eq(jstr(json_object_get(m, "args"), "name"),
 					 "svaarala/duktape");
-			answer(&c, m, json_pack("{s:s, s:i, s:n}", "full_name", "svaarala/duktape",
-						"stars", 6000, "license"),
+			answer(&c, m,
+			       json_pack("{s:s, s:i, s:n}", "full_name", "svaarala/duktape",
+					 "stars", 6000, "license"),
 			       NULL);
 		} else {
 			ck_assert_str_eq(jstr(m, "name"), "add");
@@ -413,8 +416,8 @@ START_TEST(test_timeout_while_calling)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
 	const char *names[] = {"slow", NULL};
-	json_t *req = req_with_tools("execute", "console.log('asking'); return tools.slow({})",
-				     names);
+	json_t *req =
+		req_with_tools("execute", "console.log('asking'); return tools.slow({})", names);
 	json_object_set_new(req, "id", json_string("t"));
 	json_object_set_new(req, "timeout_ms", json_integer(300));
 	send_req(&c, req);
@@ -591,8 +594,8 @@ START_TEST(test_bad_tool_declarations)
 		snprintf(name, sizeof name, "t%d", i);
 		json_array_append_new(tools, json_pack("{s:s}", "name", name));
 	}
-	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "execute", "code", "return 1", "tools",
-				tools);
+	json_t *req =
+		json_pack("{s:s, s:s, s:o}", "op", "execute", "code", "return 1", "tools", tools);
 	json_t *r = call_once(shared.sock, req);
 	assert_error(r, "INVALID_ARGUMENT", "at most");
 	json_decref(r);
@@ -653,15 +656,15 @@ END_TEST
 
 START_TEST(test_store_copies_and_writes)
 {
-	json_t *r = run(
-		"{\"op\":\"execute\",\"store\":{\"cfg\":{\"n\":1},\"gone\":[1],\"keep\":\"k\"},"
-		"\"code\":\"var c = load('cfg'); c.n = 99;\\n"
-		"var first = load('cfg').n;\\n"
-		"var o = {list: [1, 2]}; store('made', o); o.list.push(3);\\n"
-		"store('gone', undefined); store('cfg', {n: 2});\\n"
-		"store('tmp', 1); store('tmp', undefined);\\n"
-		"return [first, load('made').list.length, load('gone') === undefined, "
-		"load('missing') === undefined, load('keep'), load('cfg').n]\"}");
+	json_t *r =
+		run("{\"op\":\"execute\",\"store\":{\"cfg\":{\"n\":1},\"gone\":[1],\"keep\":\"k\"},"
+		    "\"code\":\"var c = load('cfg'); c.n = 99;\\n"
+		    "var first = load('cfg').n;\\n"
+		    "var o = {list: [1, 2]}; store('made', o); o.list.push(3);\\n"
+		    "store('gone', undefined); store('cfg', {n: 2});\\n"
+		    "store('tmp', 1); store('tmp', undefined);\\n"
+		    "return [first, load('made').list.length, load('gone') === undefined, "
+		    "load('missing') === undefined, load('keep'), load('cfg').n]\"}");
 	ck_assert_msg(jtrue(r, "success"), "failed: %s", err_msg(r));
 	json_t *want = json_pack("[i,i,b,b,s,i]", 1, 2, 1, 1, "k", 2);
 	ck_assert_msg(json_equal(json_object_get(r, "value"), want), "value differs");
@@ -671,8 +674,7 @@ START_TEST(test_store_copies_and_writes)
 	want = json_pack("{s:{s:{s:[i,i]}, s:{s:i}}, s:[s]}", "set", "made", "list", 1, 2, "cfg",
 			 "n", 2, "delete", "gone");
 	json_t *set = json_object_get(writes, "set");
-	ck_assert_msg(json_equal(set, json_object_get(want, "set")), "set: %s",
-		      json_dumps(set, 0));
+	ck_assert_msg(json_equal(set, json_object_get(want, "set")), "set: %s", json_dumps(set, 0));
 	/* tmp came and went: it is deleted, or never mentioned. */
 	json_t *del = json_object_get(writes, "delete");
 	bool gone = false;
@@ -701,30 +703,30 @@ START_TEST(test_store_limits)
 {
 	/* One value over 256 KiB, then the whole over 1 MiB: RangeErrors the
 	 * script can catch, and nothing half-written. */
-	json_t *r = run("{\"op\":\"execute\",\"code\":\""
-			"var big = new Array(300 * 1024).join('x');\\n"
-			"var one; try { store('big', big) } catch (e) { one = e.name + ': ' + "
-			"e.message }\\n"
-			"var part = new Array(200 * 1024).join('y'), n = 0, all;\\n"
-			"try { for (;;) { store('p' + n, part); n++ } } catch (e) { all = e.name }\\n"
-			"return [one, load('big') === undefined, n, all]\"}");
+	json_t *r =
+		run("{\"op\":\"execute\",\"code\":\""
+		    "var big = new Array(300 * 1024).join('x');\\n"
+		    "var one; try { store('big', big) } catch (e) { one = e.name + ': ' + "
+		    "e.message }\\n"
+		    "var part = new Array(200 * 1024).join('y'), n = 0, all;\\n"
+		    "try { for (;;) { store('p' + n, part); n++ } } catch (e) { all = e.name }\\n"
+		    "return [one, load('big') === undefined, n, all]\"}");
 	ck_assert_msg(jtrue(r, "success"), "failed: %s", err_msg(r));
 	json_t *v = json_object_get(r, "value");
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_array_get(v, 0)), "RangeError"));
 	ck_assert(json_is_true(json_array_get(v, 1)));
 	ck_assert_int_eq(json_integer_value(json_array_get(v, 2)), 5);
 	ck_assert_str_eq(json_string_value(json_array_get(v, 3)), "RangeError");
-	ck_assert_uint_eq(json_object_size(json_object_get(json_object_get(r, "store_writes"),
-							   "set")),
-			  5);
+	ck_assert_uint_eq(
+		json_object_size(json_object_get(json_object_get(r, "store_writes"), "set")), 5);
 	json_decref(r);
 
 	/* An initial store beyond the limits is refused. */
 	char *blob = malloc(300 * 1024);
 	memset(blob, 'z', 300 * 1024 - 1);
 	blob[300 * 1024 - 1] = 0;
-	json_t *req = json_pack("{s:s, s:s, s:{s:s}}", "op", "execute", "code", "return 1",
-				"store", "blob", blob);
+	json_t *req = json_pack("{s:s, s:s, s:{s:s}}", "op", "execute", "code", "return 1", "store",
+				"blob", blob);
 	free(blob);
 	r = call_once(shared.sock, req);
 	assert_error(r, "INVALID_ARGUMENT", "store.blob");
@@ -784,8 +786,9 @@ END_TEST
 /* The CPU budget stops even a loop that catches everything. */
 START_TEST(test_cpu_budget)
 {
-	json_t *r = run("{\"op\":\"execute\",\"timeout_ms\":60000,\"max_cpu_ms\":200,"
-			"\"code\":\"var n = 0; for (;;) { try { for (;;) {} } catch (e) { n++ } }\"}");
+	json_t *r =
+		run("{\"op\":\"execute\",\"timeout_ms\":60000,\"max_cpu_ms\":200,"
+		    "\"code\":\"var n = 0; for (;;) { try { for (;;) {} } catch (e) { n++ } }\"}");
 	ck_assert_str_eq(jstr(r, "state"), "timeout");
 	assert_kind(r, "timeout", "CPU budget of 200 ms");
 	ck_assert_int_ge(jint(r, "cpu_time_ms"), 150);
@@ -798,9 +801,10 @@ END_TEST
  * on it is kind memory. */
 START_TEST(test_memory_inside)
 {
-	json_t *r = run("{\"op\":\"execute\",\"memory_bytes\":8388608,\"code\":\""
-			"var a = []; try { for (;;) a.push('item ' + a.length) } "
-			"catch (e) { var n = a.length; a = null; return [String(e), n > 1000] }\"}");
+	json_t *r =
+		run("{\"op\":\"execute\",\"memory_bytes\":8388608,\"code\":\""
+		    "var a = []; try { for (;;) a.push('item ' + a.length) } "
+		    "catch (e) { var n = a.length; a = null; return [String(e), n > 1000] }\"}");
 	ck_assert_msg(jtrue(r, "success"), "failed: %s", err_msg(r));
 	json_t *v = json_object_get(r, "value");
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_array_get(v, 0)), "out of memory"));
@@ -882,10 +886,11 @@ START_TEST(test_promise_results)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
 	const char *names[] = {"get", NULL};
-	json_t *req = req_with_tools("execute",
-				     "return Promise.resolve('k').then(function (k) { "
-				     "return tools.get({k: k}) }).then(function (v) { return v + 1 })",
-				     names);
+	json_t *req =
+		req_with_tools("execute",
+			       "return Promise.resolve('k').then(function (k) { "
+			       "return tools.get({k: k}) }).then(function (v) { return v + 1 })",
+			       names);
 	json_object_set_new(req, "id", json_string("p"));
 	send_req(&c, req);
 	json_t *ev = expect_call(&c, "get");

@@ -579,8 +579,8 @@ int engine_prepare(void)
 	/* The polyfills, and the internals they hand the engine. */
 	duk_push_global_stash(ctx);
 	duk_push_string(ctx, "polyfills.js");
-	if (duk_pcompile_lstring_filename(ctx, DUK_COMPILE_EVAL, js_polyfills,
-					  js_polyfills_len) != DUK_EXEC_SUCCESS ||
+	if (duk_pcompile_lstring_filename(ctx, DUK_COMPILE_EVAL, js_polyfills, js_polyfills_len) !=
+		    DUK_EXEC_SUCCESS ||
 	    duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS || !duk_is_function(ctx, -1))
 		return -1;
 	duk_push_global_object(ctx);
@@ -695,7 +695,6 @@ static duk_ret_t describe_thrown(duk_context *ctx, void *udata)
 	return 0;
 }
 
-
 static json_t *fail_thrown(duk_context *ctx, const char *kind)
 {
 	json_t *e = json_object();
@@ -719,12 +718,14 @@ static json_t *fail_thrown(duk_context *ctx, const char *kind)
 	}
 	char msg[160];
 	if (strcmp(d.kind, "memory") == 0) {
-		snprintf(msg, sizeof msg, "out of memory: the script's heap reached its limit of %zu "
-					  "bytes (memory_bytes)",
+		snprintf(msg, sizeof msg,
+			 "out of memory: the script's heap reached its limit of %zu "
+			 "bytes (memory_bytes)",
 			 memory_limit);
 		json_object_set_new(e, "message", json_string(msg));
 	} else if (strcmp(d.kind, "timeout") == 0) {
-		snprintf(msg, sizeof msg, "the script used up its CPU budget of %llu ms (max_cpu_ms)",
+		snprintf(msg, sizeof msg,
+			 "the script used up its CPU budget of %llu ms (max_cpu_ms)",
 			 (unsigned long long)(cpu_budget_ns / 1000000u));
 		json_object_set_new(e, "message", json_string(msg));
 	}
@@ -797,8 +798,8 @@ static void refine_syntax_error(duk_context *ctx, json_t *result, const char *co
 	bool modern = duk_get_boolean(ctx, -1);
 	if (found) {
 		int line = duk_get_int(ctx, -3), column = duk_get_int(ctx, -2);
-		duk_push_sprintf(ctx, "SyntaxError: %s (line %d, column %d)", duk_get_string(ctx, -4),
-				 line, column);
+		duk_push_sprintf(ctx, "SyntaxError: %s (line %d, column %d)",
+				 duk_get_string(ctx, -4), line, column);
 		set_string(e, "message", ctx, -1);
 		duk_pop(ctx);
 		json_object_set_new(e, "line", json_integer(line));
@@ -879,10 +880,10 @@ static json_t *settle_result(duk_context *ctx)
 	bool rejected = state && strcmp(state, "rejected") == 0;
 	duk_pop(ctx);
 	if (!fulfilled && !rejected)
-		return result_error("script",
-				    "the script returned a promise that nothing can settle: there is "
-				    "no event loop, so only tool calls and other promises resolve "
-				    "promises, and none is left to");
+		return result_error(
+			"script", "the script returned a promise that nothing can settle: there is "
+				  "no event loop, so only tool calls and other promises resolve "
+				  "promises, and none is left to");
 	duk_get_prop_string(ctx, -1, "value");
 	duk_remove(ctx, -2); /* the state object */
 	duk_remove(ctx, -2); /* the promise */
