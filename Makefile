@@ -41,10 +41,11 @@ DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/d
 
 PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c protocol/source.c \
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c
-WORKER   := worker/engine.c worker/syntax.c worker/store.c worker/confine.c worker/worker.c \
+WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
             worker/forkserver.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.
 JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o \
+            build/gen/js_typescript.o build/gen/js_lower.o build/gen/js_runtime.o \
             build/duktape/duktape.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
@@ -57,7 +58,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_confine \
               check_cache check_polyfills check_decl
-INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli
+INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
 .PHONY: all deps run check bench install uninstall clean format lint
@@ -117,6 +118,7 @@ build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 $(TESTS) build/tests/bench: build/tests/%:
 	@mkdir -p $(dir $@)

@@ -36,11 +36,17 @@ static const struct field_spec no_fields[] = {{NULL, 0, false}};
 
 /* "code" or "cached": exactly one, checked in fill_source. */
 static const struct field_spec execute_fields[] = {
-	{"code", FIELD_STRING, false},	     {"cached", FIELD_STRING, false},
-	{"cache", FIELD_BOOL, false},	     {"tools", FIELD_TOOLS, false},
-	{"store", FIELD_STORE, false},	     {"timeout_ms", FIELD_UINT, false},
-	{"max_cpu_ms", FIELD_UINT, false},   {"memory_bytes", FIELD_UINT, false},
-	{"output_bytes", FIELD_UINT, false}, {NULL, 0, false},
+	{"code", FIELD_STRING, false},
+	{"cached", FIELD_STRING, false},
+	{"cache", FIELD_BOOL, false},
+	{"tools", FIELD_TOOLS, false},
+	{"store", FIELD_STORE, false},
+	{"timeout_ms", FIELD_UINT, false},
+	{"max_cpu_ms", FIELD_UINT, false},
+	{"memory_bytes", FIELD_UINT, false},
+	{"output_bytes", FIELD_UINT, false},
+	{"language", FIELD_STRING, false},
+	{NULL, 0, false},
 };
 
 static const struct field_spec status_fields[] = {
@@ -62,15 +68,11 @@ static const struct field_spec list_fields[] = {
 };
 
 static const struct field_spec test_fields[] = {
-	{"code", FIELD_STRING, false},
-	{"tests", FIELD_STRING, true},
-	{"tools", FIELD_TOOLS, false},
-	{"store", FIELD_STORE, false},
-	{"timeout_ms", FIELD_UINT, false},
-	{"max_cpu_ms", FIELD_UINT, false},
-	{"memory_bytes", FIELD_UINT, false},
-	{"output_bytes", FIELD_UINT, false},
-	{NULL, 0, false},
+	{"code", FIELD_STRING, false},	     {"tests", FIELD_STRING, true},
+	{"tools", FIELD_TOOLS, false},	     {"store", FIELD_STORE, false},
+	{"timeout_ms", FIELD_UINT, false},   {"max_cpu_ms", FIELD_UINT, false},
+	{"memory_bytes", FIELD_UINT, false}, {"output_bytes", FIELD_UINT, false},
+	{"language", FIELD_STRING, false},   {NULL, 0, false},
 };
 
 static const struct field_spec tool_result_fields[] = {
@@ -502,6 +504,17 @@ static int fill_execution(json_t *root, const struct request_limits *lim, struct
 	req->cache = !cache || json_is_true(cache);
 	req->tools = json_object_get(root, "tools");
 	req->store = json_object_get(root, "store");
+	const char *language = json_string_value(json_object_get(root, "language"));
+	if (language) {
+		if (strcmp(language, "javascript") != 0 && strcmp(language, "typescript") != 0) {
+			fail(err, STATUS_INVALID_ARGUMENT,
+			     "language: expected \"javascript\" or \"typescript\", got \"%.32s\"",
+			     language);
+			return -1;
+		}
+		req->typescript = language[0] == 't';
+		req->javascript = !req->typescript;
+	}
 	req->max_cpu_given = json_object_get(root, "max_cpu_ms") != NULL;
 	if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
 		      &req->timeout_ms, err) < 0 ||

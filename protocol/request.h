@@ -70,6 +70,9 @@ struct request {
 	bool max_cpu_given;
 	uint64_t memory_bytes;
 	uint64_t output_bytes;
+	/* "language": at most one is set; neither: JavaScript, or TypeScript
+	 * when it is only valid as that */
+	bool javascript, typescript;
 	/* status, cancel */
 	const char *execution_id;
 	bool wait;
@@ -88,7 +91,7 @@ struct request {
 	json_t *store;
 	/* tool_result (and execution_id) */
 	uint64_t call_id;
-	json_t *value;     /* borrowed; NULL when error is given */
+	json_t *value;	   /* borrowed; NULL when error is given */
 	const char *error; /* the tool's failure, thrown inside the script */
 };
 

@@ -74,7 +74,8 @@ json_t *exec_summary(const struct exec *e)
 			      mode_names[e->mode], "state", request_state_name(exec_state(e)),
 			      "started_at_ms", (json_int_t)e->reg.created_ms);
 	if (e->phase == PHASE_DONE)
-		json_object_set_new(o, "finished_at_ms", json_integer((json_int_t)e->reg.finished_ms));
+		json_object_set_new(o, "finished_at_ms",
+				    json_integer((json_int_t)e->reg.finished_ms));
 	json_object_set_new(o, "code_preview", json_string(e->preview));
 	if (e->cached_name)
 		json_object_set_new(o, "cached_name", json_string(e->cached_name));
@@ -158,9 +159,11 @@ static json_t *build_fields(struct exec *e)
 	uint64_t end = e->t_end_us ? e->t_end_us : loop_clock_us();
 	uint64_t elapsed = e->t_start_us ? (end - e->t_start_us) / 1000u : 0;
 	json_object_set_new(f, "execution_time_ms", json_integer((json_int_t)elapsed));
-	json_object_set_new(f, "cpu_time_ms", json_integer((json_int_t)(tv_ms(e->ru.ru_utime) +
-									    tv_ms(e->ru.ru_stime))));
-	json_object_set_new(f, "memory_peak_bytes", json_integer((json_int_t)e->ru.ru_maxrss * 1024));
+	json_object_set_new(
+		f, "cpu_time_ms",
+		json_integer((json_int_t)(tv_ms(e->ru.ru_utime) + tv_ms(e->ru.ru_stime))));
+	json_object_set_new(f, "memory_peak_bytes",
+			    json_integer((json_int_t)e->ru.ru_maxrss * 1024));
 	if (e->have_result && e->result.heap_peak >= 0)
 		json_object_set_new(f, "heap_peak_bytes", json_integer(e->result.heap_peak));
 	return f;
@@ -184,8 +187,7 @@ static void complete(struct exec *e)
 	log_info("%s %s %s in %lld ms (pid %d%s)", e->reg.id, mode_names[e->mode],
 		 request_state_name(e->state),
 		 (long long)json_integer_value(json_object_get(e->fields, "execution_time_ms")),
-		 (int)e->pid,
-		 e->conn || e->mode == EXEC_ASYNC ? "" : ", client gone");
+		 (int)e->pid, e->conn || e->mode == EXEC_ASYNC ? "" : ", client gone");
 	e->conn = NULL;
 	struct list_node *n;
 	while ((n = list_first(&e->watches)) != NULL) {
@@ -219,8 +221,9 @@ static void finish_call(struct exec *e, const char *status)
 {
 	json_t *call = json_array_get(e->calls, json_array_size(e->calls) - 1);
 	json_object_set_new(call, "status", json_string(status));
-	json_object_set_new(call, "duration_ms",
-			    json_integer((json_int_t)((loop_clock_us() - e->call_start_us) / 1000)));
+	json_object_set_new(
+		call, "duration_ms",
+		json_integer((json_int_t)((loop_clock_us() - e->call_start_us) / 1000)));
 	e->pending_call = 0;
 }
 
@@ -297,8 +300,8 @@ void exec_ended(struct exec *e)
 	leave_live(e);
 	/* New code that ran successfully goes to the cache first, so that the
 	 * reply can say where it went. */
-	bool store = e->cache && !e->cached_name && e->mode != EXEC_TEST &&
-		     e->state == STATE_COMPLETED;
+	bool store =
+		e->cache && !e->cached_name && e->mode != EXEC_TEST && e->state == STATE_COMPLETED;
 	e->phase = PHASE_STORING;
 	sched_release();
 	if (!store || cache_store(e->code, e->code_len, on_stored, e) == 0)
@@ -337,13 +340,9 @@ static void exec_free(struct registry_entry *r)
 int exec_cancel(struct exec *e)
 {
 	switch (e->phase) {
-	case PHASE_QUEUED:
-		end_queued(e, KILL_CANCEL);
-		return 0;
+	case PHASE_QUEUED: end_queued(e, KILL_CANCEL); return 0;
 	case PHASE_SPAWNING:
-	case PHASE_RUNNING:
-		run_kill(e, KILL_CANCEL);
-		return 0;
+	case PHASE_RUNNING: run_kill(e, KILL_CANCEL); return 0;
 	case PHASE_STORING:
 	case PHASE_DONE: break;
 	}
@@ -428,7 +427,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	struct exec *e = calloc(1, sizeof *e);
 	if (!e)
 		return NULL;
-	e->mode = req->op == OP_STREAM ? EXEC_STREAM
+	e->mode = req->op == OP_STREAM	? EXEC_STREAM
 		  : req->op == OP_ASYNC ? EXEC_ASYNC
 		  : req->op == OP_TEST	? EXEC_TEST
 					: EXEC_EXECUTE;
@@ -450,6 +449,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	e->cache = req->cache;
 	e->timeout_ms = req->timeout_ms;
 	e->max_cpu_ms = req->max_cpu_ms;
+	e->language = req->typescript ? "typescript" : req->javascript ? "javascript" : NULL;
 	e->memory_bytes = req->memory_bytes;
 	e->output_bytes = req->output_bytes;
 	e->req_id = json_incref(req->id);

@@ -23,11 +23,11 @@
 #include "sched.h"
 
 enum phase {
-	PHASE_QUEUED,   /* waiting for a worker slot */
+	PHASE_QUEUED,	/* waiting for a worker slot */
 	PHASE_SPAWNING, /* slot taken, worker requested from the forkserver */
-	PHASE_RUNNING,  /* the worker exists (until reaped) */
-	PHASE_STORING,  /* ended; the script is being written to the cache */
-	PHASE_DONE,     /* final: fields are set, the record is retained */
+	PHASE_RUNNING,	/* the worker exists (until reaped) */
+	PHASE_STORING,	/* ended; the script is being written to the cache */
+	PHASE_DONE,	/* final: fields are set, the record is retained */
 };
 
 enum kill_reason {
@@ -43,24 +43,25 @@ enum { OUT = 0, ERR = 1 };
 
 struct exec {
 	struct registry_entry reg; /* the id, and retention */
-	struct list_node link;     /* live executions */
+	struct list_node link;	   /* live executions */
 	struct sched_entry sched;
 	struct conn_sub sub;
 	struct list_node watches;
 	enum exec_mode mode;
 	struct conn *conn; /* who gets the final reply; NULL for async or once gone */
-	json_t *req_id;    /* the requester's id (a reference) */
-	char *code;        /* the script (NULL once done) */
+	json_t *req_id;	   /* the requester's id (a reference) */
+	char *code;	   /* the script (NULL once done) */
 	size_t code_len;
-	size_t options_len; /* the options line, blanked for the worker */
-	char *tests; /* test mode */
+	size_t options_len;   /* the options line, blanked for the worker */
+	const char *language; /* "javascript", "typescript" or NULL: tell by the code */
+	char *tests;	      /* test mode */
 	size_t tests_len;
 	char *cached_name; /* ran from the cache under this name */
 	char preview[4 * 100 + 1];
-	bool cache; /* store the code if it succeeds */
-	json_t *tools;  /* the request's tool declarations, or NULL */
-	json_t *store;  /* the store the script starts with, or NULL */
-	json_t *calls;  /* [{call_id, name, status, duration_ms}] so far */
+	bool cache;		 /* store the code if it succeeds */
+	json_t *tools;		 /* the request's tool declarations, or NULL */
+	json_t *store;		 /* the store the script starts with, or NULL */
+	json_t *calls;		 /* [{call_id, name, status, duration_ms}] so far */
 	json_int_t pending_call; /* the call the worker waits on, or 0 */
 	json_int_t last_call;
 	uint64_t call_start_us;

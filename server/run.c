@@ -328,8 +328,8 @@ static void ctl_frames(struct exec *e)
 static void ctl_flush(struct exec *e)
 {
 	while (buf_len(&e->ctl_out)) {
-		ssize_t n = send(e->ctl_fd, buf_peek(&e->ctl_out), buf_len(&e->ctl_out),
-				 MSG_NOSIGNAL);
+		ssize_t n =
+			send(e->ctl_fd, buf_peek(&e->ctl_out), buf_len(&e->ctl_out), MSG_NOSIGNAL);
 		if (n > 0) {
 			buf_consume(&e->ctl_out, (size_t)n);
 			continue;
@@ -443,8 +443,9 @@ static int encode_job(struct exec *e)
 		json_object_set_new(job, "tests", json_stringn(e->tests, e->tests_len));
 	} else {
 		/* The options line becomes an empty line: line numbers hold. */
-		json_object_set_new(job, "code", json_stringn(e->code + e->options_len,
-							      e->code_len - e->options_len));
+		json_object_set_new(
+			job, "code",
+			json_stringn(e->code + e->options_len, e->code_len - e->options_len));
 	}
 	json_t *names = json_array();
 	size_t i;
@@ -456,6 +457,8 @@ static int encode_job(struct exec *e)
 		json_object_set(job, "store", e->store);
 	json_object_set_new(job, "memory_bytes", json_integer((json_int_t)e->memory_bytes));
 	json_object_set_new(job, "max_cpu_ms", json_integer((json_int_t)e->max_cpu_ms));
+	if (e->language)
+		json_object_set_new(job, "language", json_string(e->language));
 	int rc = msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job);
 	json_decref(job);
 	return rc;

@@ -39,7 +39,8 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
 static const char usage[] =
 	"usage: sandboxctl [options] COMMAND\n"
 	"  exec|stream (-e CODE | FILE | - | --cached NAME)   run a script and wait for it\n"
-	"  submit (-e CODE | FILE | - | --cached NAME)        run it in the background; print its id\n"
+	"  submit (-e CODE | FILE | - | --cached NAME)        run it in the background; print its "
+	"id\n"
 	"  status ID [--wait] [--follow]                      its output and, once done, result\n"
 	"  cancel ID                                          kill it\n"
 	"  list [--state S]... [--limit N]                    executions, newest first\n"
@@ -53,6 +54,9 @@ static const char usage[] =
 	"  -e, --eval CODE    the script (else read from FILE, or stdin for -)\n"
 	"  --timeout-ms N, --memory-bytes N, --output-bytes N   execution limits\n"
 	"  --no-cache         do not add the script to the cache\n"
+	"  --typescript       the script is TypeScript (implied by a FILE ending in .ts);\n"
+	"                     --javascript: JavaScript (else: JavaScript, or TypeScript\n"
+	"                     when it is valid only as that)\n"
 	"  --tool NAME=CMD    (repeatable) tools.NAME(args) runs CMD with the args' JSON on\n"
 	"                     stdin; its stdout is the JSON result, a non-zero exit an error\n"
 	"  --store FILE       the store load() reads, a JSON object; written back on success\n"
@@ -65,7 +69,7 @@ struct opts {
 	const char *code_arg;
 	const char *cached;
 	const char *tests_file;
-	bool json, wait, follow, no_cache;
+	bool json, wait, follow, no_cache, typescript, javascript;
 	json_int_t timeout_ms, memory_bytes, output_bytes, limit;
 	json_t *states;
 	json_t *tools; /* {name: command} from --tool */
@@ -92,7 +96,7 @@ struct client {
 	struct frame_decoder dec;
 	int next_id;
 	json_int_t request_id; /* the request whose final reply we wait for */
-	json_t *tools;         /* {name: command} */
+	json_t *tools;	       /* {name: command} */
 };
 
 static const char *default_socket(void)
@@ -129,9 +133,9 @@ static int client_send(struct client *c, const char *op, json_t *req)
 	json_object_set_new(req, "id", json_integer(c->request_id));
 	struct buf out = BUF_INIT;
 	int rc = msg_encode(&out, FRAME_MODE_BINARY, req) < 0 ||
-			 io_write_all(c->fd, buf_peek(&out), buf_len(&out)) < 0
-		 ? fail(EXIT_CONN, "cannot send the request: %s", strerror(errno))
-		 : -1;
+				 io_write_all(c->fd, buf_peek(&out), buf_len(&out)) < 0
+			 ? fail(EXIT_CONN, "cannot send the request: %s", strerror(errno))
+			 : -1;
 	buf_free(&out);
 	json_decref(req);
 	return rc;
@@ -143,8 +147,8 @@ static json_t *client_recv(struct client *c)
 	for (;;) {
 		const char *payload;
 		size_t plen, used;
-		enum frame_status st =
-			frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in), &payload, &plen, &used);
+		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
+						  &payload, &plen, &used);
 		if (st == FRAME_OK) {
 			json_error_t err;
 			json_t *msg = json_loadb(payload, plen, 0, &err);
@@ -212,8 +216,9 @@ static json_t *final_reply(struct client *c)
 			/* The answer to one of our tool_result requests. */
 			if (!json_is_true(json_object_get(msg, "ok")))
 				fprintf(stderr, "sandboxctl: tool result refused: %s\n",
-					json_string_value(json_object_get(json_object_get(msg, "error"),
-									  "message")) ?: "");
+					json_string_value(json_object_get(
+						json_object_get(msg, "error"), "message"))
+						?: "");
 		}
 		const char *event = json_string_value(json_object_get(msg, "event"));
 		if (!c->json && event && strcmp(event, "output") == 0)
@@ -225,7 +230,10 @@ static json_t *final_reply(struct client *c)
 	}
 }
 
-static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+static const char *str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
 
 /* An error reply: its message on stderr; the exit status it means. */
 static int report_error_reply(json_t *reply)
@@ -303,6 +311,12 @@ static char *read_all(const char *path, size_t *len)
 }
 
 /* Adds "code" (from -e, FILE or -) or "cached" to req. -1, or an exit status. */
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 static int add_source(json_t *req, const struct opts *o, int argc, char **argv)
 {
 	int sources = !!o->code_arg + !!o->cached + (optind < argc);
@@ -324,11 +338,17 @@ static int add_source(json_t *req, const struct opts *o, int argc, char **argv)
 	if (!text)
 		return fail(EXIT_USAGE, "%s", "the script is not valid UTF-8");
 	json_object_set_new(req, "code", text);
+	if (!o->code_arg && ends_with(argv[optind], ".ts"))
+		json_object_set_new(req, "language", json_string("typescript"));
 	return -1;
 }
 
 static void add_limits(json_t *req, const struct opts *o)
 {
+	/* --typescript and --javascript win over a file's name. */
+	if (o->typescript || o->javascript)
+		json_object_set_new(req, "language",
+				    json_string(o->typescript ? "typescript" : "javascript"));
 	if (o->timeout_ms >= 0)
 		json_object_set_new(req, "timeout_ms", json_integer(o->timeout_ms));
 	if (o->memory_bytes >= 0)
@@ -341,8 +361,8 @@ static void add_limits(json_t *req, const struct opts *o)
 
 /* Runs command with input on stdin; its stdout and stderr, and exit status
  * (-1 when it could not run or was killed). */
-static int run_command(const char *command, const char *name, const char *input,
-		       struct buf *out, struct buf *err)
+static int run_command(const char *command, const char *name, const char *input, struct buf *out,
+		       struct buf *err)
 {
 	int in[2], o[2], e[2];
 	if (pipe(in) < 0 || pipe(o) < 0 || pipe(e) < 0)
@@ -418,8 +438,8 @@ static void answer_tool_call(struct client *c, json_t *event)
 			json_object_set_new(req, "value", value);
 		else
 			json_object_set_new(req, "error",
-					    json_sprintf("the tool %s printed invalid JSON: %s", name,
-							 jerr.text));
+					    json_sprintf("the tool %s printed invalid JSON: %s",
+							 name, jerr.text));
 	} else {
 		/* The tool's own words, else how it ended. */
 		const char *msg = buf_peek(&err);
@@ -428,8 +448,10 @@ static void answer_tool_call(struct client *c, json_t *event)
 			n--;
 		json_object_set_new(req, "error",
 				    n ? json_stringn(msg, n)
-				      : json_sprintf("the tool %s failed (%s %d)", name ? name : "?",
-						     status < 0 ? "could not run, or was killed" : "exit status",
+				      : json_sprintf("the tool %s failed (%s %d)",
+						     name ? name : "?",
+						     status < 0 ? "could not run, or was killed"
+								: "exit status",
 						     status));
 		if (!json_object_get(req, "error"))
 			json_object_set_new(req, "error", json_string("the tool failed"));
@@ -461,8 +483,8 @@ static int add_tools_and_store(json_t *req, const struct opts *o)
 					: json_object();
 		if (!json_is_object(store)) {
 			json_decref(store);
-			return fail(EXIT_USAGE, "--store %s: expected a JSON object (%s)", o->store_file,
-				    store ? "not an object" : err.text);
+			return fail(EXIT_USAGE, "--store %s: expected a JSON object (%s)",
+				    o->store_file, store ? "not an object" : err.text);
 		}
 		json_object_set_new(req, "store", store);
 	}
@@ -496,8 +518,7 @@ static int save_store(const struct opts *o, json_t *req_store, json_t *reply)
 /* ---- commands */
 
 /* exec, stream, submit */
-static int cmd_run(struct client *c, const struct opts *o, const char *cmd, int argc,
-		   char **argv)
+static int cmd_run(struct client *c, const struct opts *o, const char *cmd, int argc, char **argv)
 {
 	json_t *req = json_object();
 	int rc = add_source(req, o, argc, argv);
@@ -577,20 +598,23 @@ static int cmd_status(struct client *c, const struct opts *o, const char *id)
 		off[0] = json_integer_value(json_object_get(reply, "stdout_length"));
 		off[1] = json_integer_value(json_object_get(reply, "stderr_length"));
 		if (done) {
-			rc = c->json ? (json_is_true(json_object_get(reply, "success")) ? EXIT_OK
-											 : EXIT_FAILED)
+			rc = c->json ? (json_is_true(json_object_get(reply, "success"))
+						? EXIT_OK
+						: EXIT_FAILED)
 				     : report_result(reply);
 			json_decref(reply);
 			return rc;
 		}
 		if (!o->wait && !o->follow) {
 			if (!c->json) {
-				json_int_t pos = json_integer_value(json_object_get(reply, "queue_position"));
+				json_int_t pos = json_integer_value(
+					json_object_get(reply, "queue_position"));
 				if (pos)
 					printf("%s: %s (position %lld in the queue)\n", id, state,
 					       (long long)pos);
 				else
-					printf("%s: %s (%lld bytes of stdout, %lld of stderr so far)\n",
+					printf("%s: %s (%lld bytes of stdout, %lld of stderr so "
+					       "far)\n",
 					       id, state, (long long)off[0], (long long)off[1]);
 			}
 			json_decref(reply);
@@ -678,17 +702,19 @@ static int cmd_test(struct client *c, const struct opts *o, int argc, char **arg
 	json_t *req = json_object();
 	json_object_set_new(req, "tests", json_stringn(tests, len));
 	free(tests);
+	if (ends_with(o->tests_file, ".ts"))
+		json_object_set_new(req, "language", json_string("typescript"));
 	if (optind < argc) {
 		char *code = read_all(argv[optind], &len);
 		if (!code) {
 			json_decref(req);
-			return fail(EXIT_USAGE, "cannot read %s: %s", argv[optind], strerror(errno));
+			return fail(EXIT_USAGE, "cannot read %s: %s", argv[optind],
+				    strerror(errno));
 		}
 		json_object_set_new(req, "code", json_stringn(code, len));
 		free(code);
 	}
-	if (!json_object_get(req, "tests") ||
-	    (optind < argc && !json_object_get(req, "code"))) {
+	if (!json_object_get(req, "tests") || (optind < argc && !json_object_get(req, "code"))) {
 		json_decref(req);
 		return fail(EXIT_USAGE, "%s", "the sources are not valid UTF-8");
 	}
@@ -706,7 +732,10 @@ static int cmd_test(struct client *c, const struct opts *o, int argc, char **arg
 		json_array_foreach (json_object_get(reply, "tests"), i, t) {
 			bool skipped = json_is_true(json_object_get(t, "skipped"));
 			bool passed = json_is_true(json_object_get(t, "passed"));
-			printf("%s  %s (%lld ms)\n", skipped ? "SKIP" : passed ? "PASS" : "FAIL",
+			printf("%s  %s (%lld ms)\n",
+			       skipped	? "SKIP"
+			       : passed ? "PASS"
+					: "FAIL",
 			       str(t, "name"),
 			       (long long)json_integer_value(json_object_get(t, "duration_ms")));
 			if (str(t, "error"))
@@ -744,7 +773,8 @@ static int cmd_cache(struct client *c, int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!sub || strcmp(sub, "list") != 0 || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s", "usage: sandboxctl cache list [FILTER] | cache clear");
+		return fail(EXIT_USAGE, "%s",
+			    "usage: sandboxctl cache list [FILTER] | cache clear");
 	json_t *req = json_object();
 	if (optind < argc)
 		json_object_set_new(req, "filter", json_string(argv[optind]));
@@ -793,6 +823,8 @@ enum {
 	O_TESTS,
 	O_TOOL,
 	O_STORE,
+	O_TYPESCRIPT,
+	O_JAVASCRIPT,
 	O_HELP,
 };
 
@@ -812,6 +844,8 @@ static const struct option options[] = {
 	{"tests", required_argument, NULL, O_TESTS},
 	{"tool", required_argument, NULL, O_TOOL},
 	{"store", required_argument, NULL, O_STORE},
+	{"typescript", no_argument, NULL, O_TYPESCRIPT},
+	{"javascript", no_argument, NULL, O_JAVASCRIPT},
 	{"help", no_argument, NULL, O_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -843,6 +877,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_FOLLOW: o->follow = true; break;
 		case O_TESTS: o->tests_file = optarg; break;
 		case O_STORE: o->store_file = optarg; break;
+		case O_TYPESCRIPT:
+			o->typescript = true;
+			o->javascript = false;
+			break;
+		case O_JAVASCRIPT:
+			o->javascript = true;
+			o->typescript = false;
+			break;
 		case O_TOOL: {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || !eq[1])
@@ -864,7 +906,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_MEMORY:
 		case O_OUTPUT:
 		case O_LIMIT:
-			rc = parse_int(optarg, opt == O_TIMEOUT  ? &o->timeout_ms
+			rc = parse_int(optarg, opt == O_TIMEOUT	 ? &o->timeout_ms
 					       : opt == O_MEMORY ? &o->memory_bytes
 					       : opt == O_OUTPUT ? &o->output_bytes
 								 : &o->limit);
@@ -908,7 +950,7 @@ int main(int argc, char **argv)
 			return fail(EXIT_USAGE, "unexpected argument: %s", argv[optind]);
 	}
 	static const char *const known[] = {"exec", "stream", "submit", "status", "cancel",
-					    "list", "test", "cache", "health"};
+					    "list", "test",   "cache",	"health"};
 	bool ok = false;
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		ok |= strcmp(cmd, known[i]) == 0;

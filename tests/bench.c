@@ -110,7 +110,7 @@ static void engine_costs(void)
 			engine_prepare();
 			prep[i] = now_us() - t;
 			t = now_us();
-			json_t *r = engine_run("return 1", 8);
+			json_t *r = engine_run("return 1", 8, ENGINE_ANY);
 			run[i] = now_us() - t;
 			json_decref(r);
 		}
@@ -132,7 +132,7 @@ static void send_exec(struct client *c, int id)
 	client_send_raw(c, frame, (size_t)n + 4);
 }
 
-static void sequential(const char *sock)
+static double sequential(const char *sock)
 {
 	static double s[SEQ_RUNS];
 	struct client c;
@@ -157,6 +157,53 @@ static void sequential(const char *sock)
 	}
 	client_close(&c);
 	row("execute `return 1+1`, sequential round trip", s, SEQ_RUNS);
+	return pct(s, SEQ_RUNS, 50);
+}
+
+/* Modern scripts pay for their lowering in the worker: the round trip of
+ * one from tests/data/bench, beside the ES5 one's. */
+static double script_latency(const char *sock, const char *label, const char *file)
+{
+	enum { N = 200 };
+	static double s[N];
+	char path[256];
+	snprintf(path, sizeof path, "tests/data/bench/%s", file);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "bench: cannot open %s (run from the source tree)\n", path);
+		exit(1);
+	}
+	char code[8192];
+	size_t len = fread(code, 1, sizeof code - 1, f);
+	fclose(f);
+	code[len] = 0;
+	json_t *req = json_pack("{s:s, s:s%}", "op", "execute", "code", code, len);
+	struct client c;
+	if (!req || client_open(&c, sock, FRAME_MODE_BINARY) < 0) {
+		fprintf(stderr, "bench: cannot connect\n");
+		exit(1);
+	}
+	json_int_t heap = 0, rss = 0;
+	for (int i = -10; i < N; i++) {
+		double t = now_us();
+		client_send(&c, req);
+		json_t *r = client_reply(&c, NULL, 10000);
+		if (i >= 0)
+			s[i] = now_us() - t;
+		if (!r || !json_is_true(json_object_get(r, "success"))) {
+			fprintf(stderr, "bench: %s failed\n", file);
+			exit(1);
+		}
+		heap = json_integer_value(json_object_get(r, "heap_peak_bytes"));
+		rss = json_integer_value(json_object_get(r, "memory_peak_bytes"));
+		json_decref(r);
+	}
+	client_close(&c);
+	json_decref(req);
+	row(label, s, N);
+	printf("  %-44s %8lld KiB heap peak, %lld KiB RSS peak\n", "", (long long)heap / 1024,
+	       (long long)rss / 1024);
+	return pct(s, N, 50);
 }
 
 static void throughput(const char *sock)
@@ -213,8 +260,13 @@ START_TEST(bench)
 	const char *args[] = {"--log-level", "warn", NULL};
 	daemon_start(&d, args);
 	printf("daemon (default limits, %s)\n", "log level warn");
-	sequential(d.sock);
+	double es5 = sequential(d.sock);
 	throughput(d.sock);
+	printf("modern code, lowered in the worker\n");
+	double m10 = script_latency(d.sock, "10-line ES2020 script (modern-10.js)", "modern-10.js");
+	double m60 = script_latency(d.sock, "60-line async script (async-60.js)", "async-60.js");
+	printf("  added p50: %.1f ms (10 lines), %.1f ms (60 lines)\n", (m10 - es5) / 1000,
+	       (m60 - es5) / 1000);
 	daemon_stop(&d);
 }
 END_TEST

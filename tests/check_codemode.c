@@ -841,9 +841,10 @@ START_TEST(test_error_positions)
 	ck_assert_int_eq(jint(err_obj(r), "column"), 9);
 	json_decref(r);
 
-	r = run("{\"op\":\"execute\",\"code\":\"var x = 1;\\nvar f = (a) => a * 2;\"}");
-	assert_kind(r, "syntax", "ES5.1");
+	r = run("{\"op\":\"execute\",\"code\":\"const x = 1;\\nconst f = (a) => a * * 2;\"}");
+	assert_kind(r, "syntax", "Unexpected token");
 	ck_assert_int_eq(jint(err_obj(r), "line"), 2);
+	ck_assert_int_eq(jint(err_obj(r), "column"), 22);
 	json_decref(r);
 
 	r = run("{\"op\":\"execute\",\"code\":\"function inner() {\\n  throw new TypeError('bad "

@@ -40,7 +40,7 @@ START_TEST(test_cases)
 		n++;
 		json_t *want = json_loads(expected, JSON_DECODE_ANY, NULL);
 		ck_assert_msg(want != NULL, "line %d: bad expected JSON", lineno);
-		json_t *r = engine_run(body, strlen(body));
+		json_t *r = engine_run(body, strlen(body), ENGINE_ANY);
 		json_t *got = json_object_get(r, "value");
 		if (!json_is_true(json_object_get(r, "ok")) || !got || !json_equal(got, want)) {
 			char *text = json_dumps(r, JSON_COMPACT);
@@ -63,9 +63,10 @@ START_TEST(test_unsettled_promise)
 {
 	ck_assert_int_eq(engine_prepare(), 0);
 	const char *code = "return new Promise(function () {})";
-	json_t *r = engine_run(code, strlen(code));
+	json_t *r = engine_run(code, strlen(code), ENGINE_ANY);
 	ck_assert(!json_is_true(json_object_get(r, "ok")));
-	const char *msg = json_string_value(json_object_get(json_object_get(r, "error"), "message"));
+	const char *msg =
+		json_string_value(json_object_get(json_object_get(r, "error"), "message"));
 	ck_assert_ptr_nonnull(strstr(msg, "nothing can settle"));
 	json_decref(r);
 }
@@ -74,8 +75,9 @@ END_TEST
 START_TEST(test_rejected_promise)
 {
 	ck_assert_int_eq(engine_prepare(), 0);
-	const char *code = "\nreturn Promise.resolve().then(function () { throw new RangeError('late') })";
-	json_t *r = engine_run(code, strlen(code));
+	const char *code =
+		"\nreturn Promise.resolve().then(function () { throw new RangeError('late') })";
+	json_t *r = engine_run(code, strlen(code), ENGINE_ANY);
 	json_t *e = json_object_get(r, "error");
 	ck_assert_str_eq(json_string_value(json_object_get(e, "kind")), "script");
 	ck_assert_str_eq(json_string_value(json_object_get(e, "message")), "RangeError: late");
@@ -91,7 +93,7 @@ START_TEST(test_no_leaks_into_scripts)
 	const char *code = "return [typeof internals, typeof drain, typeof notify, "
 			   "Object.getOwnPropertyNames(Map.prototype).indexOf('set') >= 0, "
 			   "Object.keys(Array.prototype).length, typeof Promise.prototype.then]";
-	json_t *r = engine_run(code, strlen(code));
+	json_t *r = engine_run(code, strlen(code), ENGINE_ANY);
 	char *text = json_dumps(json_object_get(r, "value"), JSON_COMPACT);
 	ck_assert_str_eq(text, "[\"undefined\",\"undefined\",\"undefined\",true,0,\"function\"]");
 	free(text);

@@ -17,7 +17,6 @@
 #include "../protocol/utf8.h"
 #include "js.h"
 #include "store.h"
-#include "syntax.h"
 
 static duk_context *heap_ctx;
 
@@ -536,6 +535,53 @@ static void put_function(duk_context *ctx, const char *name, duk_c_function fn, 
 	duk_put_prop_string(ctx, -2, name);
 }
 
+/* Compiles and runs an embedded source; its value is left on the stack. */
+static int load_js(duk_context *ctx, const char *name, const char *src, size_t len,
+		   duk_uint_t flags)
+{
+	duk_push_string(ctx, name);
+	if (duk_pcompile_lstring_filename(ctx, flags, src, len) != DUK_EXEC_SUCCESS ||
+	    duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
+		return -1;
+	return 0;
+}
+
+/* The lowering of modern JavaScript and TypeScript, compiled once here so
+ * that a worker that needs it pays only for running it: stash.lower, and
+ * the global $$rt that lowered code calls (fixed, and not enumerable). */
+static int prepare_lowering(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	if (load_js(ctx, "acorn.js", js_acorn, js_acorn_len, 0) < 0)
+		return -1;
+	duk_pop(ctx);
+	duk_push_global_object(ctx);
+	duk_get_prop_string(ctx, -1, "acorn");
+	duk_del_prop_string(ctx, -2, "acorn");
+	duk_remove(ctx, -2); /* [stash acorn] */
+	if (load_js(ctx, "lower.js", js_lower, js_lower_len, DUK_COMPILE_EVAL) < 0)
+		return -1;
+	duk_insert(ctx, -2); /* [stash lowerFactory acorn] */
+	if (load_js(ctx, "typescript.js", js_typescript, js_typescript_len, DUK_COMPILE_EVAL) < 0 ||
+	    duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+		return -1;
+	duk_put_prop_string(ctx, -2, "lower");
+
+	if (load_js(ctx, "runtime.js", js_runtime, js_runtime_len, DUK_COMPILE_EVAL) < 0)
+		return -1;
+	duk_get_prop_string(ctx, -2, "thread");
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+		return -1;
+	duk_push_global_object(ctx);
+	duk_push_string(ctx, "$$rt");
+	duk_dup(ctx, -3);
+	duk_def_prop(ctx, -3,
+		     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_HAVE_WRITABLE |
+			     DUK_DEFPROP_HAVE_ENUMERABLE | DUK_DEFPROP_HAVE_CONFIGURABLE);
+	duk_pop_3(ctx);
+	return 0;
+}
+
 int engine_prepare(void)
 {
 	heap_ctx = duk_create_heap(eng_alloc, eng_realloc, eng_free, NULL, eng_fatal);
@@ -544,11 +590,16 @@ int engine_prepare(void)
 	duk_context *ctx = heap_ctx;
 	duk_push_global_object(ctx);
 
-	/* The hook stays reachable to the engine after the global goes. */
+	/* The hook stays reachable to the engine after the global goes, and
+	 * the coroutines behind generators and async functions to the
+	 * lowering's runtime. */
 	duk_get_prop_string(ctx, -1, "Duktape");
 	duk_push_c_function(ctx, err_create, 1);
 	duk_put_prop_string(ctx, -2, "errCreate");
-	duk_pop(ctx);
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -2, "Thread");
+	duk_put_prop_string(ctx, -2, "thread");
+	duk_pop_2(ctx);
 	/* Duktape.act/fin/gc and friends reach into the engine's internals;
 	 * require would suggest a module system there is none of. */
 	duk_del_prop_string(ctx, -1, "Duktape");
@@ -599,8 +650,17 @@ int engine_prepare(void)
 		return -1;
 	duk_put_prop_string(ctx, -2, "harness");
 	duk_pop(ctx);
+
+	if (prepare_lowering(ctx) < 0)
+		return -1;
 	/* Start workers with a compact heap: less to copy on write. */
 	duk_gc(ctx, 0);
+	/* The collection sizes the string table to fit; the first strings a
+	 * script adds would grow it again, rehashing every string there is and
+	 * so writing to (and copying) 110 pages in each worker. A first run
+	 * here grows it once for all of them. */
+	static const char warm[] = "const warm = [1].map((x) => `${x}`);\nreturn warm";
+	json_decref(engine_run(warm, sizeof warm - 1, ENGINE_ANY));
 	return 0;
 }
 
@@ -732,101 +792,6 @@ static json_t *fail_thrown(duk_context *ctx, const char *kind)
 	return json_pack("{s:s, s:b, s:o}", "type", "result", "ok", 0, "error", e);
 }
 
-/* Runs acorn (a real ES2022 parser, Debian's node-acorn) over code that
- * failed to compile: it finds where, as a line and a column, and whether
- * the code is modern JavaScript Duktape's ES5.1 parser cannot read. */
-static const char locate_js[] =
-	"(function (acorn, src, body) {\n"
-	"  var opts = {ecmaVersion: 5, allowReturnOutsideFunction: body, locations: true};\n"
-	"  var out = {};\n"
-	"  try { acorn.parse(src, opts); return out; } catch (e) {\n"
-	"    if (!e.loc) return out;\n"
-	"    out.message = String(e.message).replace(/ \\(\\d+:\\d+\\)$/, '');\n"
-	"    out.line = e.loc.line; out.column = e.loc.column + 1;\n"
-	"  }\n"
-	"  opts.ecmaVersion = 'latest'; opts.allowAwaitOutsideFunction = body;\n"
-	"  try { acorn.parse(src, opts); out.modern = true; } catch (e) { out.modern = false; }\n"
-	"  return out;\n"
-	"})";
-
-static duk_ret_t locate(duk_context *ctx, void *udata)
-{
-	(void)udata;
-	/* [... code body]: a safe call shares the caller's frame. */
-	duk_idx_t code = duk_get_top(ctx) - 2;
-	duk_push_global_stash(ctx);
-	if (!duk_get_prop_string(ctx, -1, "acorn")) {
-		duk_pop(ctx);
-		duk_push_string(ctx, "acorn.js");
-		duk_compile_lstring_filename(ctx, 0, js_acorn, js_acorn_len);
-		duk_call(ctx, 0); /* defines the global acorn */
-		duk_pop(ctx);
-		duk_get_global_string(ctx, "acorn");
-		duk_dup(ctx, -1);
-		duk_put_prop_string(ctx, -3, "acorn");
-		duk_push_global_object(ctx);
-		duk_del_prop_string(ctx, -1, "acorn");
-		duk_pop(ctx);
-	}
-	duk_push_string(ctx, "locate.js");
-	duk_compile_lstring_filename(ctx, DUK_COMPILE_EVAL, locate_js, sizeof locate_js - 1);
-	duk_call(ctx, 0);
-	duk_swap_top(ctx, -2); /* [... code body stash fn acorn] */
-	duk_dup(ctx, code);
-	duk_dup(ctx, code + 1);
-	duk_call(ctx, 3);
-	return 1;
-}
-
-/* Makes a syntax error precise: acorn's message, line and column, and the
- * ES5.1 hint when the code is valid modern JavaScript. */
-static void refine_syntax_error(duk_context *ctx, json_t *result, const char *code, size_t len,
-				bool body)
-{
-	json_t *e = json_object_get(result, "error");
-	duk_push_lstring(ctx, code, len);
-	duk_push_boolean(ctx, body);
-	if (duk_safe_call(ctx, locate, NULL, 2, 1) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1)) {
-		duk_pop(ctx);
-		return; /* Duktape's own account stands */
-	}
-	duk_get_prop_string(ctx, -1, "message");
-	duk_get_prop_string(ctx, -2, "line");
-	duk_get_prop_string(ctx, -3, "column");
-	duk_get_prop_string(ctx, -4, "modern");
-	bool found = duk_is_string(ctx, -4) && duk_is_number(ctx, -3) && duk_is_number(ctx, -2);
-	bool modern = duk_get_boolean(ctx, -1);
-	if (found) {
-		int line = duk_get_int(ctx, -3), column = duk_get_int(ctx, -2);
-		duk_push_sprintf(ctx, "SyntaxError: %s (line %d, column %d)",
-				 duk_get_string(ctx, -4), line, column);
-		set_string(e, "message", ctx, -1);
-		duk_pop(ctx);
-		json_object_set_new(e, "line", json_integer(line));
-		json_object_set_new(e, "column", json_integer(column));
-		/* A compile error's stack is only the compiler's own place. */
-		json_object_del(e, "stack");
-	}
-	duk_pop_n(ctx, 5);
-	if (!found || !modern)
-		return;
-	struct syntax_hint h;
-	syntax_find_es2015(code, len, &h);
-	const char *msg = json_string_value(json_object_get(e, "message"));
-	char *text = NULL;
-	int n = h.feature ? asprintf(&text,
-				     "%s; note: the engine runs ES5.1 JavaScript (Duktape 2.7), "
-				     "which has no %s (first used on line %d)",
-				     msg, h.feature, h.line)
-			  : asprintf(&text,
-				     "%s; note: this is ES2015+ syntax, and the engine runs ES5.1 "
-				     "JavaScript (Duktape 2.7)",
-				     msg);
-	if (n >= 0)
-		json_object_set_new(e, "message", json_string(text));
-	free(text);
-}
-
 /* Pushes stash.internals.<name>. */
 static void push_internal(duk_context *ctx, const char *name)
 {
@@ -890,39 +855,146 @@ static json_t *settle_result(duk_context *ctx)
 	return rejected ? fail_thrown(ctx, "script") : result_value(ctx);
 }
 
-/* The failure result for the compile error at the top of the stack, with
- * the ES5.1 hint when the code uses newer syntax. */
-static json_t *compile_failure(duk_context *ctx, const char *code, size_t len, bool body)
+/* The failure result for the compile error at the top of the stack. */
+static json_t *compile_failure(duk_context *ctx)
 {
 	/* The compiler also throws RangeErrors (nesting too deep). */
 	bool syntax = duk_get_error_code(ctx, -1) == DUK_ERR_SYNTAX_ERROR;
 	json_t *r = fail_thrown(ctx, syntax ? "syntax" : "script");
-	const char *kind = json_string_value(json_object_get(json_object_get(r, "error"), "kind"));
-	if (kind && strcmp(kind, "syntax") == 0)
-		refine_syntax_error(ctx, r, code, len, body);
+	/* A compile error's stack is only the compiler's own place. */
+	if (syntax)
+		json_object_del(json_object_get(r, "error"), "stack");
 	return r;
 }
 
-json_t *engine_run(const char *code, size_t len)
+struct lowering {
+	const char *code;
+	size_t len;
+	enum engine_language lang;
+	bool body;
+};
+
+static duk_ret_t lower_call(duk_context *ctx, void *udata)
 {
-	duk_context *ctx = heap_ctx;
-	/* The body sits on the wrapper's first line so line numbers match
-	 * the code as submitted. */
+	const struct lowering *l = udata;
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "lower");
+	duk_get_prop_string(ctx, -1, "downlevel");
+	duk_swap_top(ctx, -2);
+	duk_push_lstring(ctx, l->code, l->len);
+	if (l->lang == ENGINE_ANY)
+		duk_push_undefined(ctx);
+	else
+		duk_push_string(ctx, l->lang == ENGINE_TYPESCRIPT ? "typescript" : "javascript");
+	duk_push_boolean(ctx, l->body);
+	duk_call_method(ctx, 3);
+	return 1;
+}
+
+/* Parses code as modern JavaScript or TypeScript and lowers it to ES5.
+ * NULL with the lowered source on the stack, or the failure result: a
+ * syntax error placed in the submitted code, or the limit the lowering
+ * ran into (it runs under the script's heap cap and CPU budget). */
+static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum engine_language lang,
+			 bool body)
+{
+	struct lowering l = {code, len, lang, body};
+	if (duk_safe_call(ctx, lower_call, &l, 0, 1) != DUK_EXEC_SUCCESS) {
+		json_t *r = fail_thrown(ctx, "syntax");
+		json_t *e = json_object_get(r, "error");
+		if (strcmp(json_string_value(json_object_get(e, "kind")), "syntax") == 0) {
+			json_object_set_new(
+				e, "message",
+				json_string("SyntaxError: the code could not be lowered "
+					    "to the engine's ES5.1"));
+			json_object_del(e, "stack");
+			json_object_del(e, "line");
+		}
+		return r;
+	}
+	duk_get_prop_string(ctx, -1, "error");
+	if (!duk_is_object(ctx, -1)) {
+		duk_pop(ctx);
+		duk_get_prop_string(ctx, -1, "code");
+		duk_remove(ctx, -2);
+		return NULL;
+	}
+	duk_get_prop_string(ctx, -1, "message");
+	duk_get_prop_string(ctx, -2, "line");
+	duk_get_prop_string(ctx, -3, "column");
+	int line = duk_get_int(ctx, -2), column = duk_get_int(ctx, -1);
+	duk_push_sprintf(ctx, "SyntaxError: %s (line %d, column %d)", duk_safe_to_string(ctx, -3),
+			 line, column);
+	json_t *r = result_error("syntax", "");
+	json_t *e = json_object_get(r, "error");
+	set_string(e, "message", ctx, -1);
+	if (line > 0) {
+		json_object_set_new(e, "line", json_integer(line));
+		json_object_set_new(e, "column", json_integer(column));
+	}
+	duk_pop_n(ctx, 6);
+	return r;
+}
+
+/* Compiles src (what the request gave, or its lowered form at the top of
+ * the stack when lowered is set) as a function body or as program code.
+ * Code the engine takes as it is goes no further; code it cannot parse is
+ * lowered first. NULL with the compiled function on the stack, or the
+ * failure result. */
+static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engine_language lang,
+		       const char *file, bool body)
+{
+	/* A body sits on the wrapper's first line so line numbers match the
+	 * code as submitted. */
 	static const char head[] = "function(){";
 	static const char tail[] = "\n}";
-	size_t total = sizeof head - 1 + len + sizeof tail - 1;
-	char *src = malloc(total);
-	if (!src)
-		return result_error("memory", "out of memory before the script started");
-	memcpy(src, head, sizeof head - 1);
-	memcpy(src + sizeof head - 1, code, len);
-	memcpy(src + sizeof head - 1 + len, tail, sizeof tail - 1);
+	duk_uint_t flags = body ? DUK_COMPILE_FUNCTION : 0;
+	if (lang != ENGINE_TYPESCRIPT) {
+		duk_int_t rc;
+		if (body) {
+			size_t total = sizeof head - 1 + len + sizeof tail - 1;
+			char *src = malloc(total);
+			if (!src)
+				return result_error("memory",
+						    "out of memory before the script started");
+			memcpy(src, head, sizeof head - 1);
+			memcpy(src + sizeof head - 1, code, len);
+			memcpy(src + sizeof head - 1 + len, tail, sizeof tail - 1);
+			duk_push_string(ctx, file);
+			rc = duk_pcompile_lstring_filename(ctx, flags, src, total);
+			free(src);
+		} else {
+			duk_push_string(ctx, file);
+			rc = duk_pcompile_lstring_filename(ctx, flags, code, len);
+		}
+		if (rc == DUK_EXEC_SUCCESS)
+			return NULL;
+		if (duk_get_error_code(ctx, -1) != DUK_ERR_SYNTAX_ERROR || cpu_spent ||
+		    alloc_failed)
+			return compile_failure(ctx);
+		duk_pop(ctx);
+	}
+	json_t *r = downlevel(ctx, code, len, lang, body);
+	if (r)
+		return r;
+	if (body) {
+		duk_push_string(ctx, head);
+		duk_insert(ctx, -2);
+		duk_push_string(ctx, tail);
+		duk_concat(ctx, 3);
+	}
+	duk_push_string(ctx, file);
+	if (duk_pcompile(ctx, flags) != DUK_EXEC_SUCCESS)
+		return compile_failure(ctx);
+	return NULL;
+}
 
-	duk_push_string(ctx, ENGINE_SCRIPT_NAME);
-	duk_int_t rc = duk_pcompile_lstring_filename(ctx, DUK_COMPILE_FUNCTION, src, total);
-	free(src);
-	if (rc != DUK_EXEC_SUCCESS)
-		return compile_failure(ctx, code, len, true);
+json_t *engine_run(const char *code, size_t len, enum engine_language lang)
+{
+	duk_context *ctx = heap_ctx;
+	json_t *r = compile(ctx, code, len, lang, ENGINE_SCRIPT_NAME, true);
+	if (r)
+		return r;
 	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
 	if (drain(ctx) < 0)
@@ -932,23 +1004,23 @@ json_t *engine_run(const char *code, size_t len)
 
 /* Runs src as program code (its declarations become globals). NULL on
  * success, else the failure result, marked with which source failed. */
-static json_t *run_program(duk_context *ctx, const char *src, size_t len, const char *file,
-			   const char *source)
+static json_t *run_program(duk_context *ctx, const char *src, size_t len, enum engine_language lang,
+			   const char *file, const char *source)
 {
-	json_t *r = NULL;
-	duk_push_string(ctx, file);
-	if (duk_pcompile_lstring_filename(ctx, 0, src, len) != DUK_EXEC_SUCCESS)
-		r = compile_failure(ctx, src, len, false);
-	else if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
-		r = fail_thrown(ctx, "script");
-	else
-		duk_pop(ctx);
+	json_t *r = compile(ctx, src, len, lang, file, false);
+	if (!r) {
+		if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
+			r = fail_thrown(ctx, "script");
+		else
+			duk_pop(ctx);
+	}
 	if (r)
 		json_object_set_new(json_object_get(r, "error"), "source", json_string(source));
 	return r;
 }
 
-json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len)
+json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len,
+			 enum engine_language lang)
 {
 	duk_context *ctx = heap_ctx;
 	duk_push_global_stash(ctx);
@@ -961,9 +1033,9 @@ json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, s
 		return result_error("sandbox", "the test harness did not load");
 	json_t *r = NULL;
 	if (code)
-		r = run_program(ctx, code, code_len, ENGINE_CODE_NAME, "code");
+		r = run_program(ctx, code, code_len, lang, ENGINE_CODE_NAME, "code");
 	if (!r)
-		r = run_program(ctx, tests, tests_len, ENGINE_TESTS_NAME, "tests");
+		r = run_program(ctx, tests, tests_len, lang, ENGINE_TESTS_NAME, "tests");
 	if (r)
 		return r;
 	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS) /* the runner */

@@ -30,6 +30,10 @@ int engine_prepare(void);
  * workers share a random sequence inherited from the forkserver. */
 void engine_reseed(void);
 
+/* What the code is written in. ENGINE_ANY: JavaScript, or TypeScript when
+ * it is valid only as that. */
+enum engine_language { ENGINE_ANY, ENGINE_JAVASCRIPT, ENGINE_TYPESCRIPT };
+
 /*
  * Runs code as the body of a function and returns a new result message for
  * the control channel (see protocol/ctl.h): {"type": "result", "ok": true,
@@ -37,8 +41,11 @@ void engine_reseed(void);
  * {...}}. NULL only
  * when even that could not be allocated. Console output goes straight to
  * fds 1 and 2 as the script writes it.
+ *
+ * Code the engine (ES5.1) compiles as it is runs as it is; other code is
+ * parsed and lowered to ES5 first, here in the worker (see js/lower.js).
  */
-json_t *engine_run(const char *code, size_t len);
+json_t *engine_run(const char *code, size_t len, enum engine_language lang);
 
 /*
  * Test mode: installs test() and assert, runs code (when not NULL) and then
@@ -47,7 +54,8 @@ json_t *engine_run(const char *code, size_t len);
  * "ok": true, "test": {"summary", "tests"}}, or a failure whose error has
  * "source": "code" or "tests" when either failed to load.
  */
-json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len);
+json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len,
+			 enum engine_language lang);
 
 /*
  * The limits of this worker's script: its heap may grow by memory_bytes

@@ -16,9 +16,18 @@ extern const unsigned long js_harness_len;
 extern const char js_polyfills[];
 extern const unsigned long js_polyfills_len;
 
-/* acorn, the ES2022 parser, from Debian's node-acorn: it places syntax
- * errors (line and column) and tells modern JavaScript from mistakes. */
+/* The lowering of ES2015+ and TypeScript to ES5 (see engine_run): acorn,
+ * the ES2022 parser, from Debian's node-acorn (program code defining the
+ * global acorn); the TypeScript plugin for it and the passes and printer,
+ * each an expression evaluating to a factory; and the runtime lowered code
+ * calls, an expression evaluating to a function of Duktape's Thread. */
 extern const char js_acorn[];
 extern const unsigned long js_acorn_len;
+extern const char js_typescript[];
+extern const unsigned long js_typescript_len;
+extern const char js_lower[];
+extern const unsigned long js_lower_len;
+extern const char js_runtime[];
+extern const unsigned long js_runtime_len;
 
 #endif

@@ -25,8 +25,8 @@ static json_t *chan_read(void)
 	for (;;) {
 		const char *payload;
 		size_t plen, used;
-		enum frame_status st = frame_next(&chan_dec, buf_peek(&chan_in),
-						  buf_len(&chan_in), &payload, &plen, &used);
+		enum frame_status st = frame_next(&chan_dec, buf_peek(&chan_in), buf_len(&chan_in),
+						  &payload, &plen, &used);
 		if (st == FRAME_OK) {
 			json_t *msg = json_loadb(payload, plen, JSON_ALLOW_NUL, NULL);
 			buf_consume(&chan_in, used);
@@ -66,8 +66,8 @@ static json_t *call_tool(const char *name, json_t *args, char **error)
 {
 	static json_int_t next_id;
 	json_int_t id = ++next_id;
-	json_t *call = json_pack("{s:s, s:I, s:s, s:o}", "type", "tool_call", "call_id", id,
-				 "name", name, "args", args);
+	json_t *call = json_pack("{s:s, s:I, s:s, s:o}", "type", "tool_call", "call_id", id, "name",
+				 name, "args", args);
 	if (!call)
 		_exit(CTL_EXIT_MEMORY);
 	chan_write(call);
@@ -112,16 +112,21 @@ void worker_main(const struct confine_params *p, const struct sock_fprog *filter
 	store_init(json_incref(json_object_get(job, "store")));
 	engine_set_tools(json_object_get(job, "tools"), call_tool);
 	size_t heap_base = engine_heap_bytes();
+	const char *language = json_string_value(json_object_get(job, "language"));
+	enum engine_language lang = !language				  ? ENGINE_ANY
+				    : strcmp(language, "typescript") == 0 ? ENGINE_TYPESCRIPT
+									  : ENGINE_JAVASCRIPT;
 	json_t *result;
 	if (tests) {
 		if (!json_is_string(tests) || (code && !json_is_string(code)))
 			_exit(CTL_EXIT_PROTOCOL);
-		result = engine_run_tests(json_string_value(code), json_string_length(code),
-					  json_string_value(tests), json_string_length(tests));
+		result =
+			engine_run_tests(json_string_value(code), json_string_length(code),
+					 json_string_value(tests), json_string_length(tests), lang);
 	} else {
 		if (!json_is_string(code))
 			_exit(CTL_EXIT_PROTOCOL);
-		result = engine_run(json_string_value(code), json_string_length(code));
+		result = engine_run(json_string_value(code), json_string_length(code), lang);
 	}
 	if (!result)
 		_exit(CTL_EXIT_MEMORY);

@@ -232,6 +232,16 @@
 		};
 	}
 	var SP = String.prototype;
+	/* The tag for template literals' raw text. */
+	define(String, 'raw', function (strings) {
+		var raw = Object(Object(strings).raw), n = toLength(raw.length), out = '';
+		for (var i = 0; i < n; i++) {
+			out += String(raw[i]);
+			if (i + 1 < n && i + 1 < arguments.length)
+				out += String(arguments[i + 1]);
+		}
+		return out;
+	});
 	define(SP, 'padStart', pad(true));
 	define(SP, 'padEnd', pad(false));
 	define(SP, 'trimStart', function () { return String(this).replace(/^[\s\uFEFF\xA0]+/, ''); });

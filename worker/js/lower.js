@@ -1,0 +1,2034 @@
+/*
+ * lower.js - ES2015-ES2022 and TypeScript down to the ES5.1 Duktape runs.
+ *
+ * Runs inside the confined worker, only for code Duktape cannot compile as
+ * it is (or that the request says is TypeScript): acorn parses it (the
+ * TypeScript plugin when the code is TypeScript), an analysis pass resolves
+ * scopes, the transform rewrites the tree into ES5 nodes, and the printer
+ * writes it back out keeping every statement on the line it came from, so
+ * stack traces name the lines of the code as submitted.
+ *
+ * ES5 only: it runs in Duktape. Loaded once into the forkserver's prepared
+ * engine. Evaluates to a function of (acorn, typescript plugin factory)
+ * returning {downlevel}. Names beginning with $$ are the lowering's own.
+ */
+(function (acorn, tsFactory) {
+	'use strict';
+	var hasOwn = Object.prototype.hasOwnProperty;
+	var ts = null;
+
+	/* An error in the submitted code: reported as a syntax error. */
+	function CodeError(message, line, column) {
+		this.message = message;
+		this.line = line;
+		this.column = column;
+	}
+
+	function unsupported(node, what) {
+		var loc = node.loc ? node.loc.start : {line: 0, column: 0};
+		throw new CodeError(what + ' is not supported', loc.line, loc.column + 1);
+	}
+
+	/* ---- building nodes */
+
+	function at(node, from) {
+		if (from && from.loc)
+			node.loc = from.loc;
+		return node;
+	}
+	function id(name, from) { return at({type: 'Identifier', name: name}, from); }
+	function lit(v) { return {type: 'Literal', value: v}; }
+	function raw(code) { return {type: 'Raw', code: code}; }
+	function void0() { return {type: 'UnaryExpression', operator: 'void', prefix: true,
+				    argument: lit(0)}; }
+	function member(obj, prop) {
+		if (typeof prop === 'string')
+			return {type: 'MemberExpression', object: obj, property: id(prop),
+				computed: false};
+		return {type: 'MemberExpression', object: obj, property: prop, computed: true};
+	}
+	function call(callee, args, from) {
+		return at({type: 'CallExpression', callee: callee, arguments: args}, from);
+	}
+	function rt(name) { return member(id('$$rt'), name); }
+	function rtCall(name, args, from) { return call(rt(name), args, from); }
+	function assign(left, right, op) {
+		return {type: 'AssignmentExpression', operator: op || '=', left: left, right: right};
+	}
+	function seq(list) {
+		return list.length === 1 ? list[0] : {type: 'SequenceExpression', expressions: list};
+	}
+	function cond(test, a, b) {
+		return {type: 'ConditionalExpression', test: test, consequent: a, alternate: b};
+	}
+	function bin(op, l, r) { return {type: 'BinaryExpression', operator: op, left: l, right: r}; }
+	function logical(op, l, r) {
+		return {type: 'LogicalExpression', operator: op, left: l, right: r};
+	}
+	function stmt(e, from) { return at({type: 'ExpressionStatement', expression: e}, from); }
+	function ret(arg, from) { return at({type: 'ReturnStatement', argument: arg}, from); }
+	function block(body, from) { return at({type: 'BlockStatement', body: body}, from); }
+	function varDecl(pairs, from) {
+		var decls = [];
+		for (var i = 0; i < pairs.length; i++)
+			decls.push({type: 'VariableDeclarator', id: pairs[i][0], init: pairs[i][1]});
+		return at({type: 'VariableDeclaration', kind: 'var', declarations: decls}, from);
+	}
+	function fnExpr(params, body, from) {
+		return at({type: 'FunctionExpression', id: null, params: params, body: block(body),
+			   async: false, generator: false}, from);
+	}
+	function arrowFn(params, body, from) {
+		return at({type: 'ArrowFunctionExpression', id: null, params: params,
+			   body: block(body), async: false, generator: false, expression: false}, from);
+	}
+	function arrayOf(list) { return {type: 'ArrayExpression', elements: list}; }
+	function prop(key, value) {
+		return {type: 'Property', key: id(key), value: value, kind: 'init', computed: false,
+			method: false, shorthand: false};
+	}
+	function objectOf(props) { return {type: 'ObjectExpression', properties: props}; }
+
+	function isFunction(n) {
+		return n.type === 'FunctionDeclaration' || n.type === 'FunctionExpression' ||
+		       n.type === 'ArrowFunctionExpression';
+	}
+	function isLoop(n) {
+		return n.type === 'ForStatement' || n.type === 'ForInStatement' ||
+		       n.type === 'ForOfStatement' || n.type === 'WhileStatement' ||
+		       n.type === 'DoWhileStatement';
+	}
+
+	/* Calls fn(child, key) for each child node of n. */
+	function children(n, fn) {
+		for (var k in n) {
+			if (k === 'loc' || k === 'type' || k.charAt(0) === '$' || !hasOwn.call(n, k))
+				continue;
+			var v = n[k];
+			if (v === null || typeof v !== 'object')
+				continue;
+			if (v instanceof Array) {
+				for (var i = 0; i < v.length; i++)
+					if (v[i] && typeof v[i].type === 'string')
+						fn(v[i], k);
+			} else if (typeof v.type === 'string') {
+				fn(v, k);
+			}
+		}
+	}
+
+	/* ---- analysis: scopes, renames, captures, loops that need a fresh
+	 * binding per iteration */
+
+	function Scope(parent, isFn) {
+		this.parent = parent;
+		this.isFn = isFn;
+		this.fn = isFn ? this : parent.fn;
+		this.names = {};
+		if (isFn) {
+			this.hoisted = {}; /* name -> declarations hoisted into it */
+			this.outer = {};   /* names used in it that resolve outside it */
+			this.loops = [];
+			this.awaits = false;
+		}
+	}
+
+	var BLOCK_KINDS = {let: true, 'const': true, 'class': true};
+
+	function analyze(program, rootScope) {
+		var refs = [], blockBindings = [], loops = [], used = {};
+
+		function declare(scope, name, kind, node) {
+			used['$' + name] = true;
+			var target = BLOCK_KINDS[kind] === true ? scope : scope.fn;
+			var key = '$' + name;
+			var b = target.names[key];
+			if (!b) {
+				b = {name: name, kind: kind, scope: target, nodes: [], captured: false};
+				target.names[key] = b;
+				target.fn.hoisted[key] = (target.fn.hoisted[key] || 0) + 1;
+				if (BLOCK_KINDS[kind] === true) {
+					if (target !== target.fn)
+						blockBindings.push(b);
+					var ls = target.fn.loops;
+					if (ls.length)
+						ls[ls.length - 1].$bindings.push(b);
+				}
+			}
+			b.nodes.push(node);
+		}
+
+		function pattern(p, scope, kind) {
+			switch (p.type) {
+			case 'Identifier': declare(scope, p.name, kind, p); break;
+			case 'ObjectPattern':
+				for (var i = 0; i < p.properties.length; i++) {
+					var q = p.properties[i];
+					if (q.type === 'RestElement') {
+						pattern(q.argument, scope, kind);
+					} else {
+						if (q.computed)
+							visit(q.key, scope);
+						pattern(q.value, scope, kind);
+					}
+				}
+				break;
+			case 'ArrayPattern':
+				for (var j = 0; j < p.elements.length; j++)
+					if (p.elements[j])
+						pattern(p.elements[j], scope, kind);
+				break;
+			case 'AssignmentPattern':
+				pattern(p.left, scope, kind);
+				visit(p.right, scope);
+				break;
+			case 'RestElement': pattern(p.argument, scope, kind); break;
+			default: visit(p, scope);
+			}
+		}
+
+		function target(p, scope) {
+			switch (p.type) {
+			case 'ObjectPattern':
+				for (var i = 0; i < p.properties.length; i++) {
+					var q = p.properties[i];
+					if (q.type === 'RestElement') {
+						target(q.argument, scope);
+					} else {
+						if (q.computed)
+							visit(q.key, scope);
+						target(q.value, scope);
+					}
+				}
+				break;
+			case 'ArrayPattern':
+				for (var j = 0; j < p.elements.length; j++)
+					if (p.elements[j])
+						target(p.elements[j], scope);
+				break;
+			case 'AssignmentPattern':
+				target(p.left, scope);
+				visit(p.right, scope);
+				break;
+			case 'RestElement': target(p.argument, scope); break;
+			default: visit(p, scope);
+			}
+		}
+
+		function fn(n, scope) {
+			var s = new Scope(scope, true);
+			n.$scope = s;
+			if (n.type === 'FunctionExpression' && n.id)
+				declare(s, n.id.name, 'fname', n.id);
+			for (var i = 0; i < n.params.length; i++)
+				pattern(n.params[i], s, 'param');
+			if (n.body.type === 'BlockStatement')
+				statements(n.body.body, s);
+			else
+				visit(n.body, s);
+		}
+
+		function statements(list, scope) {
+			for (var i = 0; i < list.length; i++)
+				visit(list[i], scope);
+		}
+
+		function loop(n, scope, body) {
+			n.$bindings = [];
+			loops.push(n);
+			scope.fn.loops.push(n);
+			body();
+			scope.fn.loops.pop();
+		}
+
+		function classBody(n, scope) {
+			if (n.superClass)
+				visit(n.superClass, scope);
+			var members = n.body.body;
+			for (var i = 0; i < members.length; i++) {
+				var m = members[i];
+				if (m.computed)
+					visit(m.key, scope);
+				if (m.type === 'MethodDefinition') {
+					fn(m.value, scope);
+				} else if (m.type === 'PropertyDefinition') {
+					if (m.value) {
+						var s = new Scope(scope, true);
+						visit(m.value, s);
+					}
+				} else if (m.type === 'StaticBlock') {
+					statements(m.body, new Scope(scope, true));
+				}
+			}
+		}
+
+		function visit(n, scope) {
+			var s;
+			switch (n.type) {
+			case 'Identifier':
+				used['$' + n.name] = true;
+				refs.push(n, scope);
+				return;
+			case 'FunctionDeclaration':
+				declare(scope, n.id.name, 'function', n.id);
+				fn(n, scope);
+				return;
+			case 'FunctionExpression':
+			case 'ArrowFunctionExpression':
+				fn(n, scope);
+				return;
+			case 'ClassDeclaration':
+				declare(scope, n.id.name, 'class', n.id);
+				classBody(n, scope);
+				return;
+			case 'ClassExpression':
+				s = scope;
+				if (n.id) {
+					s = new Scope(scope, false);
+					declare(s, n.id.name, 'const', n.id);
+				}
+				classBody(n, s);
+				return;
+			case 'VariableDeclaration':
+				for (var i = 0; i < n.declarations.length; i++) {
+					var d = n.declarations[i];
+					pattern(d.id, scope, n.kind);
+					if (d.init)
+						visit(d.init, scope);
+				}
+				return;
+			case 'BlockStatement':
+				s = new Scope(scope, false);
+				n.$scope = s;
+				statements(n.body, s);
+				return;
+			case 'StaticBlock':
+				statements(n.body, new Scope(scope, true));
+				return;
+			case 'ForStatement':
+				s = new Scope(scope, false);
+				loop(n, scope, function () {
+					if (n.init)
+						visit(n.init, s);
+					if (n.test)
+						visit(n.test, s);
+					if (n.update)
+						visit(n.update, s);
+					visit(n.body, s);
+				});
+				return;
+			case 'ForInStatement':
+			case 'ForOfStatement':
+				if (n.await)
+					unsupported(n, 'for await');
+				s = new Scope(scope, false);
+				loop(n, scope, function () {
+					if (n.left.type === 'VariableDeclaration')
+						visit(n.left, s);
+					else
+						target(n.left, s);
+					visit(n.right, scope);
+					visit(n.body, s);
+				});
+				return;
+			case 'WhileStatement':
+			case 'DoWhileStatement':
+				loop(n, scope, function () {
+					visit(n.test, scope);
+					visit(n.body, scope);
+				});
+				return;
+			case 'CatchClause':
+				s = new Scope(scope, false);
+				if (n.param)
+					pattern(n.param, s, 'let');
+				visit(n.body, s);
+				return;
+			case 'SwitchStatement':
+				visit(n.discriminant, scope);
+				s = new Scope(scope, false);
+				n.$scope = s;
+				for (var c = 0; c < n.cases.length; c++) {
+					if (n.cases[c].test)
+						visit(n.cases[c].test, s);
+					statements(n.cases[c].consequent, s);
+				}
+				return;
+			case 'AssignmentExpression':
+				target(n.left, scope);
+				visit(n.right, scope);
+				return;
+			case 'MemberExpression':
+				visit(n.object, scope);
+				if (n.computed)
+					visit(n.property, scope);
+				return;
+			case 'Property':
+				if (n.computed)
+					visit(n.key, scope);
+				visit(n.value, scope);
+				return;
+			case 'LabeledStatement':
+				visit(n.body, scope);
+				return;
+			case 'AwaitExpression':
+				if (scope.fn === rootScope)
+					rootScope.awaits = true;
+				visit(n.argument, scope);
+				return;
+			case 'BreakStatement':
+			case 'ContinueStatement':
+			case 'MetaProperty':
+			case 'PrivateIdentifier':
+			case 'Literal':
+			case 'ThisExpression':
+			case 'Super':
+			case 'TemplateElement':
+				return;
+			}
+			children(n, function (child) { visit(child, scope); });
+		}
+
+		statements(program.body, rootScope);
+
+		/* Resolve every reference. */
+		for (var r = 0; r < refs.length; r += 2) {
+			var node = refs[r], from = refs[r + 1], key = '$' + node.name, b = null;
+			for (var sc = from; sc; sc = sc.parent)
+				if (hasOwn.call(sc.names, key)) {
+					b = sc.names[key];
+					break;
+				}
+			var stop = b ? b.scope.fn : null;
+			for (var f = from.fn; f && f !== stop; f = f.parent ? f.parent.fn : null)
+				f.outer[key] = true;
+			if (b) {
+				b.nodes.push(node);
+				if (b.scope.fn !== from.fn)
+					b.captured = true;
+			}
+		}
+
+		/* A block binding moved to its function's scope must not meet
+		 * another of the same name there. */
+		var n = 0;
+		for (var i = 0; i < blockBindings.length; i++) {
+			var bb = blockBindings[i], k = '$' + bb.name, fs = bb.scope.fn;
+			if (fs.hoisted[k] > 1 || fs.outer[k]) {
+				var name;
+				do {
+					name = bb.name + '$' + (++n);
+				} while (used['$' + name]);
+				used['$' + name] = true;
+				for (var j = 0; j < bb.nodes.length; j++) {
+					bb.nodes[j].$orig = bb.name;
+					bb.nodes[j].name = name;
+				}
+			}
+		}
+
+		for (var l = 0; l < loops.length; l++) {
+			var lp = loops[l];
+			lp.$wrap = false;
+			for (var q = 0; q < lp.$bindings.length; q++)
+				if (lp.$bindings[q].captured)
+					lp.$wrap = true;
+		}
+	}
+
+	/* ---- the transform */
+
+	var tempN = 0, classN = 0, templateN = 0;
+
+	/* A function being lowered: its temporaries, and what arrows inside
+	 * it capture. */
+	function Fn(parent, arrow) {
+		this.parent = parent;
+		this.arrow = arrow;
+		this.temps = [];
+		this.thisVar = null;
+		this.argsVar = null;
+		this.thisAlias = null; /* a derived constructor's $$self */
+		this.home = null;      /* {superVar, isStatic} for super */
+		this.ctor = null;
+	}
+
+	function realFn(c) {
+		while (c.arrow && c.parent)
+			c = c.parent;
+		return c;
+	}
+
+	function temp(c) {
+		var name = '$$t' + (++tempN);
+		c.temps.push(name);
+		return name;
+	}
+
+	function thisOf(c) {
+		var r = realFn(c);
+		if (r.thisAlias)
+			return id(r.thisAlias);
+		if (r === c)
+			return {type: 'ThisExpression'};
+		if (!r.thisVar)
+			r.thisVar = '$$this' + (++tempN);
+		return id(r.thisVar);
+	}
+
+	function argumentsOf(c, from) {
+		var r = realFn(c);
+		if (r === c)
+			return id('arguments', from);
+		if (!r.argsVar)
+			r.argsVar = '$$args' + (++tempN);
+		return id(r.argsVar, from);
+	}
+
+	function homeOf(c, node) {
+		var r = realFn(c);
+		if (!r.home)
+			unsupported(node, 'super outside a class method');
+		return r.home.isStatic ? id(r.home.superVar) : member(id(r.home.superVar), 'prototype');
+	}
+
+	function isSimple(e) {
+		return e.type === 'Identifier' && e.name !== 'arguments' || e.type === 'Literal' ||
+		       e.type === 'ThisExpression';
+	}
+
+	function txList(list, c) {
+		var out = [];
+		for (var i = 0; i < list.length; i++) {
+			var r = tx(list[i], c);
+			if (r instanceof Array)
+				out.push.apply(out, r);
+			else if (r)
+				out.push(r);
+		}
+		return out;
+	}
+
+	function hasSpread(list) {
+		for (var i = 0; i < list.length; i++)
+			if (list[i] && list[i].type === 'SpreadElement')
+				return true;
+		return false;
+	}
+
+	/* [a, ...b, c] as an ES5 array expression. */
+	function arrayWithSpread(elements, c) {
+		var parts = [], run = null;
+		for (var i = 0; i < elements.length; i++) {
+			var e = elements[i];
+			if (e && e.type === 'SpreadElement') {
+				run = null;
+				parts.push(rtCall('spread', [tx(e.argument, c)]));
+			} else {
+				if (!run) {
+					run = arrayOf([]);
+					parts.push(run);
+				}
+				run.elements.push(e ? tx(e, c) : null);
+			}
+		}
+		var first = parts[0];
+		if (!first)
+			return arrayOf([]);
+		if (parts.length === 1 && first.type === 'ArrayExpression')
+			return first;
+		if (first.type !== 'ArrayExpression')
+			first = arrayOf([]);
+		else
+			parts.shift();
+		return call(member(first, 'concat'), parts);
+	}
+
+	/* callee(args) with this = thisExpr when given; callee is lowered. */
+	function makeCall(callee, args, c, thisExpr, from) {
+		if (!hasSpread(args)) {
+			var list = txList(args, c);
+			if (thisExpr)
+				return call(member(callee, 'call'), [thisExpr].concat(list), from);
+			return call(callee, list, from);
+		}
+		var arr = arrayWithSpread(args, c);
+		if (thisExpr)
+			return call(member(callee, 'apply'), [thisExpr, arr], from);
+		if (callee.type === 'MemberExpression') {
+			var o = temp(c);
+			var m = {type: 'MemberExpression', object: assign(id(o), callee.object),
+				 property: callee.property, computed: callee.computed};
+			return call(member(m, 'apply'), [id(o), arr], from);
+		}
+		return call(member(callee, 'apply'), [void0(), arr], from);
+	}
+
+	/* ---- destructuring: pairs [target, value] assigned in order */
+
+	function destructure(p, value, c, out, decl) {
+		switch (p.type) {
+		case 'Identifier':
+			out.push([p, value]);
+			return;
+		case 'MemberExpression':
+			out.push([tx(p, c), value]);
+			return;
+		case 'AssignmentPattern':
+			var t = holder(value, c, out, decl);
+			destructure(p.left, cond(bin('===', id(t), void0()), tx(p.right, c), id(t)), c,
+				    out, decl);
+			return;
+		case 'ObjectPattern':
+			var src = holder(value, c, out, decl), keys = [];
+			if (!p.properties.length)
+				out.push([null, rtCall('need', [id(src)])]);
+			for (var i = 0; i < p.properties.length; i++) {
+				var q = p.properties[i];
+				if (q.type === 'RestElement') {
+					destructure(q.argument, rtCall('rest', [id(src), arrayOf(keys)]), c,
+						    out, decl);
+					continue;
+				}
+				var access;
+				if (q.computed) {
+					var k = holder(tx(q.key, c), c, out, decl, true);
+					keys.push(id(k));
+					access = member(id(src), id(k));
+				} else {
+					var name = q.key.type === 'Identifier' ? q.key.name : q.key.value;
+					keys.push(lit(String(name)));
+					access = q.key.type === 'Identifier' ? member(id(src), name)
+									     : member(id(src), lit(name));
+				}
+				destructure(q.value, access, c, out, decl);
+			}
+			return;
+		case 'ArrayPattern':
+			var n = p.elements.length, rest = false;
+			if (n && p.elements[n - 1] && p.elements[n - 1].type === 'RestElement')
+				rest = true;
+			var a = holder(rtCall('arr', [value, lit(rest ? -1 : n)]), c, out, decl, true);
+			for (var j = 0; j < n; j++) {
+				var e = p.elements[j];
+				if (!e)
+					continue;
+				if (e.type === 'RestElement')
+					destructure(e.argument, call(member(id(a), 'slice'), [lit(j)]), c, out,
+						    decl);
+				else
+					destructure(e, member(id(a), lit(j)), c, out, decl);
+			}
+			return;
+		default:
+			unsupported(p, 'this assignment target');
+		}
+	}
+
+	/* A name holding value: value itself when it is already one of ours. */
+	function holder(value, c, out, decl, fresh) {
+		if (!fresh && value.type === 'Identifier' && value.name.indexOf('$$') === 0)
+			return value.name;
+		var name;
+		if (decl) {
+			name = '$$t' + (++tempN);
+		} else {
+			name = temp(c);
+		}
+		out.push([id(name), value]);
+		return name;
+	}
+
+	function declarators(id0, init, c, out, from) {
+		if (id0.type === 'Identifier') {
+			out.push([id0, init]);
+			return;
+		}
+		destructure(id0, init, c, out, true);
+	}
+
+	function declOf(pairs, from) {
+		var decls = [];
+		for (var i = 0; i < pairs.length; i++)
+			if (pairs[i][0])
+				decls.push({type: 'VariableDeclarator', id: pairs[i][0], init: pairs[i][1]});
+			else
+				decls.push({type: 'VariableDeclarator', id: id('$$t' + (++tempN)),
+					    init: pairs[i][1]});
+		return at({type: 'VariableDeclaration', kind: 'var', declarations: decls}, from);
+	}
+
+	/* ---- functions */
+
+	function txFunction(n, c) {
+		if (n.async && n.generator)
+			unsupported(n, 'an async generator');
+		if (n.async || n.generator) {
+			/* The body runs as a coroutine; the function returns its
+			 * promise or generator object at once. */
+			var innerBody = n.body.type === 'BlockStatement' ? n.body
+				: block([ret(n.body, n.body)], n.body);
+			var inner = {type: n.type === 'ArrowFunctionExpression' ? 'ArrowFunctionExpression'
+									: 'FunctionExpression',
+				     id: null, params: n.params, body: innerBody, async: false,
+				     generator: false, expression: false, loc: n.loc,
+				     $home: n.$home, $coroutine: true};
+			var outer = {type: n.type, id: n.id, params: [], async: false, generator: false,
+				     expression: false, loc: n.loc, $home: n.$home,
+				     body: block([ret(rtCall(n.async ? 'async' : 'generator',
+						[raw('this'), raw('arguments'), inner]), n)], n.body)};
+			return txFunction(outer, c);
+		}
+		var arrow = n.type === 'ArrowFunctionExpression';
+		var f = new Fn(c, arrow);
+		if (n.$home)
+			f.home = n.$home;
+		if (n.$ctor) {
+			f.ctor = n.$ctor;
+			if (f.ctor.derived)
+				f.thisAlias = '$$self' + (++tempN);
+		}
+		var pro = [], params = [];
+		for (var i = 0; i < n.params.length; i++) {
+			var p = n.params[i];
+			if (p.type === 'Identifier') {
+				params.push(p);
+			} else if (p.type === 'AssignmentPattern' && p.left.type === 'Identifier') {
+				params.push(p.left);
+				pro.push(at({type: 'IfStatement', test: bin('===', id(p.left.name), void0()),
+					     consequent: stmt(assign(id(p.left.name), tx(p.right, f))),
+					     alternate: null}, p));
+			} else if (p.type === 'RestElement') {
+				var slice = call(member(member(member(id('Array'), 'prototype'), 'slice'),
+							'call'), [raw('arguments'), lit(i)]);
+				var pairs = [];
+				declarators(p.argument, slice, f, pairs);
+				pro.push(declOf(pairs, p));
+			} else {
+				var name = '$$p' + (++tempN);
+				params.push(id(name));
+				var ps = [];
+				destructure(p, id(name), f, ps, true);
+				pro.push(declOf(ps, p));
+			}
+		}
+		var body;
+		if (n.body.type === 'BlockStatement') {
+			body = txList(n.body.body, f);
+		} else {
+			body = [ret(tx(n.body, f), n.body)];
+		}
+		if (f.ctor)
+			body = ctorBody(f, body, n);
+		var head = [];
+		if (f.temps.length) {
+			var tp = [];
+			for (var t = 0; t < f.temps.length; t++)
+				tp.push([id(f.temps[t]), null]);
+			head.push(varDecl(tp));
+		}
+		if (f.thisVar)
+			head.push(varDecl([[id(f.thisVar), {type: 'ThisExpression'}]]));
+		if (f.argsVar)
+			head.push(varDecl([[id(f.argsVar), raw('arguments')]]));
+		var directives = [];
+		while (body.length && body[0].directive)
+			directives.push(body.shift());
+		var all = directives.concat(head, f.ctorHead || [], pro, body);
+		var out = {type: n.type === 'FunctionDeclaration' ? 'FunctionDeclaration'
+								     : 'FunctionExpression',
+			   id: n.id && n.type !== 'ArrowFunctionExpression' ? n.id : null,
+			   params: params, body: at(block(all), n.body), loc: n.loc};
+		return out;
+	}
+
+	/* ---- classes */
+
+	var classes = []; /* private names of the classes being lowered */
+
+	function privateKey(node) {
+		for (var i = classes.length - 1; i >= 0; i--)
+			if (hasOwn.call(classes[i], '#' + node.name))
+				return lit(classes[i]['#' + node.name]);
+		unsupported(node, 'the private name #' + node.name + ' outside its class');
+	}
+
+	/* A member's key, lowered later with the rest of the class. */
+	function keyOf(m) {
+		if (m.key.type === 'PrivateIdentifier')
+			return privateKey(m.key);
+		if (m.computed)
+			return m.key;
+		return lit(m.key.type === 'Identifier' ? m.key.name : String(m.key.value));
+	}
+
+	function ctorBody(f, body, n) {
+		var info = f.ctor;
+		f.ctorHead = [stmt(rtCall('classCheck', [{type: 'ThisExpression'}, id(info.name),
+							 lit(info.name)]))];
+		if (info.derived) {
+			f.ctorHead.unshift(varDecl([[id(f.thisAlias), {type: 'ThisExpression'}]]));
+			body.push(ret(id(f.thisAlias)));
+		} else if (info.init) {
+			f.ctorHead.push(stmt(call(member(id(info.init), 'call'),
+						  [{type: 'ThisExpression'}])));
+		}
+		return body;
+	}
+
+	function txClass(n, c, nameHint) {
+		var cid = ++classN;
+		var name = n.id ? (n.id.$orig || n.id.name) : (nameHint || '$$class' + cid);
+		var superVar = n.superClass ? '$$super' + cid : null;
+		var initVar = null;
+		var members = n.body.body, priv = {}, i, m;
+		for (i = 0; i < members.length; i++) {
+			m = members[i];
+			if (m.key && m.key.type === 'PrivateIdentifier')
+				priv['#' + m.key.name] = '#' + m.key.name + '@' + cid;
+			if (m.type === 'PropertyDefinition' && !m.static)
+				initVar = '$$init' + cid;
+		}
+		classes.push(priv);
+		var C = function () { return id(name); };
+		var out = [], ctor = null, fields = [], initPlaced = false;
+		for (i = 0; i < members.length; i++)
+			if (members[i].kind === 'constructor')
+				ctor = members[i];
+		var ctorFn;
+		if (ctor) {
+			ctorFn = {type: 'FunctionDeclaration', id: id(name), params: ctor.value.params,
+				  body: ctor.value.body, loc: ctor.loc};
+		} else {
+			var implicit = [];
+			if (superVar)
+				implicit.push(stmt({type: 'CallExpression', callee: {type: 'Super'},
+						    arguments: [{type: 'SpreadElement',
+								 argument: raw('arguments')}]}));
+			ctorFn = {type: 'FunctionDeclaration', id: id(name), params: [],
+				  body: block(implicit), loc: n.loc};
+		}
+		ctorFn.$ctor = {name: name, derived: !!superVar, superVar: superVar, init: initVar};
+		ctorFn.$home = superVar ? {superVar: superVar, isStatic: false} : null;
+		if (superVar)
+			out.push(stmt(rtCall('inherits', [C(), id(superVar)]), n));
+		if (!ctor)
+			out.push(ctorFn);
+		for (i = 0; i < members.length; i++) {
+			m = members[i];
+			var home = superVar ? {superVar: superVar, isStatic: !!m.static} : null;
+			if (m.type === 'MethodDefinition') {
+				if (m.kind === 'constructor') {
+					out.push(ctorFn);
+					continue;
+				}
+				var fn = {type: 'FunctionExpression', id: null, params: m.value.params,
+					  body: m.value.body, async: m.value.async,
+					  generator: m.value.generator, loc: m.value.loc, $home: home};
+				var target = m.static ? C() : member(C(), 'prototype');
+				var kind = m.kind === 'get' || m.kind === 'set' ? m.kind : 'method';
+				out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf([
+					keyOf(m), fn, lit(kind)])])]), m));
+			} else if (m.type === 'PropertyDefinition') {
+				var key = keyOf(m);
+				if (m.computed) {
+					var kt = '$$k' + (++tempN);
+					out.push(varDecl([[id(kt), key]], m));
+					key = id(kt);
+				}
+				var hidden = m.key.type === 'PrivateIdentifier';
+				if (m.static) {
+					var v = m.value ? call(member(fnExpr([], [ret(m.value, m.value)], m.value),
+								      'call'), [C()]) : void0();
+					if (v.callee)
+						v.callee.object.$home = home;
+					out.push(stmt(rtCall('field', [C(), key, v, lit(hidden)]), m));
+				} else {
+					fields.push(stmt(rtCall('field', [{type: 'ThisExpression'}, key,
+						m.value || void0(), lit(hidden)]), m));
+					if (!initPlaced) {
+						initPlaced = true;
+						out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
+							  body: block(fields), loc: m.loc, $home: home,
+							  $fields: true});
+					}
+				}
+			} else if (m.type === 'StaticBlock') {
+				var sb = fnExpr([], m.body, m);
+				sb.$home = home;
+				out.push(stmt(call(member(sb, 'call'), [C()]), m));
+			}
+		}
+		out.push(ret(C()));
+		var iife = fnExpr(superVar ? [id(superVar)] : [], out, n);
+		var result = tx(call(iife, superVar ? [n.superClass] : [], n), c);
+		classes.pop();
+		return result;
+	}
+
+	/* ---- loops */
+
+	/* Rewrites, in a loop body that becomes a function, what leaves the
+	 * body: continue returns, break returns $$rt.BREAK, return returns
+	 * {v: value}, and a jump to an outer label {b: label} or {c: label}. */
+	function rewriteJumps(body, label, info) {
+		var inner = {};
+		function walk(n, loops, switches) {
+			if (!n || typeof n.type !== 'string' || isFunction(n) ||
+			    n.type === 'ClassDeclaration' || n.type === 'ClassExpression')
+				return n;
+			switch (n.type) {
+			case 'ContinueStatement':
+				if (!n.label ? loops === 0 : n.label.name === label)
+					return at({type: 'ReturnStatement', argument: null}, n);
+				if (n.label && !inner[n.label.name]) {
+					info.outer.push(['c', n.label.name]);
+					return ret(objectOf([prop('c', lit(n.label.name))]), n);
+				}
+				return n;
+			case 'BreakStatement':
+				if (!n.label ? loops === 0 && switches === 0 : n.label.name === label)
+					return ret(rt('BREAK'), n);
+				if (n.label && !inner[n.label.name]) {
+					info.outer.push(['b', n.label.name]);
+					return ret(objectOf([prop('b', lit(n.label.name))]), n);
+				}
+				return n;
+			case 'ReturnStatement':
+				info.returns = true;
+				return ret(objectOf([prop('v', n.argument || void0())]), n);
+			case 'LabeledStatement':
+				inner[n.label.name] = true;
+				break;
+			}
+			var l = loops + (isLoop(n) ? 1 : 0);
+			var s = switches + (n.type === 'SwitchStatement' ? 1 : 0);
+			for (var k in n) {
+				if (k === 'loc' || k.charAt(0) === '$' || !hasOwn.call(n, k))
+					continue;
+				var v = n[k];
+				if (v instanceof Array) {
+					for (var i = 0; i < v.length; i++)
+						v[i] = walk(v[i], l, s);
+				} else if (v && typeof v.type === 'string') {
+					n[k] = walk(v, l, s);
+				}
+			}
+			return n;
+		}
+		return walk(body, 0, 0);
+	}
+
+	/* The body of a loop whose bindings closures capture, as a function
+	 * called once per iteration with those bindings as parameters. */
+	function wrapBody(loop, params, args, c) {
+		var label = loop.$label || null;
+		var info = {outer: [], returns: false};
+		var body = rewriteJumps(loop.body, label, info);
+		var fn = arrowFn(params, body.type === 'BlockStatement' ? body.body : [body], loop.body);
+		var r = temp(c);
+		var checks = [at({type: 'IfStatement', test: bin('===', id(r), rt('BREAK')),
+				  consequent: {type: 'BreakStatement', label: null}, alternate: null},
+				 loop.body)];
+		for (var i = 0; i < info.outer.length; i++) {
+			var o = info.outer[i];
+			checks.push({type: 'IfStatement',
+				     test: bin('===', member(id(r), o[0]), lit(o[1])),
+				     consequent: {type: o[0] === 'b' ? 'BreakStatement' : 'ContinueStatement',
+						  label: id(o[1])},
+				     alternate: null});
+		}
+		if (info.returns)
+			checks.push(ret(member(id(r), 'v')));
+		return block([stmt(assign(id(r), call(fn, args)), loop.body),
+			      {type: 'IfStatement', test: bin('!==', id(r), void0()),
+			       consequent: block(checks), alternate: null}], loop.body);
+	}
+
+	function boundNames(p, out) {
+		switch (p.type) {
+		case 'Identifier': out.push(p.name); break;
+		case 'ObjectPattern':
+			for (var i = 0; i < p.properties.length; i++)
+				boundNames(p.properties[i].type === 'RestElement' ? p.properties[i].argument
+										  : p.properties[i].value, out);
+			break;
+		case 'ArrayPattern':
+			for (var j = 0; j < p.elements.length; j++)
+				if (p.elements[j])
+					boundNames(p.elements[j], out);
+			break;
+		case 'AssignmentPattern': boundNames(p.left, out); break;
+		case 'RestElement': boundNames(p.argument, out); break;
+		}
+		return out;
+	}
+
+	function txFor(n, c) {
+		if (n.$wrap) {
+			n.$wrap = false;
+			var names = [];
+			if (n.init && n.init.type === 'VariableDeclaration' && n.init.kind !== 'var')
+				for (var i = 0; i < n.init.declarations.length; i++)
+					boundNames(n.init.declarations[i].id, names);
+			var ps = [], as = [];
+			for (var j = 0; j < names.length; j++) {
+				ps.push(id(names[j]));
+				as.push(id(names[j]));
+			}
+			n.body = wrapBody(n, ps, as, c);
+		}
+		return at({type: 'ForStatement', init: n.init ? txForInit(n.init, c) : null,
+			   test: n.test ? tx(n.test, c) : null, update: n.update ? tx(n.update, c) : null,
+			   body: tx(n.body, c)}, n);
+	}
+
+	function txForInit(init, c) {
+		if (init.type === 'VariableDeclaration')
+			return txVar(init, c, true);
+		return tx(init, c);
+	}
+
+	function txForOf(n, c) {
+		var it = '$$i' + (++tempN), step = '$$s' + (++tempN);
+		var value = member(id(step), 'value');
+		var bind;
+		if (n.left.type === 'VariableDeclaration') {
+			var d = n.left.declarations[0];
+			if (n.$wrap && n.left.kind !== 'var') {
+				n.$wrap = false;
+				var body = wrapBody(n, [d.id], [value], c);
+				bind = null;
+				n.body = body;
+			} else {
+				bind = {type: 'VariableDeclaration', kind: 'var',
+					declarations: [{type: 'VariableDeclarator', id: d.id, init: value}],
+					loc: n.left.loc};
+			}
+		} else {
+			bind = stmt(assign(n.left, value), n.left);
+		}
+		var body2 = bind ? block([bind, n.body], n.body) : n.body;
+		var loop = {type: 'ForStatement',
+			    init: varDecl([[id(it), rtCall('iter', [n.right])], [id(step), null]]),
+			    test: {type: 'UnaryExpression', operator: '!', prefix: true,
+				   argument: member(assign(id(step), call(member(id(it), 'next'), [])),
+						    'done')},
+			    update: null, body: body2, loc: n.loc, $wrap: false};
+		return txFor(loop, c);
+	}
+
+	function txForIn(n, c) {
+		var left = n.left;
+		if (left.type === 'VariableDeclaration') {
+			var d = left.declarations[0];
+			if (d.id.type !== 'Identifier') {
+				var t = '$$k' + (++tempN);
+				n.body = block([{type: 'VariableDeclaration', kind: 'var',
+						 declarations: [{type: 'VariableDeclarator', id: d.id,
+								 init: id(t)}]}, n.body], n.body);
+				d = {type: 'VariableDeclarator', id: id(t), init: null};
+			}
+			if (n.$wrap && left.kind !== 'var') {
+				n.$wrap = false;
+				n.body = wrapBody(n, [id(d.id.name)], [id(d.id.name)], c);
+			}
+			left = {type: 'VariableDeclaration', kind: 'var',
+				declarations: [{type: 'VariableDeclarator', id: d.id, init: null}]};
+		} else if (left.type !== 'Identifier' && left.type !== 'MemberExpression') {
+			var t2 = '$$k' + (++tempN);
+			n.body = block([stmt(assign(left, id(t2)), left), n.body], n.body);
+			left = varDecl([[id(t2), null]]);
+		} else {
+			left = tx(left, c);
+		}
+		return at({type: 'ForInStatement', left: left, right: tx(n.right, c),
+			   body: tx(n.body, c)}, n);
+	}
+
+	function txWhile(n, c) {
+		if (n.$wrap) {
+			n.$wrap = false;
+			n.body = wrapBody(n, [], [], c);
+		}
+		return at({type: n.type, test: tx(n.test, c), body: tx(n.body, c)}, n);
+	}
+
+	function txVar(n, c, inFor) {
+		var pairs = [];
+		for (var i = 0; i < n.declarations.length; i++) {
+			var d = n.declarations[i];
+			var init;
+			if (d.init && d.init.type === 'ClassExpression' && !d.init.id &&
+			    d.id.type === 'Identifier')
+				init = txClass(d.init, c, d.id.$orig || d.id.name);
+			else
+				init = d.init ? tx(d.init, c) : null;
+			if (d.id.type === 'Identifier') {
+				/* let in a loop body starts undefined on every turn. */
+				if (!init && n.kind === 'let' && !inFor)
+					init = void0();
+				pairs.push([d.id, init]);
+			} else {
+				destructure(d.id, init, c, pairs, true);
+			}
+		}
+		return declOf(pairs, n);
+	}
+
+	/* ---- optional chains */
+
+	function txChain(n, c) {
+		var links = [], e = n;
+		while (e.type === 'MemberExpression' || e.type === 'CallExpression') {
+			links.unshift(e);
+			e = e.type === 'MemberExpression' ? e.object : e.callee;
+		}
+		function link(obj, i, thisT) {
+			var L = links[i], next = links[i + 1];
+			if (L.type === 'MemberExpression') {
+				var prop = L.property.type === 'PrivateIdentifier' ? privateKey(L.property)
+					: L.computed ? tx(L.property, c) : L.property;
+				var computed = L.computed || L.property.type === 'PrivateIdentifier';
+				if (next && next.type === 'CallExpression' && next.optional) {
+					var ot = temp(c);
+					return build(at({type: 'MemberExpression', object: assign(id(ot), obj),
+							 property: prop, computed: computed}, L), i + 1, id(ot));
+				}
+				return build(at({type: 'MemberExpression', object: obj, property: prop,
+						 computed: computed}, L), i + 1, null);
+			}
+			return build(makeCall(obj, L.arguments, c, thisT, L), i + 1, null);
+		}
+		function build(obj, i, thisT) {
+			if (i === links.length)
+				return obj;
+			if (links[i].optional) {
+				var t = temp(c);
+				return cond(bin('==', assign(id(t), obj), lit(null)), void0(),
+					    link(id(t), i, thisT));
+			}
+			return link(obj, i, thisT);
+		}
+		return build(tx(e, c), 0, null);
+	}
+
+	/* ---- object literals */
+
+	function txObject(n, c) {
+		var simple = true, i, p;
+		for (i = 0; i < n.properties.length; i++) {
+			p = n.properties[i];
+			if (p.type === 'SpreadElement' || p.computed)
+				simple = false;
+		}
+		if (simple) {
+			var props = [];
+			for (i = 0; i < n.properties.length; i++)
+				props.push(txProperty(n.properties[i], c));
+			return at(objectOf(props), n);
+		}
+		/* In order: literal runs, computed keys and spreads. */
+		var t = temp(c), parts = [], run = null, first = true;
+		for (i = 0; i < n.properties.length; i++) {
+			p = n.properties[i];
+			if (p.type === 'SpreadElement') {
+				if (first)
+					parts.push(assign(id(t), objectOf([])));
+				first = false;
+				run = null;
+				parts.push(rtCall('assign', [id(t), tx(p.argument, c)]));
+			} else if (p.computed || !first && !run) {
+				if (first)
+					parts.push(assign(id(t), objectOf([])));
+				first = false;
+				run = null;
+				var key = p.computed ? tx(p.key, c)
+					: lit(p.key.type === 'Identifier' ? p.key.name : p.key.value);
+				var value = p.kind === 'init' ? txValue(p, c) : txFunction(p.value, c);
+				if (p.kind === 'get' || p.kind === 'set')
+					parts.push(rtCall('accessor', [id(t), key, lit(p.kind), value, lit(true)]));
+				else
+					parts.push(rtCall('field', [id(t), key, value, lit(false)]));
+			} else {
+				if (!run) {
+					run = objectOf([]);
+					parts.push(assign(id(t), run));
+					first = false;
+				}
+				run.properties.push(txProperty(p, c));
+			}
+		}
+		parts.push(id(t));
+		return seq(parts);
+	}
+
+	function txValue(p, c) {
+		var v = p.value;
+		if (p.method || isFunction(v)) {
+			if (v.type === 'ArrowFunctionExpression')
+				return txFunction(v, c);
+			return txFunction({type: 'FunctionExpression', id: v.id, params: v.params,
+					   body: v.body, async: v.async, generator: v.generator,
+					   loc: v.loc}, c);
+		}
+		if (v.type === 'ClassExpression' && !v.id && p.key.type === 'Identifier')
+			return txClass(v, c, p.key.name);
+		return tx(v, c);
+	}
+
+	function txProperty(p, c) {
+		var key = p.key;
+		if (key.type === 'Literal' && typeof key.value === 'number')
+			key = lit(key.value);
+		else if (key.type === 'Literal')
+			key = lit(String(key.value));
+		else
+			key = id(key.name);
+		return at({type: 'Property', key: key,
+			   value: p.kind === 'init' ? txValue(p, c) : txFunction(p.value, c),
+			   kind: p.kind, computed: false}, p);
+	}
+
+	/* ---- templates */
+
+	function txTemplate(n, c) {
+		var q = n.quasis, first = lit(q[0].value.cooked), args = [];
+		for (var i = 0; i < n.expressions.length; i++) {
+			args.push(tx(n.expressions[i], c));
+			if (q[i + 1].value.cooked !== '')
+				args.push(lit(q[i + 1].value.cooked));
+		}
+		if (!args.length)
+			return at(first, n);
+		return call(member(first, 'concat'), args, n);
+	}
+
+	function txTagged(n, c) {
+		var q = n.quasi.quasis, cooked = [], rawv = [];
+		for (var i = 0; i < q.length; i++) {
+			cooked.push(q[i].value.cooked === null ? void0() : lit(q[i].value.cooked));
+			rawv.push(lit(q[i].value.raw));
+		}
+		var args = [rtCall('template', [lit(++templateN), arrayOf(cooked), arrayOf(rawv)])];
+		var exprs = txList(n.quasi.expressions, c);
+		return call(tx(n.tag, c), args.concat(exprs), n);
+	}
+
+	/* ---- assignment forms */
+
+	/* A reference that can be read and then written: the target and the
+	 * setup that evaluates its parts once. */
+	function reference(left, c) {
+		if (left.type === 'Identifier')
+			return {get: function () { return id(left.name); },
+				set: function () { return id(left.name); }};
+		var obj = tx(left.object, c), ot = temp(c), key, kt = null;
+		if (left.property.type === 'PrivateIdentifier') {
+			key = privateKey(left.property);
+		} else if (left.computed) {
+			kt = temp(c);
+			key = tx(left.property, c);
+		} else {
+			key = lit(left.property.name);
+		}
+		var used = false;
+		return {
+			get: function () {
+				if (used)
+					return member(id(ot), kt ? id(kt) : key);
+				used = true;
+				return member(assign(id(ot), obj), kt ? assign(id(kt), key) : key);
+			},
+			set: function () { return member(id(ot), kt ? id(kt) : key); }
+		};
+	}
+
+	function txAssign(n, c) {
+		var op = n.operator;
+		if (op === '=' && (n.left.type === 'ObjectPattern' || n.left.type === 'ArrayPattern')) {
+			var pairs = [], value = tx(n.right, c);
+			var t = temp(c);
+			pairs.push([id(t), value]);
+			destructure(n.left, id(t), c, pairs, false);
+			var list = [];
+			for (var i = 0; i < pairs.length; i++)
+				list.push(pairs[i][0] ? assign(pairs[i][0], pairs[i][1]) : pairs[i][1]);
+			list.push(id(t));
+			return seq(list);
+		}
+		if (op === '**=' || op === '||=' || op === '&&=' || op === '??=') {
+			var ref = reference(n.left, c), right = tx(n.right, c);
+			if (op === '**=')
+				return at(assign(ref.set(), call(member(id('Math'), 'pow'), [ref.get(), right])),
+					  n);
+			if (op === '||=' || op === '&&=')
+				return at(logical(op.slice(0, 2), ref.get(), assign(ref.set(), right)), n);
+			var v = temp(c);
+			return at(cond(bin('!=', assign(id(v), ref.get()), lit(null)), id(v),
+				       assign(ref.set(), right)), n);
+		}
+		if (n.left.type === 'MemberExpression' && n.left.object.type === 'Super')
+			unsupported(n, 'assignment to a super property');
+		return at(assign(tx(n.left, c), tx(n.right, c), op), n);
+	}
+
+	/* ---- regular expressions */
+
+	function txRegex(n) {
+		var flags = n.regex.flags, pattern = n.regex.pattern;
+		if (flags.indexOf('s') >= 0) {
+			var out = '', inClass = false;
+			for (var i = 0; i < pattern.length; i++) {
+				var ch = pattern.charAt(i);
+				if (ch === '\\') {
+					out += ch + pattern.charAt(++i);
+					continue;
+				}
+				if (ch === '[')
+					inClass = true;
+				else if (ch === ']')
+					inClass = false;
+				out += ch === '.' && !inClass ? '[\\s\\S]' : ch;
+			}
+			pattern = out;
+			flags = flags.replace('s', '');
+		}
+		if (flags.indexOf('u') >= 0 && !/\\u\{|\\p\{|\\P\{/.test(pattern))
+			flags = flags.replace('u', '');
+		if (/\(\?<[A-Za-z_$]/.test(pattern))
+			unsupported(n, 'a named capture group (the engine\'s regular expressions lack them)');
+		if (/\(\?<[=!]/.test(pattern))
+			unsupported(n, 'a lookbehind assertion (the engine\'s regular expressions lack it)');
+		return at({type: 'Literal', regex: {pattern: pattern, flags: flags}}, n);
+	}
+
+	/* ---- the main switch */
+
+	function tx(n, c) {
+		var i, out;
+		switch (n.type) {
+		case 'Raw':
+			return n;
+		case 'Identifier':
+			if (n.name === 'arguments')
+				return argumentsOf(c, n);
+			return n;
+		case 'ThisExpression':
+			return at(thisOf(c), n);
+		case 'Literal':
+			if (n.bigint !== undefined)
+				unsupported(n, 'BigInt');
+			if (n.regex)
+				return txRegex(n);
+			return n;
+		case 'FunctionDeclaration':
+		case 'FunctionExpression':
+		case 'ArrowFunctionExpression':
+			return txFunction(n, c);
+		case 'ClassDeclaration':
+			return varDecl([[n.id, txClass(n, c)]], n);
+		case 'ClassExpression':
+			return txClass(n, c);
+		case 'VariableDeclaration':
+			return txVar(n, c, false);
+		case 'ForStatement':
+			return txFor(n, c);
+		case 'ForOfStatement':
+			return txForOf(n, c);
+		case 'ForInStatement':
+			return txForIn(n, c);
+		case 'WhileStatement':
+		case 'DoWhileStatement':
+			return txWhile(n, c);
+		case 'LabeledStatement':
+			if (isLoop(n.body))
+				n.body.$label = n.label.name;
+			return at({type: 'LabeledStatement', label: n.label, body: tx(n.body, c)}, n);
+		case 'TryStatement':
+			var handler = null;
+			if (n.handler) {
+				var h = n.handler, param = h.param, hb = txList(h.body.body, c);
+				if (!param) {
+					param = id('$$e' + (++tempN));
+				} else if (param.type !== 'Identifier') {
+					var pname = '$$e' + (++tempN), pairs = [];
+					destructure(param, id(pname), c, pairs, true);
+					hb.unshift(declOf(pairs, param));
+					param = id(pname);
+				}
+				handler = at({type: 'CatchClause', param: param, body: at(block(hb), h.body)}, h);
+			}
+			return at({type: 'TryStatement', block: tx(n.block, c), handler: handler,
+				   finalizer: n.finalizer ? tx(n.finalizer, c) : null}, n);
+		case 'ReturnStatement':
+			var f = realFn(c);
+			if (f.ctor && f.ctor.derived && !n.argument && f === c)
+				return ret(id(f.thisAlias), n);
+			return at({type: 'ReturnStatement', argument: n.argument ? tx(n.argument, c) : null},
+				  n);
+		case 'BlockStatement':
+			return at(block(txList(n.body, c)), n);
+		case 'SwitchStatement':
+			var cases = [];
+			for (i = 0; i < n.cases.length; i++)
+				cases.push(at({type: 'SwitchCase', test: n.cases[i].test ? tx(n.cases[i].test, c)
+											  : null,
+					       consequent: txList(n.cases[i].consequent, c)}, n.cases[i]));
+			return at({type: 'SwitchStatement', discriminant: tx(n.discriminant, c),
+				   cases: cases}, n);
+		case 'ChainExpression':
+			return at(txChain(n.expression, c), n);
+		case 'MemberExpression':
+			if (n.object.type === 'Super') {
+				var key = n.computed ? tx(n.property, c) : lit(n.property.name);
+				return at(rtCall('superGet', [homeOf(c, n), key, thisOf(c)]), n);
+			}
+			if (n.property.type === 'PrivateIdentifier') {
+				var pk = privateKey(n.property), obj = tx(n.object, c);
+				if (obj.type !== 'ThisExpression')
+					obj = rtCall('priv', [obj, pk, lit('#' + n.property.name)]);
+				return at(member(obj, pk), n);
+			}
+			return at({type: 'MemberExpression', object: tx(n.object, c),
+				   property: n.computed ? tx(n.property, c) : n.property,
+				   computed: n.computed}, n);
+		case 'CallExpression':
+			if (n.callee.type === 'Super') {
+				var r = realFn(c);
+				if (!r.ctor || !r.ctor.derived)
+					unsupported(n, 'super() outside a derived constructor');
+				var self = id(r.thisAlias);
+				var list = hasSpread(n.arguments) ? arrayWithSpread(n.arguments, c)
+								  : arrayOf(txList(n.arguments, c));
+				var parts = [assign(self, rtCall('superCall', [id(r.thisAlias),
+					id(r.ctor.superVar), list], n))];
+				if (r.ctor.init)
+					parts.push(call(member(id(r.ctor.init), 'call'), [id(r.thisAlias)]));
+				parts.push(id(r.thisAlias));
+				return seq(parts);
+			}
+			if (n.callee.type === 'MemberExpression' && n.callee.object.type === 'Super') {
+				var sk = n.callee.computed ? tx(n.callee.property, c)
+							   : lit(n.callee.property.name);
+				return makeCall(rtCall('superGet', [homeOf(c, n), sk, thisOf(c)]), n.arguments,
+						c, thisOf(c), n);
+			}
+			return makeCall(tx(n.callee, c), n.arguments, c, null, n);
+		case 'NewExpression':
+			if (hasSpread(n.arguments))
+				return rtCall('construct', [tx(n.callee, c), arrayWithSpread(n.arguments, c)], n);
+			return at({type: 'NewExpression', callee: tx(n.callee, c),
+				   arguments: txList(n.arguments, c)}, n);
+		case 'ArrayExpression':
+			return at(arrayWithSpread(n.elements, c), n);
+		case 'ObjectExpression':
+			return txObject(n, c);
+		case 'TemplateLiteral':
+			return txTemplate(n, c);
+		case 'TaggedTemplateExpression':
+			return txTagged(n, c);
+		case 'AwaitExpression':
+			return rtCall('awaitValue', [tx(n.argument, c)], n);
+		case 'YieldExpression':
+			return rtCall(n.delegate ? 'yieldStar' : 'yieldValue',
+				      [n.argument ? tx(n.argument, c) : void0()], n);
+		case 'LogicalExpression':
+			if (n.operator === '??') {
+				var left = tx(n.left, c), right = tx(n.right, c);
+				if (isSimple(left))
+					return at(cond(bin('!=', left, lit(null)), left, right), n);
+				var t = temp(c);
+				return at(cond(bin('!=', assign(id(t), left), lit(null)), id(t), right), n);
+			}
+			return at(logical(n.operator, tx(n.left, c), tx(n.right, c)), n);
+		case 'BinaryExpression':
+			if (n.operator === '**')
+				return call(member(id('Math'), 'pow'), [tx(n.left, c), tx(n.right, c)], n);
+			if (n.left.type === 'PrivateIdentifier')
+				return at(bin('in', privateKey(n.left), tx(n.right, c)), n);
+			return at(bin(n.operator, tx(n.left, c), tx(n.right, c)), n);
+		case 'AssignmentExpression':
+			return txAssign(n, c);
+		case 'ImportExpression':
+			unsupported(n, 'import()');
+			break;
+		case 'ImportDeclaration':
+		case 'ExportNamedDeclaration':
+		case 'ExportDefaultDeclaration':
+		case 'ExportAllDeclaration':
+			unsupported(n, 'a module declaration');
+			break;
+		case 'MetaProperty':
+		case 'EmptyStatement':
+		case 'DebuggerStatement':
+		case 'BreakStatement':
+		case 'ContinueStatement':
+		case 'TemplateElement':
+			return n;
+		}
+		/* Everything else keeps its shape; its children are lowered. */
+		out = {};
+		for (var k in n) {
+			if (!hasOwn.call(n, k) || k.charAt(0) === '$')
+				continue;
+			var v = n[k];
+			if (v instanceof Array) {
+				var arr = [];
+				for (i = 0; i < v.length; i++) {
+					var x = v[i] && typeof v[i].type === 'string' ? tx(v[i], c) : v[i];
+					if (x instanceof Array)
+						arr.push.apply(arr, x);
+					else
+						arr.push(x);
+				}
+				out[k] = arr;
+			} else if (v && typeof v === 'object' && typeof v.type === 'string' && k !== 'loc') {
+				out[k] = tx(v, c);
+			} else {
+				out[k] = v;
+			}
+		}
+		return out;
+	}
+
+	/* ---- the printer: ES5 text, each node on its original line */
+
+	var PREC = {
+		SequenceExpression: 1, AssignmentExpression: 2, ConditionalExpression: 3,
+		UnaryExpression: 15, UpdateExpression: 16, NewExpression: 18,
+		CallExpression: 18, MemberExpression: 19
+	};
+	var BINARY = {
+		'||': 4, '&&': 5, '|': 6, '^': 7, '&': 8, '==': 9, '!=': 9, '===': 9, '!==': 9,
+		'<': 10, '>': 10, '<=': 10, '>=': 10, 'in': 10, 'instanceof': 10, '<<': 11,
+		'>>': 11, '>>>': 11, '+': 12, '-': 12, '*': 13, '/': 13, '%': 13
+	};
+
+	function precOf(n) {
+		if (n.type === 'BinaryExpression' || n.type === 'LogicalExpression')
+			return BINARY[n.operator];
+		return PREC[n.type] || 20;
+	}
+
+	function quote(s) {
+		var out = '"';
+		for (var i = 0; i < s.length; i++) {
+			var ch = s.charAt(i), code = s.charCodeAt(i);
+			if (ch === '"' || ch === '\\')
+				out += '\\' + ch;
+			else if (code >= 0x20 && code < 0x7f)
+				out += ch;
+			else if (ch === '\n')
+				out += '\\n';
+			else if (ch === '\t')
+				out += '\\t';
+			else if (ch === '\r')
+				out += '\\r';
+			else
+				out += '\\u' + ('000' + code.toString(16)).slice(-4);
+		}
+		return out + '"';
+	}
+
+	function Printer() {
+		this.out = [];
+		this.line = 1;
+	}
+
+	var P = Printer.prototype;
+
+	P.sync = function (n) {
+		if (n.loc) {
+			var target = n.loc.start.line;
+			while (this.line < target) {
+				this.out.push('\n');
+				this.line++;
+			}
+		}
+	};
+
+	P.w = function (s) { this.out.push(s); };
+
+	P.statements = function (list) {
+		for (var i = 0; i < list.length; i++) {
+			this.w(' ');
+			this.statement(list[i]);
+		}
+	};
+
+	/* The leftmost node of an expression statement decides whether it
+	 * would read as a declaration or a block. */
+	function startsBadly(e) {
+		for (;;) {
+			switch (e.type) {
+			case 'FunctionExpression':
+			case 'ObjectExpression':
+				return true;
+			case 'CallExpression': e = e.callee; break;
+			case 'MemberExpression': e = e.object; break;
+			case 'SequenceExpression': e = e.expressions[0]; break;
+			case 'AssignmentExpression':
+			case 'BinaryExpression':
+			case 'LogicalExpression': e = e.left; break;
+			case 'ConditionalExpression': e = e.test; break;
+			case 'UpdateExpression':
+				if (e.prefix)
+					return false;
+				e = e.argument;
+				break;
+			default: return false;
+			}
+		}
+	}
+
+	P.statement = function (n) {
+		this.sync(n);
+		var i;
+		switch (n.type) {
+		case 'ExpressionStatement':
+			if (n.directive) {
+				this.w(quote(n.directive) + ';');
+				return;
+			}
+			if (startsBadly(n.expression)) {
+				this.w('(');
+				this.expr(n.expression, 1);
+				this.w(');');
+			} else {
+				this.expr(n.expression, 1);
+				this.w(';');
+			}
+			return;
+		case 'VariableDeclaration':
+			this.varDecl(n);
+			this.w(';');
+			return;
+		case 'FunctionDeclaration':
+			this.fn(n);
+			return;
+		case 'BlockStatement':
+			this.w('{');
+			this.statements(n.body);
+			this.w(' }');
+			return;
+		case 'ReturnStatement':
+		case 'ThrowStatement':
+			this.w(n.type === 'ReturnStatement' ? 'return' : 'throw');
+			if (n.argument) {
+				this.w(' (');
+				this.expr(n.argument, 1);
+				this.w(')');
+			}
+			this.w(';');
+			return;
+		case 'IfStatement':
+			this.w('if (');
+			this.expr(n.test, 1);
+			this.w(') ');
+			if (n.alternate && n.consequent.type === 'IfStatement' && !n.consequent.alternate) {
+				this.w('{ ');
+				this.statement(n.consequent);
+				this.w(' }');
+			} else {
+				this.statement(n.consequent);
+			}
+			if (n.alternate) {
+				this.w(' else ');
+				this.statement(n.alternate);
+			}
+			return;
+		case 'ForStatement':
+			this.w('for (');
+			if (n.init) {
+				if (n.init.type === 'VariableDeclaration')
+					this.varDecl(n.init);
+				else
+					this.expr(n.init, 1);
+			}
+			this.w('; ');
+			if (n.test)
+				this.expr(n.test, 1);
+			this.w('; ');
+			if (n.update)
+				this.expr(n.update, 1);
+			this.w(') ');
+			this.statement(n.body);
+			return;
+		case 'ForInStatement':
+			this.w('for (');
+			if (n.left.type === 'VariableDeclaration')
+				this.varDecl(n.left);
+			else
+				this.expr(n.left, 19);
+			this.w(' in ');
+			this.expr(n.right, 1);
+			this.w(') ');
+			this.statement(n.body);
+			return;
+		case 'WhileStatement':
+			this.w('while (');
+			this.expr(n.test, 1);
+			this.w(') ');
+			this.statement(n.body);
+			return;
+		case 'DoWhileStatement':
+			this.w('do ');
+			this.statement(n.body);
+			this.w(' while (');
+			this.expr(n.test, 1);
+			this.w(');');
+			return;
+		case 'TryStatement':
+			this.w('try ');
+			this.statement(n.block);
+			if (n.handler) {
+				this.sync(n.handler);
+				this.w(' catch (' + n.handler.param.name + ') ');
+				this.statement(n.handler.body);
+			}
+			if (n.finalizer) {
+				this.w(' finally ');
+				this.statement(n.finalizer);
+			}
+			return;
+		case 'SwitchStatement':
+			this.w('switch (');
+			this.expr(n.discriminant, 1);
+			this.w(') {');
+			for (i = 0; i < n.cases.length; i++) {
+				var cs = n.cases[i];
+				this.sync(cs);
+				if (cs.test) {
+					this.w(' case ');
+					this.expr(cs.test, 1);
+					this.w(':');
+				} else {
+					this.w(' default:');
+				}
+				this.statements(cs.consequent);
+			}
+			this.w(' }');
+			return;
+		case 'LabeledStatement':
+			this.w(n.label.name + ': ');
+			this.statement(n.body);
+			return;
+		case 'BreakStatement':
+		case 'ContinueStatement':
+			this.w((n.type === 'BreakStatement' ? 'break' : 'continue') +
+			       (n.label ? ' ' + n.label.name : '') + ';');
+			return;
+		case 'EmptyStatement':
+			this.w(';');
+			return;
+		case 'DebuggerStatement':
+			this.w('debugger;');
+			return;
+		case 'WithStatement':
+			this.w('with (');
+			this.expr(n.object, 1);
+			this.w(') ');
+			this.statement(n.body);
+			return;
+		}
+		throw new Error('cannot print a ' + n.type + ' statement');
+	};
+
+	P.varDecl = function (n) {
+		this.w('var ');
+		for (var i = 0; i < n.declarations.length; i++) {
+			var d = n.declarations[i];
+			if (i)
+				this.w(', ');
+			this.sync(d);
+			this.w(d.id.name);
+			if (d.init) {
+				this.w(' = ');
+				this.expr(d.init, 2);
+			}
+		}
+	};
+
+	P.fn = function (n) {
+		this.w('function');
+		if (n.id)
+			this.w(' ' + n.id.name);
+		this.w('(');
+		for (var i = 0; i < n.params.length; i++)
+			this.w((i ? ', ' : '') + n.params[i].name);
+		this.w(') {');
+		this.statements(n.body.body);
+		this.w(' }');
+	};
+
+	P.args = function (list) {
+		this.w('(');
+		for (var i = 0; i < list.length; i++) {
+			if (i)
+				this.w(', ');
+			this.expr(list[i], 2);
+		}
+		this.w(')');
+	};
+
+	function hasCall(e) {
+		for (;;) {
+			if (e.type === 'CallExpression')
+				return true;
+			if (e.type !== 'MemberExpression')
+				return false;
+			e = e.object;
+		}
+	}
+
+	P.expr = function (n, min) {
+		this.sync(n);
+		var p = precOf(n);
+		if (p < min) {
+			this.w('(');
+			this.expr(n, 1);
+			this.w(')');
+			return;
+		}
+		var i;
+		switch (n.type) {
+		case 'Identifier':
+			this.w(n.name);
+			return;
+		case 'Raw':
+			this.w(n.code);
+			return;
+		case 'ThisExpression':
+			this.w('this');
+			return;
+		case 'Literal':
+			if (n.regex) {
+				this.w('/' + n.regex.pattern + '/' + n.regex.flags);
+			} else if (typeof n.value === 'string') {
+				this.w(quote(n.value));
+			} else if (typeof n.value === 'number') {
+				var s = String(n.value);
+				this.w(n.value < 0 || (1 / n.value) < 0 ? '(' + s + ')' : s);
+			} else {
+				this.w(String(n.value));
+			}
+			return;
+		case 'ArrayExpression':
+			this.w('[');
+			for (i = 0; i < n.elements.length; i++) {
+				if (i)
+					this.w(', ');
+				if (n.elements[i])
+					this.expr(n.elements[i], 2);
+			}
+			if (n.elements.length && !n.elements[n.elements.length - 1])
+				this.w(',');
+			this.w(']');
+			return;
+		case 'ObjectExpression':
+			this.w('{');
+			for (i = 0; i < n.properties.length; i++) {
+				var pr = n.properties[i];
+				this.w(i ? ', ' : '');
+				this.sync(pr);
+				var key = pr.key.type === 'Identifier' ? pr.key.name
+					: typeof pr.key.value === 'number' ? String(pr.key.value)
+					: quote(pr.key.value);
+				if (pr.kind === 'get' || pr.kind === 'set') {
+					this.w(pr.kind + ' ' + key + '(');
+					for (var j = 0; j < pr.value.params.length; j++)
+						this.w((j ? ', ' : '') + pr.value.params[j].name);
+					this.w(') {');
+					this.statements(pr.value.body.body);
+					this.w(' }');
+				} else {
+					this.w(key + ': ');
+					this.expr(pr.value, 2);
+				}
+			}
+			this.w('}');
+			return;
+		case 'FunctionExpression':
+			this.fn(n);
+			return;
+		case 'SequenceExpression':
+			for (i = 0; i < n.expressions.length; i++) {
+				if (i)
+					this.w(', ');
+				this.expr(n.expressions[i], 2);
+			}
+			return;
+		case 'UnaryExpression':
+			this.w(n.operator);
+			var a = n.argument;
+			if (/[a-z]/.test(n.operator) ||
+			    (a.type === 'UnaryExpression' || a.type === 'UpdateExpression') &&
+				    a.operator.charAt(0) === n.operator.charAt(0))
+				this.w(' ');
+			this.expr(a, 15);
+			return;
+		case 'UpdateExpression':
+			if (n.prefix) {
+				this.w(n.operator);
+				this.expr(n.argument, 15);
+			} else {
+				this.expr(n.argument, 18);
+				this.w(n.operator);
+			}
+			return;
+		case 'BinaryExpression':
+		case 'LogicalExpression':
+			if (n.operator === 'in') {
+				/* Never ambiguous inside a for head. */
+				this.w('(');
+				this.expr(n.left, p);
+				this.w(' in ');
+				this.expr(n.right, p + 1);
+				this.w(')');
+				return;
+			}
+			this.expr(n.left, p);
+			this.w(' ' + n.operator + ' ');
+			this.expr(n.right, p + 1);
+			return;
+		case 'AssignmentExpression':
+			this.expr(n.left, 19);
+			this.w(' ' + n.operator + ' ');
+			this.expr(n.right, 2);
+			return;
+		case 'ConditionalExpression':
+			this.expr(n.test, 4);
+			this.w(' ? ');
+			this.expr(n.consequent, 2);
+			this.w(' : ');
+			this.expr(n.alternate, 2);
+			return;
+		case 'CallExpression':
+			this.expr(n.callee, 18);
+			this.args(n.arguments);
+			return;
+		case 'NewExpression':
+			this.w('new ');
+			if (hasCall(n.callee)) {
+				this.w('(');
+				this.expr(n.callee, 1);
+				this.w(')');
+			} else {
+				this.expr(n.callee, 19);
+			}
+			this.args(n.arguments);
+			return;
+		case 'MemberExpression':
+			var o = n.object;
+			if (o.type === 'Literal' && typeof o.value === 'number' || o.type === 'NewExpression' &&
+			    !o.arguments) {
+				this.w('(');
+				this.expr(o, 1);
+				this.w(')');
+			} else {
+				this.expr(o, 18);
+			}
+			if (n.computed) {
+				this.w('[');
+				this.expr(n.property, 1);
+				this.w(']');
+			} else {
+				this.w('.' + n.property.name);
+			}
+			return;
+		case 'MetaProperty':
+			this.w(n.meta.name + '.' + n.property.name);
+			return;
+		}
+		throw new Error('cannot print a ' + n.type + ' expression');
+	};
+
+	/* ---- parsing */
+
+	function parse(src, language, body) {
+		var opts = {ecmaVersion: 2022, sourceType: 'script', locations: true,
+			    allowReturnOutsideFunction: body, allowAwaitOutsideFunction: body,
+			    allowHashBang: false};
+		var jsError = null;
+		if (language !== 'typescript') {
+			try {
+				return acorn.parse(src, opts);
+			} catch (e) {
+				if (language === 'javascript' || !(e instanceof SyntaxError) || !e.loc)
+					throw e;
+				jsError = e;
+			}
+		}
+		if (!ts)
+			ts = tsFactory(acorn);
+		try {
+			return ts.parse(src, opts);
+		} catch (e2) {
+			/* Code that fails both ways is most likely what got further. */
+			if (jsError && (!e2.loc || e2.pos <= jsError.pos))
+				throw jsError;
+			throw e2;
+		}
+	}
+
+	function syntaxError(e) {
+		if (e instanceof CodeError)
+			return e;
+		if (e instanceof SyntaxError && e.loc) {
+			var message = String(e.message).replace(/ \(\d+:\d+\)$/, '');
+			return new CodeError(message, e.loc.line, e.loc.column + 1);
+		}
+		return null;
+	}
+
+	/* src as ES5: {code} with statements on their original lines, or
+	 * {error: {message, line, column}} for code that is invalid (or uses
+	 * what cannot be lowered). body: src is a function body (return and
+	 * await allowed at the top), else program code. */
+	function downlevel(src, language, body) {
+		var program;
+		try {
+			program = parse(src, language, body);
+			var root = new Scope(null, true);
+			analyze(program, root);
+			tempN = classN = 0;
+			var top = new Fn(null, false), stmts;
+			if (body && root.awaits) {
+				var inner = {type: 'FunctionExpression', id: null, params: [],
+					     body: block(program.body), async: true, generator: false,
+					     loc: program.loc};
+				stmts = [ret(txAsyncTop(inner, top), program)];
+			} else {
+				stmts = txList(program.body, top);
+			}
+			var head = [];
+			if (top.temps.length) {
+				var tp = [];
+				for (var i = 0; i < top.temps.length; i++)
+					tp.push([id(top.temps[i]), null]);
+				head.push(varDecl(tp));
+			}
+			if (top.thisVar)
+				head.push(varDecl([[id(top.thisVar), {type: 'ThisExpression'}]]));
+			if (top.argsVar)
+				head.push(varDecl([[id(top.argsVar), raw('arguments')]]));
+			var pr = new Printer();
+			pr.statements(head.concat(stmts));
+			return {code: pr.out.join('')};
+		} catch (e) {
+			var err = syntaxError(e);
+			if (!err)
+				throw e;
+			return {error: {message: err.message, line: err.line, column: err.column}};
+		}
+	}
+
+	/* A body with top-level await: the whole of it is an async function
+	 * called at once, whose promise the script returns. */
+	function txAsyncTop(inner, top) {
+		return call(txFunction(inner, top), []);
+	}
+
+	return {downlevel: downlevel};
+})

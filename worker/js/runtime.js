@@ -1,0 +1,426 @@
+/*
+ * runtime.js - what downlevelled scripts call: the helpers that lowered
+ * ES2015+ code needs at run time (iteration, spread, classes, templates)
+ * and the coroutines behind generators and async functions.
+ *
+ * Runs once, in the forkserver's prepared engine. ES5 only. Evaluates to a
+ * function of Duktape's Thread constructor returning the runtime object,
+ * which the engine binds to the global $$rt (not enumerable, not writable).
+ *
+ * Generators and async functions run their bodies in Duktape coroutines:
+ * `yield` and `await` suspend the body's thread, so lowered code keeps its
+ * shape (loops, try/finally, closures) and never becomes a state machine.
+ * A coroutine cannot yield across a native call, which the lowering never
+ * puts between a body and its yields.
+ */
+(function (Thread) {
+	'use strict';
+	var ITERATOR = Symbol.iterator;
+	var defineProperty = Object.defineProperty;
+	var getPrototypeOf = Object.getPrototypeOf;
+	var setPrototypeOf = Object.setPrototypeOf;
+	var hasOwn = Object.prototype.hasOwnProperty;
+	var isArray = Array.isArray;
+	var arrayIterator = [][ITERATOR];
+	var slice = Array.prototype.slice;
+
+	function isObject(v) {
+		return v !== null && (typeof v === 'object' || typeof v === 'function');
+	}
+
+	function describe(v) {
+		return typeof v === 'string' ? JSON.stringify(v) : String(v);
+	}
+
+	/* ---- iteration */
+
+	/* One step object per array loop: only lowered code sees it. */
+	function ArrayIter(a) {
+		this.a = a;
+		this.i = 0;
+		this.step = {value: undefined, done: false};
+	}
+	ArrayIter.prototype.next = function () {
+		var s = this.step;
+		if (this.i < this.a.length) {
+			s.value = this.a[this.i++];
+		} else {
+			s.value = undefined;
+			s.done = true;
+		}
+		return s;
+	};
+
+	/* The iterator of v: arrays with their own iterator take a fast path. */
+	function iter(v) {
+		if (isArray(v) && v[ITERATOR] === arrayIterator)
+			return new ArrayIter(v);
+		if (v == null)
+			throw new TypeError(describe(v) + ' is not iterable');
+		var method = v[ITERATOR];
+		if (typeof method !== 'function') {
+			if (typeof v === 'string')
+				return new ArrayIter(codePoints(v));
+			if (Object.prototype.toString.call(v) === '[object Arguments]')
+				return new ArrayIter(slice.call(v));
+			throw new TypeError(describe(v) + ' is not iterable');
+		}
+		var it = method.call(v);
+		if (!isObject(it))
+			throw new TypeError('the iterator of ' + describe(v) + ' is not an object');
+		return it;
+	}
+
+	function codePoints(s) {
+		var out = [];
+		for (var i = 0; i < s.length; i++) {
+			var c = s.charCodeAt(i);
+			if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+				var d = s.charCodeAt(i + 1);
+				if (d >= 0xdc00 && d <= 0xdfff) {
+					out.push(s.charAt(i) + s.charAt(i + 1));
+					i++;
+					continue;
+				}
+			}
+			out.push(s.charAt(i));
+		}
+		return out;
+	}
+
+	/* An array of v's items, for destructuring: at most n of them (n < 0:
+	 * all), so that a pattern never drains an endless iterator. */
+	function arr(v, n) {
+		if (isArray(v) && v[ITERATOR] === arrayIterator)
+			return v;
+		var it = iter(v), out = [], step;
+		while ((n < 0 || out.length < n) && !(step = it.next()).done)
+			out.push(step.value);
+		if (n >= 0 && out.length === n && typeof it['return'] === 'function')
+			it['return']();
+		return out;
+	}
+
+	/* A fresh array of v's items, for spread. */
+	function spread(v) {
+		if (isArray(v) && v[ITERATOR] === arrayIterator)
+			return slice.call(v);
+		return arr(v, -1);
+	}
+
+	/* f(...args) on an object: the arguments as an array. */
+	function args(list) {
+		return list;
+	}
+
+	function construct(F, list) {
+		if (typeof F !== 'function')
+			throw new TypeError(describe(F) + ' is not a constructor');
+		var bound = Function.prototype.bind.apply(F, [null].concat(list));
+		return new bound();
+	}
+
+	/* ---- objects */
+
+	/* Object spread: own enumerable properties of each source, in order. */
+	function assign(target) {
+		for (var i = 1; i < arguments.length; i++) {
+			var src = arguments[i];
+			if (src == null)
+				continue;
+			src = Object(src);
+			var keys = Object.keys(src);
+			for (var k = 0; k < keys.length; k++)
+				target[keys[k]] = src[keys[k]];
+			var syms = Object.getOwnPropertySymbols(src);
+			for (k = 0; k < syms.length; k++)
+				if (Object.prototype.propertyIsEnumerable.call(src, syms[k]))
+					target[syms[k]] = src[syms[k]];
+		}
+		return target;
+	}
+
+	/* {a, ...rest} = v: the properties of v other than those named. */
+	function rest(v, names) {
+		if (v == null)
+			throw new TypeError('cannot destructure ' + describe(v));
+		var out = {}, keys = Object.keys(Object(v));
+		for (var i = 0; i < keys.length; i++)
+			if (names.indexOf(keys[i]) < 0)
+				out[keys[i]] = v[keys[i]];
+		return out;
+	}
+
+	/* A pattern needs an object to read from. */
+	function need(v) {
+		if (v == null)
+			throw new TypeError('cannot destructure ' + describe(v));
+		return v;
+	}
+
+	function accessor(obj, key, kind, fn, enumerable) {
+		var d = hasOwn.call(obj, key) ? Object.getOwnPropertyDescriptor(obj, key) : null;
+		var desc = {configurable: true, enumerable: enumerable};
+		if (d && !hasOwn.call(d, 'value')) {
+			desc.get = d.get;
+			desc.set = d.set;
+		}
+		desc[kind] = fn;
+		defineProperty(obj, key, desc);
+	}
+
+	/* ---- classes */
+
+	function classCheck(self, C, name) {
+		if (!(self instanceof C))
+			throw new TypeError("Class constructor " + name + " cannot be invoked without 'new'");
+	}
+
+	function inherits(C, Super) {
+		if (Super !== null && typeof Super !== 'function')
+			throw new TypeError('Class extends value ' + describe(Super) +
+					    ' is not a constructor or null');
+		C.prototype = Object.create(Super === null ? null : Super.prototype, {
+			constructor: {value: C, writable: true, configurable: true}
+		});
+		if (Super !== null)
+			setPrototypeOf(C, Super);
+	}
+
+	/* super(...args) in a derived constructor: runs the parent on self, or
+	 * adopts what it returns (native parents such as Error and Array make
+	 * their own object) with the derived prototype. */
+	function superCall(self, Super, list) {
+		var r = Super.apply(self, list);
+		if (isObject(r) && r !== self) {
+			setPrototypeOf(r, getPrototypeOf(self));
+			return r;
+		}
+		return self;
+	}
+
+	/* Methods, getters and setters of a class: [key, fn, kind] in order. */
+	function methods(obj, list) {
+		for (var i = 0; i < list.length; i++) {
+			var m = list[i];
+			if (m[2] === 'method')
+				defineProperty(obj, m[0], {value: m[1], writable: true, configurable: true,
+							   enumerable: false});
+			else
+				accessor(obj, m[0], m[2], m[1], false);
+		}
+	}
+
+	/* A field: a data property (private ones hidden from enumeration). */
+	function field(obj, key, value, hidden) {
+		defineProperty(obj, key, {value: value, writable: true, configurable: true,
+					  enumerable: !hidden});
+	}
+
+	/* super.key with this as the receiver, for getters. */
+	function superGet(home, key, self) {
+		for (var o = home; o !== null; o = getPrototypeOf(o)) {
+			var d = Object.getOwnPropertyDescriptor(o, key);
+			if (d)
+				return d.get ? d.get.call(self) : d.value;
+		}
+		return undefined;
+	}
+
+	/* #x on an object that has no such private member. */
+	function priv(obj, key, name) {
+		if (obj == null || !(key in Object(obj)))
+			throw new TypeError('cannot read private member ' + name +
+					    ' from an object whose class did not declare it');
+		return obj;
+	}
+
+	/* ---- templates */
+
+	var templates = {};
+	function template(id, cooked, raw) {
+		var t = templates[id];
+		if (!t) {
+			t = cooked.slice();
+			defineProperty(t, 'raw', {value: Object.freeze(raw.slice())});
+			templates[id] = t = Object.freeze(t);
+		}
+		return t;
+	}
+
+	/* ---- coroutines: generators and async functions */
+
+	function Yielded(v) { this.v = v; }
+	function Awaited(v) { this.v = v; }
+	function Return(v) { this.v = v; }
+
+	/* yield inside a generator body's thread. */
+	function yieldValue(v) {
+		return Thread.yield(new Yielded(v));
+	}
+
+	/* yield* inner: every step of inner, then its result. */
+	function yieldStar(inner) {
+		var it = iter(inner), sent, mode = 0;
+		for (;;) {
+			var step;
+			if (mode === 1) {
+				if (typeof it['throw'] !== 'function') {
+					if (typeof it['return'] === 'function')
+						it['return']();
+					throw new TypeError('the delegated iterator has no throw method');
+				}
+				step = it['throw'](sent);
+			} else {
+				step = it.next(sent);
+			}
+			if (step.done)
+				return step.value;
+			try {
+				sent = Thread.yield(new Yielded(step.value));
+				mode = 0;
+			} catch (e) {
+				if (e instanceof Return) {
+					if (typeof it['return'] === 'function')
+						it['return'](e.v);
+					throw e;
+				}
+				sent = e;
+				mode = 1;
+			}
+		}
+	}
+
+	function Generator(self, list, body) {
+		this.self = self;
+		this.list = list;
+		this.body = body;
+		this.thread = null;
+		this.state = 0; /* 0 not started, 1 suspended, 2 running, 3 done */
+	}
+
+	Generator.prototype.resume = function (v, mode) {
+		if (this.state === 2)
+			throw new TypeError('Generator is already running');
+		if (this.state === 0 && mode !== 0)
+			this.state = 3;
+		if (this.state === 3) {
+			if (mode === 1)
+				throw v;
+			return {value: mode === 2 ? v : undefined, done: true};
+		}
+		if (this.state === 0) {
+			var g = this;
+			this.thread = new Thread(function () {
+				return g.body.apply(g.self, g.list);
+			});
+		}
+		this.state = 2;
+		var r;
+		try {
+			if (mode === 2)
+				r = Thread.resume(this.thread, new Return(v), true);
+			else
+				r = Thread.resume(this.thread, v, mode === 1);
+		} catch (e) {
+			this.state = 3;
+			this.thread = null;
+			if (e instanceof Return)
+				return {value: e.v, done: true};
+			throw e;
+		}
+		if (r instanceof Yielded) {
+			this.state = 1;
+			return {value: r.v, done: false};
+		}
+		this.state = 3;
+		this.thread = null;
+		return {value: r, done: true};
+	};
+
+	function GeneratorObject() {}
+	var GP = GeneratorObject.prototype;
+	function method(name, mode) {
+		defineProperty(GP, name, {writable: true, configurable: true, value: function (v) {
+			var g = this.$$gen;
+			if (!g)
+				throw new TypeError(name + ' called on an object that is not a generator');
+			return g.resume(v, mode);
+		}});
+	}
+	method('next', 0);
+	method('throw', 1);
+	method('return', 2);
+	defineProperty(GP, ITERATOR, {writable: true, configurable: true,
+				      value: function () { return this; }});
+	if (Symbol.toStringTag)
+		defineProperty(GP, Symbol.toStringTag, {configurable: true, value: 'Generator'});
+
+	function generator(self, list, body) {
+		var o = new GeneratorObject();
+		defineProperty(o, '$$gen', {value: new Generator(self, list, body)});
+		return o;
+	}
+
+	/* await inside an async body's thread. */
+	function awaitValue(v) {
+		return Thread.yield(new Awaited(v));
+	}
+
+	/* Runs body to its first await at once, as an async function does, and
+	 * resumes it from a promise reaction after each: the microtask order is
+	 * the one the specification gives. */
+	function async(self, list, body) {
+		return new Promise(function (resolve, reject) {
+			var thread = new Thread(function () {
+				return body.apply(self, list);
+			});
+			function step(v, isError) {
+				var r;
+				try {
+					r = Thread.resume(thread, v, isError);
+				} catch (e) {
+					reject(e);
+					return;
+				}
+				if (r instanceof Awaited)
+					Promise.resolve(r.v).then(onValue, onError);
+				else
+					resolve(r);
+			}
+			function onValue(v) { step(v, false); }
+			function onError(e) { step(e, true); }
+			step(undefined, false);
+		});
+	}
+
+	/* The loop wrapper's answer for `break` (see the lowering of loops
+	 * whose bindings closures capture). */
+	var BREAK = {};
+
+	return {
+		iter: iter,
+		arr: arr,
+		spread: spread,
+		args: args,
+		construct: construct,
+		assign: assign,
+		rest: rest,
+		need: need,
+		accessor: accessor,
+		classCheck: classCheck,
+		inherits: inherits,
+		superCall: superCall,
+		methods: methods,
+		field: field,
+		superGet: superGet,
+		priv: priv,
+		template: template,
+		yieldValue: yieldValue,
+		yieldStar: yieldStar,
+		generator: generator,
+		awaitValue: awaitValue,
+		async: async,
+		BREAK: BREAK
+	};
+})
