@@ -56,7 +56,7 @@ CTL      := server/sandboxctl.c
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
 
 BINS := bin/sandboxd bin/sandboxctl
-UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_confine \
+UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
@@ -111,6 +111,7 @@ build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c p
 build/tests/check_loop: $(call obj,tests/check_loop.c server/loop.c)
 build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
 build/tests/check_polyfills: $(call obj,tests/check_polyfills.c $(WORKER) $(PROTOCOL))
+build/tests/check_lower: $(call obj,tests/check_lower.c $(WORKER) $(PROTOCOL))
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)

@@ -859,6 +859,45 @@ START_TEST(test_error_positions)
 }
 END_TEST
 
+/* The lowering runs under the script's limits: a script whose transform
+ * is too big for them fails like any script, and the worker never hangs. */
+START_TEST(test_lowering_limits)
+{
+	/* 6000 modern lines: far more than 2 MiB of parser and tree. */
+	size_t n = 6000, line = 64;
+	char *code = malloc(n * line + 1), *p = code;
+	ck_assert_ptr_nonnull(code);
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "const v%zu = [%zu].map((x) => ({x, y: `${x}`}));\n", i, i);
+	json_t *req = json_pack("{s:s, s:s, s:i}", "op", "execute", "code", code, "memory_bytes",
+				2 * 1024 * 1024);
+	json_t *r = call_once(shared.sock, req);
+	assert_kind(r, "memory", "out of memory");
+	json_decref(r);
+	req = json_pack("{s:s, s:s, s:i, s:i}", "op", "execute", "code", code, "max_cpu_ms", 5,
+			"timeout_ms", 60000);
+	r = call_once(shared.sock, req);
+	ck_assert_str_eq(jstr(r, "state"), "timeout");
+	assert_kind(r, "timeout", "CPU budget");
+	json_decref(r);
+	free(code);
+
+	/* The language field: only the two dialects. */
+	r = run("{\"op\":\"execute\",\"code\":\"return 1\",\"language\":\"python\"}");
+	assert_error(r, "INVALID_ARGUMENT", "language");
+	json_decref(r);
+	r = run("{\"op\":\"execute\",\"code\":\"let n: number = 2;\\nreturn n\","
+		"\"language\":\"javascript\"}");
+	assert_kind(r, "syntax", NULL);
+	ck_assert_int_eq(jint(err_obj(r), "line"), 1);
+	json_decref(r);
+	r = run("{\"op\":\"execute\",\"code\":\"let n: number = 2;\\nreturn n\","
+		"\"language\":\"typescript\"}");
+	ck_assert_int_eq(jint(r, "value"), 2);
+	json_decref(r);
+}
+END_TEST
+
 /* ---- promises */
 
 START_TEST(test_promise_results)
@@ -960,6 +999,7 @@ static Suite *codemode_suite(void)
 	tcase_add_test(tc, test_memory_inside);
 	tcase_add_test(tc, test_heap_peak);
 	tcase_add_test(tc, test_error_positions);
+	tcase_add_test(tc, test_lowering_limits);
 	tcase_add_test(tc, test_promise_results);
 	tcase_add_test(tc, test_declarations_op);
 	suite_add_tcase(s, tc);

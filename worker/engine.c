@@ -899,7 +899,20 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 			 bool body)
 {
 	struct lowering l = {code, len, lang, body};
-	if (duk_safe_call(ctx, lower_call, &l, 0, 1) != DUK_EXEC_SUCCESS) {
+	duk_int_t rc = duk_safe_call(ctx, lower_call, &l, 0, 1);
+	/* An allocation that failed on the way ends it as a memory failure,
+	 * whatever the parser made of it (a speculative parse may have caught
+	 * it and failed later for want of memory). */
+	if (alloc_failed && !cpu_spent) {
+		char msg[160];
+		snprintf(msg, sizeof msg,
+			 "out of memory: parsing and lowering the code reached the heap's limit of "
+			 "%zu bytes (memory_bytes)",
+			 memory_limit);
+		duk_pop(ctx);
+		return result_error("memory", msg);
+	}
+	if (rc != DUK_EXEC_SUCCESS) {
 		json_t *r = fail_thrown(ctx, "syntax");
 		json_t *e = json_object_get(r, "error");
 		if (strcmp(json_string_value(json_object_get(e, "kind")), "syntax") == 0) {
@@ -987,6 +1000,22 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 	if (duk_pcompile(ctx, flags) != DUK_EXEC_SUCCESS)
 		return compile_failure(ctx);
 	return NULL;
+}
+
+json_t *engine_lower(const char *code, size_t len, enum engine_language lang, bool body)
+{
+	duk_context *ctx = heap_ctx;
+	struct lowering l = {code, len, lang, body};
+	json_t *r = NULL;
+	if (duk_safe_call(ctx, lower_call, &l, 0, 1) == DUK_EXEC_SUCCESS &&
+	    duk_safe_call(ctx, json_encode_top, NULL, 1, 1) == DUK_EXEC_SUCCESS) {
+		struct buf text = BUF_INIT;
+		append_string(ctx, -1, &text);
+		r = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text), 0, NULL);
+		buf_free(&text);
+	}
+	duk_pop(ctx);
+	return r;
 }
 
 json_t *engine_run(const char *code, size_t len, enum engine_language lang)

@@ -10,6 +10,7 @@
 #define SANDBOXD_ENGINE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,10 @@ enum engine_language { ENGINE_ANY, ENGINE_JAVASCRIPT, ENGINE_TYPESCRIPT };
  * parsed and lowered to ES5 first, here in the worker (see js/lower.js).
  */
 json_t *engine_run(const char *code, size_t len, enum engine_language lang);
+
+/* The lowering alone (tests look at its output): {"code": ES5 source} or
+ * {"error": {"message", "line", "column"}}; NULL when it failed to run. */
+json_t *engine_lower(const char *code, size_t len, enum engine_language lang, bool body);
 
 /*
  * Test mode: installs test() and assert, runs code (when not NULL) and then

@@ -438,7 +438,7 @@
 
 	/* ---- the transform */
 
-	var tempN = 0, classN = 0, templateN = 0;
+	var tempN = 0, classN = 0;
 
 	/* A function being lowered: its temporaries, and what arrows inside
 	 * it capture. */
@@ -1009,13 +1009,23 @@
 			bind = stmt(assign(n.left, value), n.left);
 		}
 		var body2 = bind ? block([bind, n.body], n.body) : n.body;
-		var loop = {type: 'ForStatement',
-			    init: varDecl([[id(it), rtCall('iter', [n.right])], [id(step), null]]),
+		var head = varDecl([[id(it), rtCall('iter', [n.right])], [id(step), null]], n);
+		var loop = {type: 'ForStatement', init: null,
 			    test: {type: 'UnaryExpression', operator: '!', prefix: true,
 				   argument: member(assign(id(step), call(member(id(it), 'next'), [])),
 						    'done')},
-			    update: null, body: body2, loc: n.loc, $wrap: false};
-		return txFor(loop, c);
+			    update: null, body: body2, loc: n.loc, $wrap: false, $label: n.$label};
+		var lowered = txFor(loop, c);
+		if (n.$label)
+			lowered = {type: 'LabeledStatement', label: id(n.$label), body: lowered};
+		/* A loop left early closes its iterator (a generator's finally
+		 * blocks run), as the specification has it. */
+		var close = {type: 'IfStatement',
+			     test: logical('&&', id(step), {type: 'UnaryExpression', operator: '!',
+							   prefix: true, argument: member(id(step), 'done')}),
+			     consequent: stmt(rtCall('close', [id(it)])), alternate: null};
+		return block([txVar(head, c, true), {type: 'TryStatement', block: block([lowered]),
+						      handler: null, finalizer: block([close])}], n);
 	}
 
 	function txForIn(n, c) {
@@ -1210,7 +1220,7 @@
 			cooked.push(q[i].value.cooked === null ? void0() : lit(q[i].value.cooked));
 			rawv.push(lit(q[i].value.raw));
 		}
-		var args = [rtCall('template', [lit(++templateN), arrayOf(cooked), arrayOf(rawv)])];
+		var args = [rtCall('template', [arrayOf(cooked), arrayOf(rawv)])];
 		var exprs = txList(n.quasi.expressions, c);
 		return call(tx(n.tag, c), args.concat(exprs), n);
 	}
@@ -1344,6 +1354,9 @@
 		case 'LabeledStatement':
 			if (isLoop(n.body))
 				n.body.$label = n.label.name;
+			/* Its lowering puts the label on the loop inside. */
+			if (n.body.type === 'ForOfStatement')
+				return tx(n.body, c);
 			return at({type: 'LabeledStatement', label: n.label, body: tx(n.body, c)}, n);
 		case 'TryStatement':
 			var handler = null;

@@ -237,9 +237,12 @@
 
 	/* ---- templates */
 
+	/* One frozen strings array per template text (the specification has
+	 * one per call site; nothing but identity tells them apart). */
 	var templates = {};
-	function template(id, cooked, raw) {
-		var t = templates[id];
+	function template(cooked, raw) {
+		var id = '$' + raw.join('\u0000');
+		var t = hasOwn.call(templates, id) ? templates[id] : null;
 		if (!t) {
 			t = cooked.slice();
 			defineProperty(t, 'raw', {value: Object.freeze(raw.slice())});
@@ -394,12 +397,19 @@
 		});
 	}
 
+	/* for-of left early: the iterator's return, when it has one. */
+	function close(it) {
+		if (typeof it['return'] === 'function')
+			it['return']();
+	}
+
 	/* The loop wrapper's answer for `break` (see the lowering of loops
 	 * whose bindings closures capture). */
 	var BREAK = {};
 
 	return {
 		iter: iter,
+		close: close,
 		arr: arr,
 		spread: spread,
 		args: args,
