@@ -921,11 +921,43 @@
 
 	/* The body of a loop whose bindings closures capture, as a function
 	 * called once per iteration with those bindings as parameters. */
+	/* The names among names that code under n assigns to. */
+	function assigned(n, names, out) {
+		if (!n || typeof n.type !== 'string')
+			return out;
+		var t = n.type === 'AssignmentExpression' ? n.left
+			: n.type === 'UpdateExpression' ? n.argument : null;
+		if (t && t.type === 'Identifier' && names.indexOf(t.name) >= 0 &&
+		    out.indexOf(t.name) < 0)
+			out.push(t.name);
+		children(n, function (child) { assigned(child, names, out); });
+		return out;
+	}
+
 	function wrapBody(loop, params, args, c) {
 		var label = loop.$label || null;
 		var info = {outer: [], returns: false};
+		var names = [];
+		for (var p = 0; p < params.length; p++)
+			if (params[p].type === 'Identifier')
+				names.push(params[p].name);
+		/* A for loop's own variables that the body changes are copied
+		 * back after each turn, for the update and the next turn. */
+		var changed = loop.type === 'ForStatement' ? assigned(loop.body, names, []) : [];
 		var body = rewriteJumps(loop.body, label, info);
-		var fn = arrowFn(params, body.type === 'BlockStatement' ? body.body : [body], loop.body);
+		var stmts = body.type === 'BlockStatement' ? body.body : [body];
+		var back = [];
+		if (changed.length) {
+			var box = temp(c), save = [];
+			for (var k = 0; k < changed.length; k++) {
+				save.push(stmt(assign(member(id(box), lit(changed[k])), id(changed[k]))));
+				back.push(stmt(assign(id(changed[k]), member(id(box), lit(changed[k])))));
+			}
+			stmts = [stmt(assign(id(box), objectOf([]))),
+				 {type: 'TryStatement', block: block(stmts), handler: null,
+				  finalizer: block(save)}];
+		}
+		var fn = arrowFn(params, stmts, loop.body);
 		var r = temp(c);
 		var checks = [at({type: 'IfStatement', test: bin('===', id(r), rt('BREAK')),
 				  consequent: {type: 'BreakStatement', label: null}, alternate: null},
@@ -940,9 +972,12 @@
 		}
 		if (info.returns)
 			checks.push(ret(member(id(r), 'v')));
-		return block([stmt(assign(id(r), call(fn, args)), loop.body),
-			      {type: 'IfStatement', test: bin('!==', id(r), void0()),
-			       consequent: block(checks), alternate: null}], loop.body);
+		/* The box, a temporary of the enclosing function, is filled in
+		 * the body's finally and read back here. */
+		var callIt = stmt(assign(id(r), call(fn, args)), loop.body);
+		return block([callIt].concat(back, [{type: 'IfStatement', test: bin('!==', id(r), void0()),
+						     consequent: block(checks), alternate: null}]),
+			     loop.body);
 	}
 
 	function boundNames(p, out) {
