@@ -57,6 +57,8 @@ function parseCases(text) {
 function strip(node) {
 	if (Array.isArray(node))
 		return node.map(strip);
+	if (typeof node === 'bigint')
+		return node + 'n';
 	if (node === null || typeof node !== 'object')
 		return node;
 	if (node instanceof RegExp)

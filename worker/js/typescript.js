@@ -97,6 +97,8 @@
 		this.tsPendingProps = null;	// its parameter properties
 		this.tsNoBodyOkAt = -1;		// function starting here may lack a body
 		this.tsDrops = 0;		// dropped statements so far
+		this.tsFarPos = -1;		// furthest error while speculating
+		this.tsFarMsg = "";
 		Parser.call(this, options, input);
 	}
 
@@ -107,8 +109,13 @@
 	// ---- errors and speculation ----------------------------------------
 
 	tp.raise = function (pos, message) {
-		if (this.tsSpec > 0)
+		if (this.tsSpec > 0) {
+			if (pos > this.tsFarPos) {
+				this.tsFarPos = pos;
+				this.tsFarMsg = message;
+			}
 			throw SPEC_FAIL;
+		}
 		pp.raise.call(this, pos, message);
 	};
 	tp.raiseRecoverable = tp.raise;
@@ -1532,9 +1539,13 @@
 			if (e !== SPEC_FAIL)
 				throw e;
 		}
-		this.tsSpec--;
-		if (params !== null)
-			return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), params, false, forInit);
+		if (params !== null) {
+			var arrow = this.tsArrowFromHead(startPos, startLoc, params, false, forInit);
+			if (arrow !== null)
+				return arrow;
+		} else {
+			this.tsSpec--;
+		}
 		this.tsRestore(s);
 		this.tsTypeArgs();
 		return this.parseMaybeUnary(refDestructuringErrors, sawUnary, incDec, forInit);
@@ -1572,6 +1583,7 @@
 		if (canBeArrow) {
 			var startPos = this.start, startLoc = this.startLoc, s = this.tsSnap(), params = null, arrow = null;
 			this.tsSpec++;
+			this.tsFarPos = -1;
 			try {
 				params = this.tsArrowHead(false);
 			} catch (e) {
@@ -1579,24 +1591,23 @@
 					throw e;
 			}
 			if (params !== null) {
-				if (!this.tsHadReturnType || startPos !== this.tsCondConsStart) {
-					this.tsSpec--;
-					return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), params, false, forInit);
-				}
-				// `c ? (a): T => b : d` is an arrow only if a ':' follows it
-				try {
-					arrow = this.parseArrowExpression(this.startNodeAt(startPos, startLoc), params, false, forInit);
-				} catch (e2) {
-					if (e2 !== SPEC_FAIL)
-						throw e2;
-				}
-				if (arrow !== null && this.type === tt.colon) {
-					this.tsSpec--;
+				arrow = this.tsArrowFromHead(startPos, startLoc, params, false, forInit);
+				if (arrow !== null)
 					return arrow;
-				}
+			} else {
+				this.tsSpec--;
 			}
-			this.tsSpec--;
+			var farPos = this.tsFarPos, farMsg = this.tsFarMsg;
 			this.tsRestore(s);
+			// If this is no expression either, report whichever reading got
+			// further: `(a: number = ) => a` fails at ')', not at ':'.
+			try {
+				return pp.parseParenAndDistinguishExpression.call(this, canBeArrow, forInit);
+			} catch (e3) {
+				if (e3 instanceof SyntaxError && this.tsSpec === 0 && farPos > e3.pos)
+					pp.raise.call(this, farPos, farMsg);
+				throw e3;
+			}
 		}
 		return pp.parseParenAndDistinguishExpression.call(this, canBeArrow, forInit);
 	};
@@ -1614,12 +1625,35 @@
 			if (e !== SPEC_FAIL)
 				throw e;
 		}
-		this.tsSpec--;
-		if (params === null) {
-			this.tsRestore(s);
-			return null;
+		if (params !== null) {
+			var arrow = this.tsArrowFromHead(startPos, startLoc, params, true, forInit);
+			if (arrow !== null)
+				return arrow;
+		} else {
+			this.tsSpec--;
 		}
-		return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), params, true, forInit);
+		this.tsRestore(s);
+		return null;
+	};
+
+	// The rest of an arrow function whose head was parsed speculatively
+	// (this.tsSpec still counts it). Returns null if the caller has to
+	// rewind: `c ? (a): T => b : d` is an arrow only if a ':' follows it,
+	// otherwise it is `c ? a : (T => b)`.
+	tp.tsArrowFromHead = function (startPos, startLoc, params, isAsync, forInit) {
+		var arrow = null;
+		if (!this.tsHadReturnType || startPos !== this.tsCondConsStart) {
+			this.tsSpec--;
+			return this.parseArrowExpression(this.startNodeAt(startPos, startLoc), params, isAsync, forInit);
+		}
+		try {
+			arrow = this.parseArrowExpression(this.startNodeAt(startPos, startLoc), params, isAsync, forInit);
+		} catch (e) {
+			if (e !== SPEC_FAIL)
+				throw e;
+		}
+		this.tsSpec--;
+		return arrow !== null && this.type === tt.colon ? arrow : null;
 	};
 
 	// At '<' after an expression: type arguments of a call, tagged template
