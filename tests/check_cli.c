@@ -136,6 +136,36 @@ START_TEST(test_script_sources)
 }
 END_TEST
 
+/* TypeScript by flag or by file name; --javascript wins over the name. */
+START_TEST(test_languages)
+{
+	static struct run r;
+	char dir[] = "/tmp/sandboxctl-ts-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char path[64];
+	snprintf(path, sizeof path, "%s/script.ts", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("interface P { x: number }\nconst p: P = {x: 41};\nreturn p.x + 1;\n", f);
+	fclose(f);
+	run(&r, NULL, CTL("exec", path));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "42\n");
+	run(&r, NULL, CTL("exec", "--javascript", path));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "SyntaxError"));
+	ck_assert_ptr_nonnull(strstr(r.err, "line 1"));
+	run(&r, NULL, CTL("exec", "--typescript", "-e", "enum E { A = 2, B }\nreturn E.B"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "3\n");
+	/* Modern JavaScript needs no flag. */
+	run(&r, NULL, CTL("exec", "-e", "const [a, b] = [1, 2];\nreturn `${a + b}`"));
+	ck_assert_str_eq(r.out, "\"3\"\n");
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_stream_output)
 {
 	static struct run r;
@@ -237,8 +267,10 @@ static char *last_line(const char *s)
 START_TEST(test_submit_status_cancel)
 {
 	static struct run r;
-	run(&r, NULL, CTL("submit", "-e", "console.log('a'); var t = Date.now(); "
-					  "while (Date.now() - t < 200) {} console.log('b'); return 5"));
+	run(&r, NULL,
+	    CTL("submit", "-e",
+		"console.log('a'); var t = Date.now(); "
+		"while (Date.now() - t < 200) {} console.log('b'); return 5"));
 	ck_assert_int_eq(r.status, 0);
 	char id[64];
 	snprintf(id, sizeof id, "%s", last_line(r.out));
@@ -386,8 +418,9 @@ START_TEST(test_store_file)
 	const char initial[] = "{\"runs\": 1, \"old\": true}";
 	ck_assert_int_eq(write(fd, initial, sizeof initial - 1), (ssize_t)sizeof initial - 1);
 	close(fd);
-	run(&r, NULL, CTL("exec", "--store", path, "-e",
-			  "store('runs', load('runs') + 1); store('old', undefined); return load('runs')"));
+	run(&r, NULL,
+	    CTL("exec", "--store", path, "-e",
+		"store('runs', load('runs') + 1); store('old', undefined); return load('runs')"));
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "2\n");
 	json_t *st = json_load_file(path, 0, NULL);
@@ -395,7 +428,8 @@ START_TEST(test_store_file)
 	ck_assert_ptr_null(json_object_get(st, "old"));
 	json_decref(st);
 	/* A failed run leaves the file alone. */
-	run(&r, NULL, CTL("exec", "--store", path, "-e", "store('runs', 99); throw new Error('no')"));
+	run(&r, NULL,
+	    CTL("exec", "--store", path, "-e", "store('runs', 99); throw new Error('no')"));
 	ck_assert_int_eq(r.status, 1);
 	st = json_load_file(path, 0, NULL);
 	ck_assert_int_eq(json_integer_value(json_object_get(st, "runs")), 2);
@@ -413,12 +447,13 @@ START_TEST(test_units_verify)
 	char bindir[4096], cmd[8192];
 	ck_assert_ptr_nonnull(getcwd(bindir, sizeof bindir - 8));
 	strcat(bindir, "/bin");
-	snprintf(cmd, sizeof cmd,
-		 "sed 's|@BINDIR@|%s|g; s|@DOCDIR@|/usr/share/doc/sandboxd|g' sandboxd.service "
-		 "> %s/sandboxd.service && sed 's|@DOCDIR@|/usr/share/doc/sandboxd|g' "
-		 "sandboxd.socket > %s/sandboxd.socket && systemd-analyze verify %s/sandboxd.socket "
-		 "%s/sandboxd.service",
-		 bindir, dir, dir, dir, dir);
+	snprintf(
+		cmd, sizeof cmd,
+		"sed 's|@BINDIR@|%s|g; s|@DOCDIR@|/usr/share/doc/sandboxd|g' sandboxd.service "
+		"> %s/sandboxd.service && sed 's|@DOCDIR@|/usr/share/doc/sandboxd|g' "
+		"sandboxd.socket > %s/sandboxd.socket && systemd-analyze verify %s/sandboxd.socket "
+		"%s/sandboxd.service",
+		bindir, dir, dir, dir, dir);
 	run(&r, NULL, (char *const[]){"sh", "-c", cmd, NULL});
 	ck_assert_msg(r.status == 0 && r.err[0] == '\0', "systemd-analyze: %s", r.err);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -465,6 +500,7 @@ int main(void)
 	tcase_add_test(tc, test_exec_success);
 	tcase_add_test(tc, test_exec_failure);
 	tcase_add_test(tc, test_script_sources);
+	tcase_add_test(tc, test_languages);
 	tcase_add_test(tc, test_stream_output);
 	tcase_add_test(tc, test_json_frames);
 	tcase_add_test(tc, test_usage_errors);

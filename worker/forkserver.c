@@ -115,7 +115,6 @@ static int prepare_apart(void)
 	return rc;
 }
 
-
 void forkserver_run(int sock, const struct forkserver_config *cfg)
 {
 	pid_t supervisor = getppid();
