@@ -1341,11 +1341,54 @@
 		}
 		if (flags.indexOf('u') >= 0 && !/\\u\{|\\p\{|\\P\{/.test(pattern))
 			flags = flags.replace('u', '');
-		if (/\(\?<[A-Za-z_$]/.test(pattern))
-			unsupported(n, 'a named capture group (the engine\'s regular expressions lack them)');
 		if (/\(\?<[=!]/.test(pattern))
 			unsupported(n, 'a lookbehind assertion (the engine\'s regular expressions lack it)');
-		return at({type: 'Literal', regex: {pattern: pattern, flags: flags}}, n);
+		var named = /\(\?<[A-Za-z_$]/.test(pattern) ? namedGroups(pattern, n) : null;
+		var re = at({type: 'Literal', regex: {pattern: named ? named.pattern : pattern,
+						     flags: flags}}, n);
+		if (!named)
+			return re;
+		var props = [];
+		for (var k in named.groups)
+			if (hasOwn.call(named.groups, k))
+				props.push({type: 'Property', key: lit(k), value: lit(named.groups[k]),
+					    kind: 'init', computed: false});
+		return rtCall('named', [re, objectOf(props)], n);
+	}
+
+	/* Named groups as numbered ones: (?<name>x) is (x), \k<name> the
+	 * group's number; {name: number} lets the runtime put back .groups. */
+	function namedGroups(pattern, n) {
+		var out = '', groups = {}, count = 0, inClass = false, i, m;
+		for (i = 0; i < pattern.length; i++) {
+			var ch = pattern.charAt(i);
+			if (ch === '\\') {
+				out += ch + pattern.charAt(++i);
+				continue;
+			}
+			if (ch === '[')
+				inClass = true;
+			else if (ch === ']')
+				inClass = false;
+			if (ch === '(' && !inClass) {
+				if (pattern.charAt(i + 1) !== '?') {
+					count++;
+				} else if ((m = /^\?<([A-Za-z_$][\w$]*)>/.exec(pattern.slice(i + 1)))) {
+					groups[m[1]] = ++count;
+					out += '(';
+					i += m[0].length;
+					continue;
+				}
+			}
+			out += ch;
+		}
+		/* Back references, now that every group has its number. */
+		out = out.replace(/\\k<([A-Za-z_$][\w$]*)>/g, function (all, name) {
+			if (!hasOwn.call(groups, name))
+				unsupported(n, 'a reference to an unknown group ' + name);
+			return '\\' + groups[name];
+		});
+		return {pattern: out, groups: groups};
 	}
 
 	/* ---- the main switch */

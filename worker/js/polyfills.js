@@ -253,6 +253,23 @@
 		k = k >= 0 ? k : s.length + k;
 		return k < 0 || k >= s.length ? undefined : s.charAt(k);
 	});
+	/* Every match of a global expression, as an iterator. */
+	define(SP, 'matchAll', function (re) {
+		if (!(re instanceof RegExp) || !re.global)
+			throw new TypeError('matchAll must be called with a global RegExp');
+		var s = String(this), copy = new RegExp(re.source, 'g'), out = [], m;
+		if (re.exec !== RegExp.prototype.exec)
+			copy.exec = re.exec;
+		if (re.$$groups)
+			Object.defineProperty(copy, '$$groups', {value: re.$$groups});
+		copy.lastIndex = re.lastIndex;
+		while ((m = copy.exec(s)) !== null) {
+			out.push(m);
+			if (m[0] === '')
+				copy.lastIndex++;
+		}
+		return out[ITERATOR]();
+	});
 	define(SP, 'replaceAll', function (search, replacement) {
 		var s = String(this);
 		if (search instanceof RegExp) {

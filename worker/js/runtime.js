@@ -397,6 +397,65 @@
 		});
 	}
 
+	/* ---- regular expressions with named groups */
+
+	var execNative = RegExp.prototype.exec, stringsPatched = false;
+
+	function groupsOf(map, m) {
+		var g = Object.create(null);
+		for (var name in map)
+			if (hasOwn.call(map, name))
+				g[name] = m[map[name]];
+		return g;
+	}
+
+	function namedExec(s) {
+		var m = execNative.call(this, s);
+		if (m)
+			m.groups = groupsOf(this.$$groups, m);
+		return m;
+	}
+
+	/* String methods that run a regular expression inside the engine,
+	 * taught about named groups; patched the first time a script makes
+	 * such an expression, so that other scripts run the engine's own. */
+	function patchStrings() {
+		stringsPatched = true;
+		var SP = String.prototype, match = SP.match, replace = SP.replace;
+		defineProperty(SP, 'match', {writable: true, configurable: true, value: function (re) {
+			if (re && re.$$groups && !re.global)
+				return re.exec(String(this));
+			return match.apply(this, arguments);
+		}});
+		defineProperty(SP, 'replace', {writable: true, configurable: true,
+					       value: function (re, with_) {
+			var map = re && re.$$groups;
+			if (!map)
+				return replace.apply(this, arguments);
+			if (typeof with_ === 'function') {
+				var fn = with_;
+				with_ = function () {
+					var args = slice.call(arguments);
+					args.push(groupsOf(map, args));
+					return fn.apply(undefined, args);
+				};
+			} else {
+				with_ = String(with_).replace(/\$<([^>]*)>/g, function (all, name) {
+					return hasOwn.call(map, name) ? '$' + map[name] : '';
+				});
+			}
+			return replace.call(this, re, with_);
+		}});
+	}
+
+	function named(re, map) {
+		if (!stringsPatched)
+			patchStrings();
+		defineProperty(re, '$$groups', {value: map});
+		defineProperty(re, 'exec', {value: namedExec, writable: true, configurable: true});
+		return re;
+	}
+
 	/* for-of left early: the iterator's return, when it has one. */
 	function close(it) {
 		if (typeof it['return'] === 'function')
@@ -410,6 +469,7 @@
 	return {
 		iter: iter,
 		close: close,
+		named: named,
 		arr: arr,
 		spread: spread,
 		args: args,
