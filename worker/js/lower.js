@@ -319,8 +319,8 @@
 				return;
 			case 'ForInStatement':
 			case 'ForOfStatement':
-				if (n.await)
-					unsupported(n, 'for await');
+				if (n.await && scope.fn === rootScope)
+					rootScope.awaits = true;
 				s = new Scope(scope, false);
 				loop(n, scope, function () {
 					if (n.left.type === 'VariableDeclaration')
@@ -661,8 +661,6 @@
 	/* ---- functions */
 
 	function txFunction(n, c) {
-		if (n.async && n.generator)
-			unsupported(n, 'an async generator');
 		if (n.async || n.generator) {
 			/* The body runs as a coroutine; the function returns its
 			 * promise or generator object at once. */
@@ -672,15 +670,17 @@
 									: 'FunctionExpression',
 				     id: null, params: n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
-				     $home: n.$home, $coroutine: true};
+				     $home: n.$home, $coroutine: true, $asyncGen: n.async && n.generator};
 			var outer = {type: n.type, id: n.id, params: [], async: false, generator: false,
 				     expression: false, loc: n.loc, $home: n.$home,
-				     body: block([ret(rtCall(n.async ? 'async' : 'generator',
+				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
+						: n.async ? 'async' : 'generator',
 						[raw('this'), raw('arguments'), inner]), n)], n.body)};
 			return txFunction(outer, c);
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
+		f.asyncGen = !!n.$asyncGen;
 		if (n.$home)
 			f.home = n.$home;
 		if (n.$ctor) {
@@ -1044,11 +1044,14 @@
 			bind = stmt(assign(n.left, value), n.left);
 		}
 		var body2 = bind ? block([bind, n.body], n.body) : n.body;
-		var head = varDecl([[id(it), rtCall('iter', [n.right])], [id(step), null]], n);
+		var head = varDecl([[id(it), rtCall(n.await ? 'asyncIter' : 'iter', [n.right])],
+				    [id(step), null]], n);
+		var next = call(member(id(it), 'next'), []);
+		if (n.await)
+			next = rtCall('awaitValue', [next]);
 		var loop = {type: 'ForStatement', init: null,
 			    test: {type: 'UnaryExpression', operator: '!', prefix: true,
-				   argument: member(assign(id(step), call(member(id(it), 'next'), [])),
-						    'done')},
+				   argument: member(assign(id(step), next), 'done')},
 			    update: null, body: body2, loc: n.loc, $wrap: false, $label: n.$label};
 		var lowered = txFor(loop, c);
 		if (n.$label)
@@ -1058,7 +1061,8 @@
 		var close = {type: 'IfStatement',
 			     test: logical('&&', id(step), {type: 'UnaryExpression', operator: '!',
 							   prefix: true, argument: member(id(step), 'done')}),
-			     consequent: stmt(rtCall('close', [id(it)])), alternate: null};
+			     consequent: stmt(rtCall(n.await ? 'closeAsync' : 'close', [id(it)])),
+			     alternate: null};
 		return block([txVar(head, c, true), {type: 'TryStatement', block: block([lowered]),
 						      handler: null, finalizer: block([close])}], n);
 	}
@@ -1522,6 +1526,8 @@
 		case 'AwaitExpression':
 			return rtCall('awaitValue', [tx(n.argument, c)], n);
 		case 'YieldExpression':
+			if (n.delegate && c.asyncGen)
+				unsupported(n, 'yield* in an async generator');
 			return rtCall(n.delegate ? 'yieldStar' : 'yieldValue',
 				      [n.argument ? tx(n.argument, c) : void0()], n);
 		case 'LogicalExpression':

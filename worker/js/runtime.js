@@ -462,6 +462,139 @@
 			it['return']();
 	}
 
+	/* ---- async generators and for await */
+
+	var ASYNC_ITERATOR = Symbol.asyncIterator;
+	if (!ASYNC_ITERATOR) {
+		ASYNC_ITERATOR = Symbol('Symbol.asyncIterator');
+		defineProperty(Symbol, 'asyncIterator', {value: ASYNC_ITERATOR});
+	}
+
+	/* The async iterator of v, or its sync iterator with each value
+	 * awaited, as for await has it. */
+	function asyncIter(v) {
+		if (v != null) {
+			var method = v[ASYNC_ITERATOR];
+			if (typeof method === 'function')
+				return method.call(v);
+		}
+		var it = iter(v);
+		return {
+			next: function (x) {
+				var s = it.next(x), done = s.done;
+				return Promise.resolve(s.value).then(function (value) {
+					return {value: value, done: done};
+				});
+			},
+			'return': function (x) {
+				if (typeof it['return'] === 'function')
+					it['return'](x);
+				return Promise.resolve({value: x, done: true});
+			}
+		};
+	}
+
+	/* for await left early: the iterator's return, awaited. */
+	function closeAsync(it) {
+		if (typeof it['return'] === 'function')
+			awaitValue(it['return']());
+	}
+
+	function AsyncGen(self, list, body) {
+		this.self = self;
+		this.list = list;
+		this.body = body;
+		this.thread = null;
+		this.state = 0; /* 0 not started, 1 at a yield, 2 running, 3 done */
+		this.queue = [];
+	}
+
+	/* Serves queued next/throw/return requests while the body is not
+	 * waiting on an await. */
+	AsyncGen.prototype.pump = function () {
+		while (this.queue.length && this.state !== 2) {
+			var req = this.queue[0];
+			if (this.state === 0 && req.mode !== 0)
+				this.state = 3;
+			if (this.state === 3) {
+				this.queue.shift();
+				if (req.mode === 1)
+					req.reject(req.v);
+				else
+					req.resolve({value: req.mode === 2 ? req.v : undefined, done: true});
+				continue;
+			}
+			if (this.state === 0) {
+				var g = this;
+				this.thread = new Thread(function () {
+					return g.body.apply(g.self, g.list);
+				});
+			}
+			this.resume(req.mode === 2 ? new Return(req.v) : req.v, req.mode !== 0);
+		}
+	};
+
+	AsyncGen.prototype.resume = function (v, isError) {
+		this.state = 2;
+		var r, req = this.queue[0], g = this;
+		try {
+			r = Thread.resume(this.thread, v, isError);
+		} catch (e) {
+			this.state = 3;
+			this.queue.shift();
+			if (e instanceof Return)
+				req.resolve({value: e.v, done: true});
+			else
+				req.reject(e);
+			return;
+		}
+		if (r instanceof Awaited) {
+			Promise.resolve(r.v).then(function (x) {
+				g.resume(x, false);
+				g.pump();
+			}, function (e) {
+				g.resume(e, true);
+				g.pump();
+			});
+			return;
+		}
+		this.queue.shift();
+		if (r instanceof Yielded) {
+			this.state = 1;
+			Promise.resolve(r.v).then(function (x) {
+				req.resolve({value: x, done: false});
+			}, req.reject);
+		} else {
+			this.state = 3;
+			req.resolve({value: r, done: true});
+		}
+	};
+
+	function AsyncGeneratorObject() {}
+	var AGP = AsyncGeneratorObject.prototype;
+	function asyncMethod(name, mode) {
+		defineProperty(AGP, name, {writable: true, configurable: true, value: function (v) {
+			var g = this.$$gen;
+			return new Promise(function (resolve, reject) {
+				if (!g)
+					throw new TypeError(name + ' called on an object that is not an async generator');
+				g.queue.push({mode: mode, v: v, resolve: resolve, reject: reject});
+				g.pump();
+			});
+		}});
+	}
+	asyncMethod('next', 0);
+	asyncMethod('throw', 1);
+	asyncMethod('return', 2);
+	defineProperty(AGP, ASYNC_ITERATOR, {writable: true, configurable: true,
+					    value: function () { return this; }});
+
+	function asyncGenerator(self, list, body) {
+		var o = new AsyncGeneratorObject();
+		defineProperty(o, '$$gen', {value: new AsyncGen(self, list, body)});
+		return o;
+	}
+
 	/* The loop wrapper's answer for `break` (see the lowering of loops
 	 * whose bindings closures capture). */
 	var BREAK = {};
@@ -470,6 +603,9 @@
 		iter: iter,
 		close: close,
 		named: named,
+		asyncIter: asyncIter,
+		closeAsync: closeAsync,
+		asyncGenerator: asyncGenerator,
 		arr: arr,
 		spread: spread,
 		args: args,
