@@ -193,6 +193,34 @@
 		return k < 0 || k >= len ? undefined : o[k];
 	});
 
+	/* ES2023's copying methods: the array is left as it was. */
+	function copyOf(o) {
+		o = Object(o);
+		var len = toLength(o.length), out = new Array(len);
+		for (var i = 0; i < len; i++)
+			out[i] = o[i];
+		return out;
+	}
+	define(AP, 'toSorted', function (compare) {
+		if (compare !== undefined && !isCallable(compare))
+			throw new TypeError('toSorted: the comparator must be a function');
+		return AP.sort.call(copyOf(this), compare);
+	});
+	define(AP, 'toReversed', function () { return AP.reverse.call(copyOf(this)); });
+	define(AP, 'toSpliced', function () {
+		var out = copyOf(this);
+		AP.splice.apply(out, arguments);
+		return out;
+	});
+	define(AP, 'with', function (index, value) {
+		var out = copyOf(this), k = toInteger(index);
+		k = k >= 0 ? k : out.length + k;
+		if (k < 0 || k >= out.length)
+			throw new RangeError('Invalid index : ' + index);
+		out[k] = value;
+		return out;
+	});
+
 	/* ---- Object, String */
 
 	define(Object, 'entries', function (o) {
