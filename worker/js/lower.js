@@ -934,9 +934,64 @@
 		return out;
 	}
 
+	/* var declarations in a loop body that becomes a function belong to
+	 * the function around the loop: declared there (as temporaries are),
+	 * they become assignments in the body. */
+	function hoistVars(n, c) {
+		function names(p) {
+			var out = boundNames(p, []);
+			for (var i = 0; i < out.length; i++)
+				if (c.temps.indexOf(out[i]) < 0)
+					c.temps.push(out[i]);
+		}
+		function assignments(decl) {
+			var list = [];
+			for (var i = 0; i < decl.declarations.length; i++) {
+				var d = decl.declarations[i];
+				names(d.id);
+				if (d.init)
+					list.push(at(assign(d.id, d.init), d));
+			}
+			return list;
+		}
+		function walk(x) {
+			if (!x || typeof x.type !== 'string' || isFunction(x) ||
+			    x.type === 'ClassDeclaration' || x.type === 'ClassExpression')
+				return x;
+			if (x.type === 'VariableDeclaration' && x.kind === 'var') {
+				var list = assignments(x);
+				return list.length ? stmt(seq(list), x) : at({type: 'EmptyStatement'}, x);
+			}
+			if (x.type === 'ForStatement' && x.init && x.init.type === 'VariableDeclaration' &&
+			    x.init.kind === 'var') {
+				var init = assignments(x.init);
+				x.init = init.length ? seq(init) : null;
+			}
+			if ((x.type === 'ForInStatement' || x.type === 'ForOfStatement') &&
+			    x.left.type === 'VariableDeclaration' && x.left.kind === 'var') {
+				names(x.left.declarations[0].id);
+				x.left = x.left.declarations[0].id;
+			}
+			for (var k in x) {
+				if (k === 'loc' || k.charAt(0) === '$' || !hasOwn.call(x, k))
+					continue;
+				var v = x[k];
+				if (v instanceof Array) {
+					for (var i = 0; i < v.length; i++)
+						v[i] = walk(v[i]);
+				} else if (v && typeof v.type === 'string') {
+					x[k] = walk(v);
+				}
+			}
+			return x;
+		}
+		return walk(n);
+	}
+
 	function wrapBody(loop, params, args, c) {
 		var label = loop.$label || null;
 		var info = {outer: [], returns: false};
+		loop.body = hoistVars(loop.body, c);
 		var names = [];
 		for (var p = 0; p < params.length; p++)
 			if (params[p].type === 'Identifier')
