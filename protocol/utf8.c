@@ -112,6 +112,33 @@ int utf8_from_cesu(struct buf *out, const char *in, size_t len)
 	return buf_append(out, in + run, i - run);
 }
 
+static int put_surrogate(struct buf *out, unsigned u)
+{
+	char enc[3] = {(char)0xED, (char)(0x80 | (u >> 6 & 0x3F)), (char)(0x80 | (u & 0x3F))};
+	return buf_append(out, enc, 3);
+}
+
+int utf8_to_cesu(struct buf *out, const char *in, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t i = 0, run = 0;
+	while (i < len) {
+		if (s[i] < 0xF0 || i + 4 > len) {
+			i++;
+			continue;
+		}
+		uint32_t cp = (uint32_t)(s[i] & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
+			      (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
+		cp -= 0x10000u;
+		if (buf_append(out, in + run, i - run) < 0 || put_surrogate(out, 0xD800u | cp >> 10) < 0 ||
+		    put_surrogate(out, 0xDC00u | (cp & 0x3FF)) < 0)
+			return -1;
+		i += 4;
+		run = i;
+	}
+	return buf_append(out, in + run, i - run);
+}
+
 bool utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -31,6 +31,14 @@ size_t utf8_sanitize(struct buf *out, const char *in, size_t len, bool final);
  */
 int utf8_from_cesu(struct buf *out, const char *in, size_t len);
 
+/*
+ * Appends valid UTF-8 to out as CESU-8, the engine's own encoding: each
+ * 4-byte sequence becomes its two UTF-16 surrogates, 3 bytes each, so that
+ * the engine's strings count and index it as JavaScript does. 0, or -1
+ * when out of memory.
+ */
+int utf8_to_cesu(struct buf *out, const char *in, size_t len);
+
 /* True when s[0..len) is entirely valid UTF-8 (no surrogates, no overlongs). */
 bool utf8_valid(const char *s, size_t len);
 

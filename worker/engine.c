@@ -881,7 +881,15 @@ static duk_ret_t lower_call(duk_context *ctx, void *udata)
 	duk_get_prop_string(ctx, -1, "lower");
 	duk_get_prop_string(ctx, -1, "downlevel");
 	duk_swap_top(ctx, -2);
-	duk_push_lstring(ctx, l->code, l->len);
+	/* In the engine's encoding, so that acorn counts characters (and
+	 * the lowered literals hold them) as JavaScript does. */
+	struct buf src = BUF_INIT;
+	if (utf8_to_cesu(&src, l->code, l->len) < 0) {
+		buf_free(&src);
+		return duk_error(ctx, DUK_ERR_RANGE_ERROR, "alloc failed");
+	}
+	duk_push_lstring(ctx, src.data ? buf_peek(&src) : "", buf_len(&src));
+	buf_free(&src);
 	if (l->lang == ENGINE_ANY)
 		duk_push_undefined(ctx);
 	else

@@ -220,10 +220,16 @@
 			n.$scope = s;
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
-			for (var i = 0; i < n.params.length; i++)
+			var simple = true;
+			for (var i = 0; i < n.params.length; i++) {
 				pattern(n.params[i], s, 'param');
+				simple = simple && n.params[i].type === 'Identifier';
+			}
+			/* Defaults and patterns cannot see the body's let and const:
+			 * the body gets a scope of its own, whose names are renamed
+			 * if a default reads the same name from outside. */
 			if (n.body.type === 'BlockStatement')
-				statements(n.body.body, s);
+				statements(n.body.body, simple ? s : new Scope(s, false));
 			else
 				visit(n.body, s);
 		}
@@ -438,7 +444,7 @@
 
 	/* ---- the transform */
 
-	var tempN = 0, classN = 0;
+	var tempN = 0, classN = 0, usesNamedGroups = false;
 
 	/* A function being lowered: its temporaries, and what arrows inside
 	 * it capture. */
@@ -672,7 +678,7 @@
 				     generator: false, expression: false, loc: n.loc,
 				     $home: n.$home, $coroutine: true, $asyncGen: n.async && n.generator};
 			var outer = {type: n.type, id: n.id, params: [], async: false, generator: false,
-				     expression: false, loc: n.loc, $home: n.$home,
+				     expression: false, loc: n.loc, $home: n.$home, $fname: n.$fname,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
 						: n.async ? 'async' : 'generator',
 						[raw('this'), raw('arguments'), inner]), n)], n.body)};
@@ -739,7 +745,39 @@
 								     : 'FunctionExpression',
 			   id: n.id && n.type !== 'ArrowFunctionExpression' ? n.id : null,
 			   params: params, body: at(block(all), n.body), loc: n.loc};
+		if (!out.id && n.$fname)
+			out.id = id(n.$fname);
 		return out;
+	}
+
+	/* ---- function names */
+
+	var RESERVED = ('break case catch class const continue debugger default delete do else enum ' +
+			'export extends false finally for function if implements import in instanceof ' +
+			'interface let new null package private protected public return static super ' +
+			'switch this throw true try typeof var void while with yield await arguments ' +
+			'eval undefined').split(' ');
+
+	function mentions(n, name) {
+		if (!n || typeof n.type !== 'string')
+			return false;
+		if (n.type === 'Identifier' && n.name === name)
+			return true;
+		var found = false;
+		children(n, function (child) { found = found || mentions(child, name); });
+		return found;
+	}
+
+	/* Gives an anonymous function the name ES2015 infers for it (a method's
+	 * key, a variable's name), for .name and stack traces; only where the
+	 * name, bound inside the function, cannot hide an outer one it uses (a
+	 * const's own name inside it is the same function). */
+	function nameFunction(fn, name, self) {
+		if (!fn || fn.id || !isFunction(fn) && fn.type !== 'FunctionExpression' ||
+		    !/^[A-Za-z_$][\w$]*$/.test(name) || name.indexOf('$$') === 0 ||
+		    RESERVED.indexOf(name) >= 0 || !self && mentions(fn, name))
+			return;
+		fn.$fname = name;
 	}
 
 	/* ---- classes */
@@ -810,6 +848,10 @@
 		}
 		ctorFn.$ctor = {name: name, derived: !!superVar, superVar: superVar, init: initVar};
 		ctorFn.$home = superVar ? {superVar: superVar, isStatic: false} : null;
+		/* A renamed class binding is still the class inside its body
+		 * (static initialisers run before the outer one is assigned). */
+		if (n.id && n.id.name !== name)
+			out.push(varDecl([[id(n.id.name), C()]]));
 		if (superVar)
 			out.push(stmt(rtCall('inherits', [C(), id(superVar)]), n));
 		if (!ctor)
@@ -825,6 +867,9 @@
 				var fn = {type: 'FunctionExpression', id: null, params: m.value.params,
 					  body: m.value.body, async: m.value.async,
 					  generator: m.value.generator, loc: m.value.loc, $home: home};
+				if (m.kind === 'method' && !m.computed && m.key.type !== 'PrivateIdentifier')
+					nameFunction(fn, m.key.type === 'Identifier' ? m.key.name
+										: String(m.key.value));
 				var target = m.static ? C() : member(C(), 'prototype');
 				var kind = m.kind === 'get' || m.kind === 'set' ? m.kind : 'method';
 				out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf([
@@ -1163,6 +1208,9 @@
 		for (var i = 0; i < n.declarations.length; i++) {
 			var d = n.declarations[i];
 			var init;
+			if (d.init && d.id.type === 'Identifier' && isFunction(d.init))
+				nameFunction(d.init, d.id.$orig || d.id.name,
+					     n.kind === 'const' && !d.id.$orig);
 			if (d.init && d.init.type === 'ClassExpression' && !d.init.id &&
 			    d.id.type === 'Identifier')
 				init = txClass(d.init, c, d.id.$orig || d.id.name);
@@ -1270,11 +1318,13 @@
 	function txValue(p, c) {
 		var v = p.value;
 		if (p.method || isFunction(v)) {
+			if (!p.computed && p.kind === 'init')
+				nameFunction(v, p.key.type === 'Identifier' ? p.key.name : String(p.key.value));
 			if (v.type === 'ArrowFunctionExpression')
 				return txFunction(v, c);
 			return txFunction({type: 'FunctionExpression', id: v.id, params: v.params,
 					   body: v.body, async: v.async, generator: v.generator,
-					   loc: v.loc}, c);
+					   loc: v.loc, $fname: v.$fname}, c);
 		}
 		if (v.type === 'ClassExpression' && !v.id && p.key.type === 'Identifier')
 			return txClass(v, c, p.key.name);
@@ -1363,9 +1413,12 @@
 		}
 		if (op === '**=' || op === '||=' || op === '&&=' || op === '??=') {
 			var ref = reference(n.left, c), right = tx(n.right, c);
-			if (op === '**=')
-				return at(assign(ref.set(), call(member(id('Math'), 'pow'), [ref.get(), right])),
-					  n);
+			if (op === '**=') {
+				/* The read sets up the target's parts, so it goes first. */
+				var pw = temp(c);
+				return at(seq([assign(id(pw), call(member(id('Math'), 'pow'), [ref.get(), right])),
+					       assign(ref.set(), id(pw))]), n);
+			}
 			if (op === '||=' || op === '&&=')
 				return at(logical(op.slice(0, 2), ref.get(), assign(ref.set(), right)), n);
 			var v = temp(c);
@@ -1407,6 +1460,7 @@
 						     flags: flags}}, n);
 		if (!named)
 			return re;
+		usesNamedGroups = true;
 		var props = [];
 		for (var k in named.groups)
 			if (hasOwn.call(named.groups, k))
@@ -2145,6 +2199,7 @@
 			var root = new Scope(null, true);
 			analyze(program, root);
 			tempN = classN = 0;
+			usesNamedGroups = false;
 			var top = new Fn(null, false), stmts;
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
@@ -2155,6 +2210,10 @@
 				stmts = txList(program.body, top);
 			}
 			var head = [];
+			/* String methods learn about named groups before any of the
+			 * script's calls looks them up. */
+			if (usesNamedGroups)
+				head.push(stmt(rtCall('namedGroups', [])));
 			if (top.temps.length) {
 				var tp = [];
 				for (var i = 0; i < top.temps.length; i++)

@@ -103,8 +103,13 @@
 
 	/* A fresh array of v's items, for spread. */
 	function spread(v) {
-		if (isArray(v) && v[ITERATOR] === arrayIterator)
-			return slice.call(v);
+		if (isArray(v) && v[ITERATOR] === arrayIterator) {
+			/* Holes come out as undefined, as iteration gives them. */
+			var out = new Array(v.length);
+			for (var i = 0; i < v.length; i++)
+				out[i] = v[i];
+			return out;
+		}
 		return arr(v, -1);
 	}
 
@@ -603,6 +608,10 @@
 		iter: iter,
 		close: close,
 		named: named,
+		namedGroups: function () {
+			if (!stringsPatched)
+				patchStrings();
+		},
 		asyncIter: asyncIter,
 		closeAsync: closeAsync,
 		asyncGenerator: asyncGenerator,
