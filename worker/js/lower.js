@@ -1230,7 +1230,8 @@
 
 	/* ---- optional chains */
 
-	function txChain(n, c) {
+	/* del: the chain is delete's operand, which short-circuits to true. */
+	function txChain(n, c, del) {
 		var links = [], e = n;
 		while (e.type === 'MemberExpression' || e.type === 'CallExpression') {
 			links.unshift(e);
@@ -1247,8 +1248,12 @@
 					return build(at({type: 'MemberExpression', object: assign(id(ot), obj),
 							 property: prop, computed: computed}, L), i + 1, id(ot));
 				}
-				return build(at({type: 'MemberExpression', object: obj, property: prop,
-						 computed: computed}, L), i + 1, null);
+				var m = at({type: 'MemberExpression', object: obj, property: prop,
+					    computed: computed}, L);
+				if (del && i === links.length - 1)
+					return {type: 'UnaryExpression', operator: 'delete', prefix: true,
+						argument: m};
+				return build(m, i + 1, null);
 			}
 			return build(makeCall(obj, L.arguments, c, thisT, L), i + 1, null);
 		}
@@ -1257,8 +1262,8 @@
 				return obj;
 			if (links[i].optional) {
 				var t = temp(c);
-				return cond(bin('==', assign(id(t), obj), lit(null)), void0(),
-					    link(id(t), i, thisT));
+				return cond(bin('==', assign(id(t), obj), lit(null)),
+					    del ? lit(true) : void0(), link(id(t), i, thisT));
 			}
 			return link(obj, i, thisT);
 		}
@@ -1582,7 +1587,11 @@
 			return at({type: 'SwitchStatement', discriminant: tx(n.discriminant, c),
 				   cases: cases}, n);
 		case 'ChainExpression':
-			return at(txChain(n.expression, c), n);
+			return at(txChain(n.expression, c, false), n);
+		case 'UnaryExpression':
+			if (n.operator === 'delete' && n.argument.type === 'ChainExpression')
+				return at(txChain(n.argument.expression, c, true), n);
+			break;
 		case 'MemberExpression':
 			if (n.object.type === 'Super') {
 				var key = n.computed ? tx(n.property, c) : lit(n.property.name);

@@ -794,6 +794,10 @@
 	define(global, 'WeakMap', weak('WeakMap'));
 	define(global, 'WeakSet', weak('WeakSet'));
 	define(global, 'Promise', Promise);
+	if (!('description' in Symbol.prototype))
+		defineProperty(Symbol.prototype, 'description', {configurable: true, get: function () {
+			return Symbol.prototype.toString.call(this).slice(7, -1);
+		}});
 	define(global, 'AggregateError', AggregateError);
 	define(global, 'queueMicrotask', function (fn) {
 		if (!isCallable(fn))
