@@ -31,22 +31,6 @@ static void shared_down(void) { daemon_stop(&shared); }
 
 /* ---- requests and replies */
 
-static json_t *err_obj(json_t *r) { return json_object_get(r, "error"); }
-static const char *err_code(json_t *r) { return jstr(err_obj(r), "code"); }
-static const char *err_msg(json_t *r) { return jstr(err_obj(r), "message"); }
-static const char *err_kind(json_t *r) { return jstr(err_obj(r), "kind"); }
-
-/* An error reply with this code whose message contains needle. */
-static void assert_error(json_t *r, const char *code, const char *needle)
-{
-	ck_assert_msg(!jtrue(r, "ok"), "expected %s, got ok", code);
-	ck_assert_msg(strcmp(err_code(r), code) == 0, "expected %s, got %s (%s)", code, err_code(r),
-		      err_msg(r));
-	if (needle)
-		ck_assert_msg(strstr(err_msg(r), needle) != NULL, "\"%s\" not in \"%s\"", needle,
-			      err_msg(r));
-}
-
 static bool is_event(json_t *m) { return json_object_get(m, "event") != NULL; }
 
 /* A failed execution of this kind whose message contains needle. */
@@ -74,32 +58,6 @@ static json_t *req_with_tools(const char *op, const char *code, const char *cons
 		json_object_set_new(req, "tools", tools);
 	}
 	return req;
-}
-
-/* Sends req (stolen). */
-static void send_req(struct client *c, json_t *req)
-{
-	ck_assert_ptr_nonnull(req);
-	client_send(c, req);
-	json_decref(req);
-}
-
-/* Sends req (stolen) and returns the final reply. */
-static json_t *call(struct client *c, json_t *req)
-{
-	send_req(c, req);
-	json_t *r = client_reply(c, NULL, REPLY_MS);
-	ck_assert_msg(r != NULL, "no reply");
-	return r;
-}
-
-static json_t *call_once(const char *sock, json_t *req)
-{
-	struct client c;
-	ck_assert_int_eq(client_open(&c, sock, FRAME_MODE_BINARY), 0);
-	json_t *r = call(&c, req);
-	client_close(&c);
-	return r;
 }
 
 /* The next frame, which must be a tool_call event for name. */
@@ -135,7 +93,7 @@ static void answer(struct client *c, json_t *ev, json_t *value, const char *erro
 {
 	json_t *req = result_req(ev, value, error);
 	json_object_set_new(req, "id", json_string("answer"));
-	send_req(c, req);
+	client_request(c, req);
 }
 
 /* The next final reply with this id; tool_call events met on the way are
@@ -221,7 +179,7 @@ START_TEST(test_tool_round_trip)
 		"types: [typeof tools.github, typeof tools.github.repos.get]};",
 		names);
 	json_object_set_new(req, "id", json_string("x"));
-	send_req(&c, req);
+	client_request(&c, req);
 
 	json_t *ev = expect_call(&c, "github.search");
 	ck_assert_str_eq(jstr(ev, "id"), "x");
@@ -293,7 +251,7 @@ START_TEST(test_tool_errors)
 		ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
 		json_t *req = req_with_tools("execute", codes[i], names);
 		json_object_set_new(req, "id", json_string("e"));
-		send_req(&c, req);
+		client_request(&c, req);
 		json_t *ev = expect_call(&c, "fetch");
 		answer(&c, ev, NULL, "rate limited: try again later");
 		json_decref(ev);
@@ -351,7 +309,7 @@ START_TEST(test_interleaved_calls)
 			 i, i);
 		json_t *req = req_with_tools(i == 1 ? "stream" : "execute", code, names);
 		json_object_set_new(req, "id", json_string(ids[i]));
-		send_req(&c, req);
+		client_request(&c, req);
 	}
 	/* Two rounds: collect one call of each, answer them newest first. */
 	for (int round = 1; round <= 2; round++) {
@@ -420,7 +378,7 @@ START_TEST(test_timeout_while_calling)
 		req_with_tools("execute", "console.log('asking'); return tools.slow({})", names);
 	json_object_set_new(req, "id", json_string("t"));
 	json_object_set_new(req, "timeout_ms", json_integer(300));
-	send_req(&c, req);
+	client_request(&c, req);
 	json_t *ev = expect_call(&c, "slow");
 	json_t *r = reply_for(&c, "t", NULL);
 	ck_assert_str_eq(jstr(r, "state"), "timeout");
@@ -431,7 +389,7 @@ START_TEST(test_timeout_while_calling)
 	ck_assert_int_ge(jint(r, "execution_time_ms"), 300);
 	json_decref(r);
 
-	r = call(&c, result_req(ev, json_integer(1), NULL));
+	r = client_call(&c, result_req(ev, json_integer(1), NULL));
 	assert_error(r, "FAILED_PRECONDITION", "not running");
 	json_decref(r);
 	json_decref(ev);
@@ -446,7 +404,7 @@ START_TEST(test_client_leaves_mid_call)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_LINE), 0);
 	const char *names[] = {"wait.forever", NULL};
-	send_req(&c, req_with_tools("execute", "tools.wait.forever({}); return 1", names));
+	client_request(&c, req_with_tools("execute", "tools.wait.forever({}); return 1", names));
 	json_t *ev = expect_call(&c, "wait.forever");
 	char id[32];
 	snprintf(id, sizeof id, "%s", jstr(ev, "execution_id"));
@@ -474,7 +432,7 @@ START_TEST(test_async_submitter_gone)
 				     "try { tools.kv.get({k: 2}) } catch (e) { return [first, "
 				     "e.message] }",
 				     names);
-	json_t *r = call(&c, req);
+	json_t *r = client_call(&c, req);
 	ck_assert(jtrue(r, "ok"));
 	char id[32];
 	snprintf(id, sizeof id, "%s", jstr(r, "execution_id"));
@@ -504,7 +462,7 @@ START_TEST(test_async_submitter_gone)
 
 	/* Submitted and never listened to: every call fails at once. */
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
-	r = call(&c, req_with_tools("async", "return tools.kv.get({})", names));
+	r = client_call(&c, req_with_tools("async", "return tools.kv.get({})", names));
 	snprintf(id, sizeof id, "%s", jstr(r, "execution_id"));
 	json_decref(r);
 	client_close(&c);
@@ -524,34 +482,34 @@ START_TEST(test_tool_result_checks)
 	const char *names[] = {"t", NULL};
 	json_t *req = req_with_tools("execute", "return tools.t({})", names);
 	json_object_set_new(req, "id", json_string("q"));
-	send_req(&a, req);
+	client_request(&a, req);
 	json_t *ev = expect_call(&a, "t");
 
-	json_t *r = call(&b, result_req(ev, json_integer(1), NULL));
+	json_t *r = client_call(&b, result_req(ev, json_integer(1), NULL));
 	assert_error(r, "PERMISSION_DENIED", "only the connection");
 	json_decref(r);
 
 	req = result_req(ev, json_integer(1), NULL);
 	json_object_set_new(req, "call_id", json_integer(jint(ev, "call_id") + 7));
-	r = call(&a, req);
+	r = client_call(&a, req);
 	assert_error(r, "NOT_FOUND", "call_id");
 	json_decref(r);
 
 	req = result_req(ev, json_integer(1), NULL);
 	json_object_set_new(req, "execution_id", json_string("exec_0000000000000000"));
-	r = call(&a, req);
+	r = client_call(&a, req);
 	assert_error(r, "NOT_FOUND", NULL);
 	json_decref(r);
 
-	r = call(&a, result_req(ev, json_integer(1), "both"));
+	r = client_call(&a, result_req(ev, json_integer(1), "both"));
 	assert_error(r, "INVALID_ARGUMENT", "not both");
 	json_decref(r);
-	r = call(&a, result_req(ev, NULL, NULL));
+	r = client_call(&a, result_req(ev, NULL, NULL));
 	assert_error(r, "INVALID_ARGUMENT", "value");
 	json_decref(r);
 	req = result_req(ev, json_integer(1), NULL);
 	json_object_del(req, "call_id");
-	r = call(&a, req);
+	r = client_call(&a, req);
 	assert_error(r, "INVALID_ARGUMENT", "call_id");
 	json_decref(r);
 
@@ -561,7 +519,7 @@ START_TEST(test_tool_result_checks)
 	ck_assert(jtrue(r, "success"));
 	ck_assert(json_is_null(json_object_get(r, "value")));
 	json_decref(r);
-	r = call(&a, result_req(ev, json_integer(1), NULL));
+	r = client_call(&a, result_req(ev, json_integer(1), NULL));
 	assert_error(r, "FAILED_PRECONDITION", NULL);
 	json_decref(r);
 	json_decref(ev);
@@ -614,7 +572,7 @@ START_TEST(test_tools_in_stream_and_test)
 				     "console.log('b' + t); return t",
 				     names);
 	json_object_set_new(req, "id", json_string("s"));
-	send_req(&c, req);
+	client_request(&c, req);
 	json_t *m = client_recv(&c, REPLY_MS);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_str_eq(jstr(m, "event"), "output");
@@ -641,7 +599,7 @@ START_TEST(test_tools_in_stream_and_test)
 			"function twice(x) { return 2 * tools.now({}) * x }", "tests",
 			"test('twice', function () { assert.is(twice(3), 42) });", "tools", "name",
 			"now");
-	send_req(&c, req);
+	client_request(&c, req);
 	ev = expect_call(&c, "now");
 	answer(&c, ev, json_integer(7), NULL);
 	json_decref(ev);
@@ -932,7 +890,7 @@ START_TEST(test_promise_results)
 			       "return tools.get({k: k}) }).then(function (v) { return v + 1 })",
 			       names);
 	json_object_set_new(req, "id", json_string("p"));
-	send_req(&c, req);
+	client_request(&c, req);
 	json_t *ev = expect_call(&c, "get");
 	ck_assert_str_eq(jstr(json_object_get(ev, "args"), "k"), "k");
 	answer(&c, ev, json_integer(41), NULL);

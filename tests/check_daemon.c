@@ -62,19 +62,6 @@ static void wait_idle(const char *sock)
 	}
 }
 
-static const char *err_code(json_t *r)
-{
-	return json_string_value(json_object_get(json_object_get(r, "error"), "code"));
-}
-static const char *err_msg(json_t *r)
-{
-	return json_string_value(json_object_get(json_object_get(r, "error"), "message"));
-}
-static const char *err_kind(json_t *r)
-{
-	return json_string_value(json_object_get(json_object_get(r, "error"), "kind"));
-}
-
 /* ---- protocol */
 
 START_TEST(test_health)

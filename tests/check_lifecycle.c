@@ -54,34 +54,6 @@ static void pause_ms(long ms)
 
 /* ---- requests */
 
-/* Sends req (stolen). */
-static void send_req(struct client *c, json_t *req)
-{
-	ck_assert_ptr_nonnull(req);
-	client_send(c, req);
-	json_decref(req);
-}
-
-/* Sends req (stolen) and returns the final reply; events before it are
- * dropped. */
-static json_t *call(struct client *c, json_t *req)
-{
-	send_req(c, req);
-	json_t *r = client_reply(c, NULL, REPLY_MS);
-	ck_assert_msg(r != NULL, "no reply");
-	return r;
-}
-
-/* One request on a connection of its own. */
-static json_t *call_once(const char *sock, json_t *req)
-{
-	struct client c;
-	ck_assert_int_eq(client_open(&c, sock, FRAME_MODE_BINARY), 0);
-	json_t *r = call(&c, req);
-	client_close(&c);
-	return r;
-}
-
 /* {"op": op, "code": code} plus, when extra is not NULL, its members. */
 static json_t *code_req(const char *op, const char *code, json_t *extra)
 {
@@ -118,7 +90,7 @@ static json_t *status_req(const char *id, bool wait, long long wait_ms, long lon
 /* status, now or (wait) when the execution ends. */
 static json_t *status(struct client *c, const char *id, bool wait)
 {
-	json_t *r = call(c, status_req(id, wait, -1, 0, 0));
+	json_t *r = client_call(c, status_req(id, wait, -1, 0, 0));
 	ck_assert_msg(jtrue(r, "ok"), "status %s failed", id);
 	return r;
 }
@@ -134,7 +106,7 @@ static json_t *status_once(const char *sock, const char *id, bool wait)
 
 static json_t *cancel(struct client *c, const char *id)
 {
-	return call(c, json_pack("{s:s, s:s}", "op", "cancel", "execution_id", id));
+	return client_call(c, json_pack("{s:s, s:s}", "op", "cancel", "execution_id", id));
 }
 
 static json_t *cache_list(const char *sock, const char *filter)
@@ -158,22 +130,6 @@ static json_t *health(const char *sock)
 }
 
 /* ---- reply fields */
-
-static json_t *err_obj(json_t *r) { return json_object_get(r, "error"); }
-static const char *err_code(json_t *r) { return jstr(err_obj(r), "code"); }
-static const char *err_msg(json_t *r) { return jstr(err_obj(r), "message"); }
-static const char *err_kind(json_t *r) { return jstr(err_obj(r), "kind"); }
-
-/* An error reply with this code whose message contains needle. */
-static void assert_error(json_t *r, const char *code, const char *needle)
-{
-	ck_assert_msg(!jtrue(r, "ok"), "expected %s, got ok", code);
-	ck_assert_msg(strcmp(err_code(r), code) == 0, "expected %s, got %s (%s)", code, err_code(r),
-		      err_msg(r));
-	if (needle)
-		ck_assert_msg(strstr(err_msg(r), needle) != NULL, "\"%s\" not in \"%s\"", needle,
-			      err_msg(r));
-}
 
 static bool has(json_t *o, const char *key) { return json_object_get(o, key) != NULL; }
 
@@ -243,10 +199,10 @@ START_TEST(test_async_outlives_submitter)
 {
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_LINE), 0);
-	json_t *r = call(&c, code_req("async",
-				      "var t = Date.now(); while (Date.now() - t < 200) {} "
-				      "console.log('still here'); return {v: 'survived'}",
-				      json_pack("{s:s}", "id", "a")));
+	json_t *r = client_call(&c, code_req("async",
+					     "var t = Date.now(); while (Date.now() - t < 200) {} "
+					     "console.log('still here'); return {v: 'survived'}",
+					     json_pack("{s:s}", "id", "a")));
 	ck_assert(jtrue(r, "ok"));
 	ck_assert_str_eq(jstr(r, "id"), "a");
 	char id[ID_SIZE];
@@ -277,18 +233,18 @@ START_TEST(test_status_running_then_ended)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
 	long long submitted = wall_ms();
-	json_t *r = call(&c, code_req("async",
-				      "console.log('partial'); console.error('e1'); "
-				      "var t = Date.now(); while (Date.now() - t < 400) {} "
-				      "console.log('done'); return {n: 42}",
-				      NULL));
+	json_t *r = client_call(&c, code_req("async",
+					     "console.log('partial'); console.error('e1'); "
+					     "var t = Date.now(); while (Date.now() - t < 400) {} "
+					     "console.log('done'); return {n: 42}",
+					     NULL));
 	char id[ID_SIZE];
 	take_id(id, r);
 	json_decref(r);
 	/* Until the first writes have reached the daemon; wait_ms paces. */
 	long long deadline = now_ms() + 5000;
 	for (;;) {
-		r = call(&c, status_req(id, true, 5, 0, 0));
+		r = client_call(&c, status_req(id, true, 5, 0, 0));
 		ck_assert_str_eq(jstr(r, "state"), "running");
 		bool seen = jint(r, "stdout_length") > 0 && jint(r, "stderr_length") > 0;
 		json_decref(r);
@@ -348,7 +304,7 @@ static void check_wakeup(bool cache)
 	/* Code of its own each run, so that the cache has something to do. */
 	snprintf(code, sizeof code,
 		 "var t = Date.now(); while (Date.now() - t < 300) {} return %lld", wall_ms());
-	json_t *r = call(&c, code_req("async", code, json_pack("{s:b}", "cache", cache)));
+	json_t *r = client_call(&c, code_req("async", code, json_pack("{s:b}", "cache", cache)));
 	char id[ID_SIZE];
 	take_id(id, r);
 	json_decref(r);
@@ -389,7 +345,7 @@ START_TEST(test_status_terminal_has_fields)
 		 "*/ var t = Date.now(); while (Date.now() - t < 100) {} return %lld", wall_ms());
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
-	json_t *r = call(&c, code_req("async", code, NULL));
+	json_t *r = client_call(&c, code_req("async", code, NULL));
 	free(code);
 	char id[ID_SIZE];
 	take_id(id, r);
@@ -399,7 +355,7 @@ START_TEST(test_status_terminal_has_fields)
 	long long deadline = now_ms() + 20000;
 	for (;;) {
 		/* wait_ms 1 paces the polls without hiding the moment. */
-		r = call(&c, status_req(id, true, 1, 0, 0));
+		r = client_call(&c, status_req(id, true, 1, 0, 0));
 		ck_assert(jtrue(r, "ok"));
 		polls++;
 		const char *state = jstr(r, "state");
@@ -427,13 +383,13 @@ START_TEST(test_wait_ms)
 {
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
-	json_t *r =
-		call(&c, code_req("async", "for(;;){}", json_pack("{s:i}", "timeout_ms", 60000)));
+	json_t *r = client_call(
+		&c, code_req("async", "for(;;){}", json_pack("{s:i}", "timeout_ms", 60000)));
 	char id[ID_SIZE];
 	take_id(id, r);
 	json_decref(r);
 	long long t0 = now_ms();
-	r = call(&c, status_req(id, true, 150, 0, 0));
+	r = client_call(&c, status_req(id, true, 150, 0, 0));
 	long long waited = now_ms() - t0;
 	ck_assert(jtrue(r, "ok"));
 	ck_assert_str_eq(jstr(r, "state"), "running");
@@ -458,15 +414,15 @@ START_TEST(test_wait_ms_clamped)
 	json_decref(h);
 	struct client c;
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
-	json_t *r =
-		call(&c, code_req("async", "for(;;){}", json_pack("{s:i}", "timeout_ms", 60000)));
+	json_t *r = client_call(
+		&c, code_req("async", "for(;;){}", json_pack("{s:i}", "timeout_ms", 60000)));
 	char id[ID_SIZE];
 	take_id(id, r);
 	json_decref(r);
 	/* Asked for a minute, cut to 200 ms; the default 30 s is cut too. */
 	for (int i = 0; i < 2; i++) {
 		long long t0 = now_ms();
-		r = call(&c, status_req(id, true, i ? -1 : 60000, 0, 0));
+		r = client_call(&c, status_req(id, true, i ? -1 : 60000, 0, 0));
 		long long waited = now_ms() - t0;
 		ck_assert(jtrue(r, "ok"));
 		ck_assert_str_eq(jstr(r, "state"), "running");
@@ -517,7 +473,8 @@ START_TEST(test_output_offsets)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
 	/* Not cached: see test_status_terminal_has_fields for why. */
-	json_t *r = call(&c, code_req("async", offsets_code, json_pack("{s:b}", "cache", false)));
+	json_t *r = client_call(
+		&c, code_req("async", offsets_code, json_pack("{s:b}", "cache", false)));
 	char id[ID_SIZE];
 	take_id(id, r);
 	json_decref(r);
@@ -528,7 +485,7 @@ START_TEST(test_output_offsets)
 	long long deadline = now_ms() + 20000;
 	for (;;) {
 		/* Alternately without wait and with a short one. */
-		r = call(&c, status_req(id, polls % 2, polls % 2 ? 3 : -1, off[0], off[1]));
+		r = client_call(&c, status_req(id, polls % 2, polls % 2 ? 3 : -1, off[0], off[1]));
 		ck_assert_msg(jtrue(r, "ok"), "poll %d: %s", polls, err_msg(r));
 		polls++;
 		bool running = strcmp(jstr(r, "state"), "running") == 0;
@@ -569,38 +526,38 @@ START_TEST(test_output_offsets)
 	json_decref(r);
 
 	/* At the very end: nothing, but no error. */
-	r = call(&c, status_req(id, false, -1, (long long)buf_len(&want_out),
-				(long long)buf_len(&want_err)));
+	r = client_call(&c, status_req(id, false, -1, (long long)buf_len(&want_out),
+				       (long long)buf_len(&want_err)));
 	ck_assert(jtrue(r, "ok"));
 	ck_assert_str_eq(jstr(r, "stdout"), "");
 	ck_assert_str_eq(jstr(r, "stderr"), "");
 	json_decref(r);
 
 	/* Past the end, each stream named. */
-	r = call(&c, status_req(id, false, -1, (long long)buf_len(&want_out) + 1, 0));
+	r = client_call(&c, status_req(id, false, -1, (long long)buf_len(&want_out) + 1, 0));
 	assert_error(r, "INVALID_ARGUMENT", "stdout_offset");
 	json_decref(r);
-	r = call(&c, status_req(id, false, -1, 0, (long long)buf_len(&want_err) + 1));
+	r = client_call(&c, status_req(id, false, -1, 0, (long long)buf_len(&want_err) + 1));
 	assert_error(r, "INVALID_ARGUMENT", "stderr_offset");
 	json_decref(r);
 	/* Inside a character: the second byte of é, the third of 😀. */
 	const char *e_acute = memmem(buf_peek(&want_out), buf_len(&want_out), "\xc3\xa9", 2);
 	ck_assert_ptr_nonnull(e_acute);
-	r = call(&c, status_req(id, false, -1, e_acute - buf_peek(&want_out) + 1, 0));
+	r = client_call(&c, status_req(id, false, -1, e_acute - buf_peek(&want_out) + 1, 0));
 	assert_error(r, "INVALID_ARGUMENT", "stdout_offset");
 	json_decref(r);
 	const char *smiley = memmem(buf_peek(&want_err), buf_len(&want_err), "\xf0\x9f", 2);
 	ck_assert_ptr_nonnull(smiley);
-	r = call(&c, status_req(id, true, -1, 0, smiley - buf_peek(&want_err) + 2));
+	r = client_call(&c, status_req(id, true, -1, 0, smiley - buf_peek(&want_err) + 2));
 	assert_error(r, "INVALID_ARGUMENT", "stderr_offset");
 	json_decref(r);
 	/* While an execution runs, an offset beyond what it wrote so far is
 	 * refused as well. */
-	r = call(&c, code_req("async", "console.log('ab'); for(;;){}",
-			      json_pack("{s:i}", "timeout_ms", 60000)));
+	r = client_call(&c, code_req("async", "console.log('ab'); for(;;){}",
+				     json_pack("{s:i}", "timeout_ms", 60000)));
 	take_id(id, r);
 	json_decref(r);
-	r = call(&c, status_req(id, false, -1, 1000, 0));
+	r = client_call(&c, status_req(id, false, -1, 1000, 0));
 	assert_error(r, "INVALID_ARGUMENT", "stdout_offset");
 	json_decref(r);
 	r = cancel(&c, id);
@@ -621,13 +578,14 @@ START_TEST(test_cancel_running)
 {
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
-	json_t *r = call(&c, code_req("async", "console.log('up'); for(;;){}",
-				      json_pack("{s:i}", "timeout_ms", 60000)));
+	json_t *r = client_call(&c, code_req("async", "console.log('up'); for(;;){}",
+					     json_pack("{s:i}", "timeout_ms", 60000)));
 	char id[ID_SIZE];
 	take_id(id, r);
 	ck_assert_str_eq(jstr(r, "state"), "running");
 	json_decref(r);
-	r = call(&c, json_pack("{s:s, s:s, s:s}", "op", "cancel", "id", "k", "execution_id", id));
+	r = client_call(
+		&c, json_pack("{s:s, s:s, s:s}", "op", "cancel", "id", "k", "execution_id", id));
 	ck_assert(jtrue(r, "ok"));
 	ck_assert_str_eq(jstr(r, "id"), "k");
 	ck_assert_str_eq(jstr(r, "execution_id"), id);
@@ -657,7 +615,7 @@ START_TEST(test_cancel_running)
 	r = cancel(&c, "exec_0000000000000000");
 	assert_error(r, "NOT_FOUND", "exec_0000000000000000");
 	json_decref(r);
-	r = call(&c, json_pack("{s:s}", "op", "cancel"));
+	r = client_call(&c, json_pack("{s:s}", "op", "cancel"));
 	assert_error(r, "INVALID_ARGUMENT", "execution_id");
 	json_decref(r);
 	client_close(&c);
@@ -676,12 +634,12 @@ START_TEST(test_cancel_from_other_connection)
 	char code[96], marker[48], id[ID_SIZE] = "";
 	snprintf(marker, sizeof marker, "lc-cancel-%d-%lld", (int)getpid(), wall_ms());
 	snprintf(code, sizeof code, "/* %s */ for(;;){}", marker);
-	send_req(&owner, code_req("execute", code,
-				  json_pack("{s:s, s:i}", "id", "ex", "timeout_ms", 60000)));
+	client_request(&owner, code_req("execute", code,
+					json_pack("{s:s, s:i}", "id", "ex", "timeout_ms", 60000)));
 	long long deadline = now_ms() + 5000;
 	while (!*id) {
-		json_t *r = call(&other, json_pack("{s:s, s:[s], s:i}", "op", "list", "states",
-						   "running", "limit", 100));
+		json_t *r = client_call(&other, json_pack("{s:s, s:[s], s:i}", "op", "list",
+							  "states", "running", "limit", 100));
 		size_t i;
 		json_t *item;
 		json_array_foreach (json_object_get(r, "executions"), i, item) {
@@ -710,8 +668,8 @@ START_TEST(test_cancel_from_other_connection)
 	json_decref(r);
 
 	/* stream: its id is in every event. */
-	send_req(&owner, code_req("stream", "console.log('up'); for(;;){}",
-				  json_pack("{s:s, s:i}", "id", "st", "timeout_ms", 60000)));
+	client_request(&owner, code_req("stream", "console.log('up'); for(;;){}",
+					json_pack("{s:s, s:i}", "id", "st", "timeout_ms", 60000)));
 	json_t *ev = client_recv(&owner, REPLY_MS);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_str_eq(jstr(ev, "event"), "output");
@@ -746,15 +704,15 @@ START_TEST(test_cancel_pending)
 	daemon_start(&d, args);
 	struct client c;
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
-	json_t *r =
-		call(&c, code_req("async", "for(;;){}", json_pack("{s:i}", "timeout_ms", 60000)));
+	json_t *r = client_call(
+		&c, code_req("async", "for(;;){}", json_pack("{s:i}", "timeout_ms", 60000)));
 	char first[ID_SIZE], queued[ID_SIZE];
 	take_id(first, r);
 	ck_assert_str_eq(jstr(r, "state"), "running");
 	json_decref(r);
 	/* Were it ever started it would hold the slot: it never ends. */
-	r = call(&c, code_req("async", "console.log('ran'); for(;;){}",
-			      json_pack("{s:i}", "timeout_ms", 60000)));
+	r = client_call(&c, code_req("async", "console.log('ran'); for(;;){}",
+				     json_pack("{s:i}", "timeout_ms", 60000)));
 	take_id(queued, r);
 	ck_assert_str_eq(jstr(r, "state"), "pending");
 	ck_assert_int_eq(jint(r, "queue_position"), 1);
@@ -821,7 +779,7 @@ START_TEST(test_queue_positions)
 	};
 	char id[4][ID_SIZE];
 	for (int i = 0; i < 4; i++) {
-		json_t *r = call(
+		json_t *r = client_call(
 			&c, code_req("async", codes[i], json_pack("{s:i}", "timeout_ms", 60000)));
 		ck_assert(jtrue(r, "ok"));
 		take_id(id[i], r);
@@ -832,7 +790,7 @@ START_TEST(test_queue_positions)
 			ck_assert(!has(r, "queue_position"));
 		json_decref(r);
 	}
-	json_t *r = call(&c, code_req("async", "return 'E'", NULL));
+	json_t *r = client_call(&c, code_req("async", "return 'E'", NULL));
 	assert_error(r, "RESOURCE_EXHAUSTED", "queue");
 	json_decref(r);
 	for (int i = 1; i < 4; i++)
@@ -844,7 +802,7 @@ START_TEST(test_queue_positions)
 	json_decref(r);
 	assert_pending_at(&c, id[1], 1);
 	assert_pending_at(&c, id[3], 2);
-	r = call(&c, json_pack("{s:s, s:[s]}", "op", "list", "states", "pending"));
+	r = client_call(&c, json_pack("{s:s, s:[s]}", "op", "list", "states", "pending"));
 	json_t *items = json_object_get(r, "executions");
 	ck_assert_uint_eq(json_array_size(items), 2);
 	ck_assert_str_eq(jstr(json_array_get(items, 0), "execution_id"), id[3]); /* newest first */
@@ -894,7 +852,7 @@ static json_t *list(struct client *c, json_t *fields)
 		json_object_update(req, fields);
 		json_decref(fields);
 	}
-	json_t *r = call(c, req);
+	json_t *r = client_call(c, req);
 	ck_assert_msg(jtrue(r, "ok"), "list: %s", err_msg(r));
 	json_t *items = json_incref(json_object_get(r, "executions"));
 	json_decref(r);
@@ -928,14 +886,14 @@ START_TEST(test_list)
 		char code[64];
 		snprintf(code, sizeof code, i == FAILED_AT ? "throw new Error('%d')" : "return %d",
 			 i);
-		json_t *r = call(&c, code_req("execute", code, NULL));
+		json_t *r = client_call(&c, code_req("execute", code, NULL));
 		take_id(ids[i], r);
 		if (jint(r, "finished_at_ms") > last_finish)
 			last_finish = jint(r, "finished_at_ms");
 		json_decref(r);
 	}
-	json_t *r =
-		call(&c, code_req("async", "for(;;){}", json_pack("{s:i}", "timeout_ms", 60000)));
+	json_t *r = client_call(
+		&c, code_req("async", "for(;;){}", json_pack("{s:i}", "timeout_ms", 60000)));
 	take_id(ids[ENDED], r);
 	json_decref(r);
 
@@ -968,13 +926,13 @@ START_TEST(test_list)
 	items = list(&c, json_pack("{s:i}", "limit", 100));
 	ck_assert_uint_eq(json_array_size(items), ENDED + 1);
 	json_decref(items);
-	r = call(&c, json_pack("{s:s, s:i}", "op", "list", "limit", 101));
+	r = client_call(&c, json_pack("{s:s, s:i}", "op", "list", "limit", 101));
 	assert_error(r, "INVALID_ARGUMENT", "limit");
 	json_decref(r);
-	r = call(&c, json_pack("{s:s, s:i}", "op", "list", "limit", 0));
+	r = client_call(&c, json_pack("{s:s, s:i}", "op", "list", "limit", 0));
 	assert_error(r, "INVALID_ARGUMENT", "limit");
 	json_decref(r);
-	r = call(&c, json_pack("{s:s, s:[s]}", "op", "list", "states", "sleeping"));
+	r = client_call(&c, json_pack("{s:s, s:[s]}", "op", "list", "states", "sleeping"));
 	assert_error(r, "INVALID_ARGUMENT", "states");
 	json_decref(r);
 
@@ -1027,7 +985,7 @@ START_TEST(test_list)
 		n += snprintf(code + n, sizeof code - (size_t)n, "\xf0\x9f\x98\x80");
 	snprintf(code + n, sizeof code - (size_t)n, "'");
 	ck_assert_uint_gt(utf8_chars(code), 100);
-	r = call(&c, code_req("execute", code, NULL));
+	r = client_call(&c, code_req("execute", code, NULL));
 	ck_assert_str_eq(jstr(r, "state"), "completed");
 	json_decref(r);
 	items = list(&c, json_pack("{s:i}", "limit", 1));
@@ -1039,8 +997,8 @@ START_TEST(test_list)
 	json_decref(items);
 
 	/* A test without code: the start of its tests. */
-	r = call(&c, json_pack("{s:s, s:s}", "op", "test", "tests",
-			       "test('t', function () { assert.ok(1) })"));
+	r = client_call(&c, json_pack("{s:s, s:s}", "op", "test", "tests",
+				      "test('t', function () { assert.ok(1) })"));
 	ck_assert(jtrue(r, "success"));
 	json_decref(r);
 	items = list(&c, json_pack("{s:i}", "limit", 1));
@@ -1050,12 +1008,12 @@ START_TEST(test_list)
 	json_decref(items);
 
 	/* cached_name: only on a run of a cached script. */
-	r = call(&c, code_req("execute", "// listed\nreturn 'from cache'", NULL));
+	r = client_call(&c, code_req("execute", "// listed\nreturn 'from cache'", NULL));
 	char name[80];
 	snprintf(name, sizeof name, "%s", jstr(json_object_get(r, "cached"), "name"));
 	ck_assert_uint_gt(strlen(name), 0);
 	json_decref(r);
-	r = call(&c, json_pack("{s:s, s:s}", "op", "execute", "cached", name));
+	r = client_call(&c, json_pack("{s:s, s:s}", "op", "execute", "cached", name));
 	ck_assert_str_eq(jstr(r, "value"), "from cache");
 	json_decref(r);
 	items = list(&c, json_pack("{s:i}", "limit", 2));
@@ -1092,7 +1050,7 @@ START_TEST(test_retention_time)
 	json_decref(r);
 	long long deadline = now_ms() + 5000;
 	for (;;) {
-		r = call(&c, status_req(id, false, -1, 0, 0));
+		r = client_call(&c, status_req(id, false, -1, 0, 0));
 		long long at = wall_ms();
 		bool gone = !jtrue(r, "ok");
 		if (gone) {
@@ -1115,10 +1073,10 @@ START_TEST(test_retention_time)
 	assert_error(r, "NOT_FOUND", id);
 	json_decref(r);
 	/* A running execution is never expired. */
-	r = call(&c, code_req("async",
-			      "var t = Date.now(); while (Date.now() - t < 500) {} "
-			      "return 'long'",
-			      NULL));
+	r = client_call(&c, code_req("async",
+				     "var t = Date.now(); while (Date.now() - t < 500) {} "
+				     "return 'long'",
+				     NULL));
 	take_id(id, r);
 	json_decref(r);
 	r = status(&c, id, true);
@@ -1144,7 +1102,7 @@ START_TEST(test_retention_count)
 	}
 	struct client c;
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
-	json_t *r = call(&c, status_req(ids[0], false, -1, 0, 0));
+	json_t *r = client_call(&c, status_req(ids[0], false, -1, 0, 0));
 	assert_error(r, "NOT_FOUND", ids[0]);
 	json_decref(r);
 	for (int i = 1; i < 3; i++) {
@@ -1544,15 +1502,15 @@ START_TEST(test_cache_store)
 	long long before = wall_ms();
 	struct client c;
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
-	send_req(&c,
-		 code_req("stream", "/* Streamed\n * script */ console.log(1); return 's'", NULL));
+	client_request(&c, code_req("stream",
+				    "/* Streamed\n * script */ console.log(1); return 's'", NULL));
 	r = client_reply(&c, NULL, REPLY_MS);
 	char name2[80], name3[80];
 	check_cached(json_object_get(r, "cached"),
 		     "/* Streamed\n * script */ console.log(1); return 's'", "Streamed script",
 		     before, wall_ms(), name2);
 	json_decref(r);
-	r = call(&c, code_req("async", "// async one\nreturn 'a'", NULL));
+	r = client_call(&c, code_req("async", "// async one\nreturn 'a'", NULL));
 	char id[ID_SIZE];
 	take_id(id, r);
 	json_decref(r);
@@ -1635,8 +1593,8 @@ START_TEST(test_cache_lookup)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-		json_t *r =
-			call(&c, json_pack("{s:s, s:s}", "op", "execute", "cached", runs[i].query));
+		json_t *r = client_call(
+			&c, json_pack("{s:s, s:s}", "op", "execute", "cached", runs[i].query));
 		ck_assert_msg(jtrue(r, "success"), "%s: %s", runs[i].query, err_msg(r));
 		ck_assert_str_eq(jstr(r, "value"), runs[i].value);
 		ck_assert(!has(r, "cached")); /* already there */
@@ -1646,7 +1604,7 @@ START_TEST(test_cache_lookup)
 		json_decref(items);
 	}
 	/* async and stream run cached scripts too. */
-	json_t *r = call(&c, json_pack("{s:s, s:s}", "op", "async", "cached", names[2]));
+	json_t *r = client_call(&c, json_pack("{s:s, s:s}", "op", "async", "cached", names[2]));
 	char id[ID_SIZE];
 	take_id(id, r);
 	json_decref(r);
@@ -1655,17 +1613,17 @@ START_TEST(test_cache_lookup)
 	json_decref(r);
 
 	/* Several matches: refused, naming them. */
-	r = call(&c, json_pack("{s:s, s:s}", "op", "execute", "cached", "script-"));
+	r = client_call(&c, json_pack("{s:s, s:s}", "op", "execute", "cached", "script-"));
 	assert_error(r, "INVALID_ARGUMENT", "cached");
 	for (int i = 0; i < 3; i++)
 		ck_assert_msg(strstr(err_msg(r), names[i]) != NULL, "%s not in %s", names[i],
 			      err_msg(r));
 	json_decref(r);
-	r = call(&c, json_pack("{s:s, s:s}", "op", "execute", "cached", "nonexistent-zzz"));
+	r = client_call(&c, json_pack("{s:s, s:s}", "op", "execute", "cached", "nonexistent-zzz"));
 	assert_error(r, "NOT_FOUND", "nonexistent-zzz");
 	json_decref(r);
-	r = call(&c, json_pack("{s:s, s:s, s:s}", "op", "execute", "cached", names[0], "code",
-			       "return 1"));
+	r = client_call(&c, json_pack("{s:s, s:s, s:s}", "op", "execute", "cached", names[0],
+				      "code", "return 1"));
 	assert_error(r, "INVALID_ARGUMENT", NULL);
 	json_decref(r);
 	client_close(&c);

@@ -12,73 +12,9 @@
 #include <string.h>
 
 #include "../worker/engine.h"
+#include "nodecases.h"
 
-static const char *data_path(const char *file)
-{
-	static char path[4096];
-	const char *dir = getenv("SANDBOXD_TEST_DATA");
-	snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/data", file);
-	return path;
-}
-
-static void prepare(void)
-{
-	static bool prepared;
-	if (!prepared) {
-		ck_assert_int_eq(engine_prepare(), 0);
-		prepared = true;
-	}
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *s = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(s);
-	ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
-
-START_TEST(test_features)
-{
-	prepare();
-	char *text = slurp(data_path("lowering.txt"));
-	int n = 0, failed = 0, lineno = 0;
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		lineno++;
-		if (line[0] == '#')
-			continue;
-		char *name = line, *expected = strchr(name, '\t');
-		ck_assert_msg(expected != NULL, "line %d: no tab", lineno);
-		*expected++ = '\0';
-		char *body = strchr(expected, '\t');
-		ck_assert_msg(body != NULL, "line %d: no second tab", lineno);
-		*body++ = '\0';
-		n++;
-		json_t *want = json_loads(expected, JSON_DECODE_ANY, NULL);
-		ck_assert_msg(want != NULL, "line %d: bad expected JSON", lineno);
-		json_t *r = engine_run(body, strlen(body), ENGINE_JAVASCRIPT);
-		json_t *got = json_object_get(r, "value");
-		if (!json_is_true(json_object_get(r, "ok")) || !got || !json_equal(got, want)) {
-			char *t = json_dumps(r, JSON_COMPACT);
-			fprintf(stderr, "lowering.txt: %s: expected %s, got %s\n", name, expected,
-				t ? t : "?");
-			free(t);
-			failed++;
-		}
-		json_decref(want);
-		json_decref(r);
-	}
-	free(text);
-	ck_assert_int_ge(n, 60);
-	ck_assert_msg(failed == 0, "%d of %d cases differ from Node (see stderr)", failed, n);
-}
+START_TEST(test_features) { node_cases("lowering.txt", ENGINE_JAVASCRIPT, 60); }
 END_TEST
 
 /* The lowered code with the line breaks (which follow the source's lines)
@@ -111,8 +47,8 @@ static char *lowered(const char *code, enum engine_language lang, char **error)
  * Duktape must print the same. Error cases name a part of the message. */
 START_TEST(test_typescript_cases)
 {
-	prepare();
-	char *text = slurp(data_path("typescript.txt"));
+	node_prepare();
+	char *text = node_data("typescript.txt");
 	int n = 0, failed = 0;
 	char *p = text;
 	while ((p = strstr(p, "=== ")) != NULL) {
@@ -173,7 +109,7 @@ END_TEST
 
 static json_t *error_of(const char *code, enum engine_language lang)
 {
-	prepare();
+	node_prepare();
 	json_t *r = engine_run(code, strlen(code), lang);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_msg(!json_is_true(json_object_get(r, "ok")), "%s: did not fail", code);
@@ -227,7 +163,7 @@ END_TEST
  * is taken only where JavaScript fails, or when asked for. */
 START_TEST(test_dialects)
 {
-	prepare();
+	node_prepare();
 	/* Valid JavaScript either way: a < b > (c) is two comparisons. */
 	const char *js = "const a = 1, b = 2, c = 3;\nreturn a < b > (c);";
 	json_t *r = engine_run(js, strlen(js), ENGINE_ANY);

@@ -10,52 +10,9 @@
 #include <string.h>
 
 #include "../worker/engine.h"
+#include "nodecases.h"
 
-static const char *data_path(void)
-{
-	static char path[4096];
-	const char *dir = getenv("SANDBOXD_TEST_DATA");
-	snprintf(path, sizeof path, "%s/polyfills.txt", dir ? dir : "tests/data");
-	return path;
-}
-
-START_TEST(test_cases)
-{
-	ck_assert_int_eq(engine_prepare(), 0);
-	FILE *f = fopen(data_path(), "r");
-	ck_assert_msg(f != NULL, "cannot open %s", data_path());
-	char line[8192];
-	int n = 0, failed = 0, lineno = 0;
-	while (fgets(line, sizeof line, f)) {
-		lineno++;
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		char *name = line, *expected = strchr(name, '\t');
-		ck_assert_msg(expected != NULL, "line %d: no tab", lineno);
-		*expected++ = '\0';
-		char *body = strchr(expected, '\t');
-		ck_assert_msg(body != NULL, "line %d: no second tab", lineno);
-		*body++ = '\0';
-		n++;
-		json_t *want = json_loads(expected, JSON_DECODE_ANY, NULL);
-		ck_assert_msg(want != NULL, "line %d: bad expected JSON", lineno);
-		json_t *r = engine_run(body, strlen(body), ENGINE_ANY);
-		json_t *got = json_object_get(r, "value");
-		if (!json_is_true(json_object_get(r, "ok")) || !got || !json_equal(got, want)) {
-			char *text = json_dumps(r, JSON_COMPACT);
-			fprintf(stderr, "polyfills.txt:%d %s: expected %s, got %s\n", lineno, name,
-				expected, text ? text : "?");
-			free(text);
-			failed++;
-		}
-		json_decref(want);
-		json_decref(r);
-	}
-	fclose(f);
-	ck_assert_int_ge(n, 30);
-	ck_assert_msg(failed == 0, "%d of %d cases differ from Node (see stderr)", failed, n);
-}
+START_TEST(test_cases) { node_cases("polyfills.txt", ENGINE_ANY, 30); }
 END_TEST
 
 /* A promise nothing can settle is an error at once, not a hang. */

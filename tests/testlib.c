@@ -357,6 +357,45 @@ json_t *exec_once(const char *sock, const char *fmt, ...)
 	return r;
 }
 
+void client_request(struct client *c, json_t *req)
+{
+	ck_assert_ptr_nonnull(req);
+	client_send(c, req);
+	json_decref(req);
+}
+
+json_t *client_call(struct client *c, json_t *req)
+{
+	client_request(c, req);
+	json_t *r = client_reply(c, NULL, 10000);
+	ck_assert_msg(r != NULL, "no reply");
+	return r;
+}
+
+json_t *call_once(const char *sock, json_t *req)
+{
+	struct client c;
+	ck_assert_int_eq(client_open(&c, sock, FRAME_MODE_BINARY), 0);
+	json_t *r = client_call(&c, req);
+	client_close(&c);
+	return r;
+}
+
+json_t *err_obj(json_t *r) { return json_object_get(r, "error"); }
+const char *err_code(json_t *r) { return jstr(err_obj(r), "code"); }
+const char *err_msg(json_t *r) { return jstr(err_obj(r), "message"); }
+const char *err_kind(json_t *r) { return jstr(err_obj(r), "kind"); }
+
+void assert_error(json_t *r, const char *code, const char *needle)
+{
+	ck_assert_msg(!jtrue(r, "ok"), "expected %s, got ok", code);
+	ck_assert_msg(strcmp(err_code(r), code) == 0, "expected %s, got %s (%s)", code, err_code(r),
+		      err_msg(r));
+	if (needle)
+		ck_assert_msg(strstr(err_msg(r), needle) != NULL, "\"%s\" not in \"%s\"", needle,
+			      err_msg(r));
+}
+
 const char *jstr(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));

@@ -63,6 +63,23 @@ bool client_eof(struct client *c, int timeout_ms);
  * from fmt. */
 json_t *exec_once(const char *sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Sends req (stolen; NULL fails the test). */
+void client_request(struct client *c, json_t *req);
+/* Sends req (stolen) and returns the final reply, dropping events before
+ * it; fails the test when none comes within 10 s. */
+json_t *client_call(struct client *c, json_t *req);
+/* client_call on a connection of its own. */
+json_t *call_once(const char *sock, json_t *req);
+
+/* A reply's error object, and its fields ("" when absent). */
+json_t *err_obj(json_t *r);
+const char *err_code(json_t *r);
+const char *err_msg(json_t *r);
+const char *err_kind(json_t *r);
+/* Fails the test unless r is an error reply with this code whose message
+ * contains needle (when not NULL). */
+void assert_error(json_t *r, const char *code, const char *needle);
+
 /* Shorthands for reply fields. */
 const char *jstr(json_t *o, const char *key);
 long long jint(json_t *o, const char *key);

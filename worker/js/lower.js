@@ -122,7 +122,6 @@
 
 	function Scope(parent, isFn) {
 		this.parent = parent;
-		this.isFn = isFn;
 		this.fn = isFn ? this : parent.fn;
 		this.names = {};
 		if (isFn) {
@@ -217,7 +216,6 @@
 
 		function fn(n, scope) {
 			var s = new Scope(scope, true);
-			n.$scope = s;
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
 			var simple = true;
@@ -305,7 +303,6 @@
 				return;
 			case 'BlockStatement':
 				s = new Scope(scope, false);
-				n.$scope = s;
 				statements(n.body, s);
 				return;
 			case 'StaticBlock':
@@ -353,7 +350,6 @@
 			case 'SwitchStatement':
 				visit(n.discriminant, scope);
 				s = new Scope(scope, false);
-				n.$scope = s;
 				for (var c = 0; c < n.cases.length; c++) {
 					if (n.cases[c].test)
 						visit(n.cases[c].test, s);
@@ -457,6 +453,23 @@
 		this.thisAlias = null; /* a derived constructor's $$self */
 		this.home = null;      /* {superVar, isStatic} for super */
 		this.ctor = null;
+	}
+
+	/* What a lowered function declares first: its temporaries, and the
+	 * this and arguments its arrows captured. */
+	function declarations(f) {
+		var head = [];
+		if (f.temps.length) {
+			var list = [];
+			for (var i = 0; i < f.temps.length; i++)
+				list.push([id(f.temps[i]), null]);
+			head.push(varDecl(list));
+		}
+		if (f.thisVar)
+			head.push(varDecl([[id(f.thisVar), {type: 'ThisExpression'}]]));
+		if (f.argsVar)
+			head.push(varDecl([[id(f.argsVar), raw('arguments')]]));
+		return head;
 	}
 
 	function realFn(c) {
@@ -645,7 +658,7 @@
 		return name;
 	}
 
-	function declarators(id0, init, c, out, from) {
+	function declarators(id0, init, c, out) {
 		if (id0.type === 'Identifier') {
 			out.push([id0, init]);
 			return;
@@ -676,7 +689,7 @@
 									: 'FunctionExpression',
 				     id: null, params: n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
-				     $home: n.$home, $coroutine: true, $asyncGen: n.async && n.generator};
+				     $home: n.$home, $asyncGen: n.async && n.generator};
 			var outer = {type: n.type, id: n.id, params: [], async: false, generator: false,
 				     expression: false, loc: n.loc, $home: n.$home, $fname: n.$fname,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
@@ -726,17 +739,7 @@
 		}
 		if (f.ctor)
 			body = ctorBody(f, body, n);
-		var head = [];
-		if (f.temps.length) {
-			var tp = [];
-			for (var t = 0; t < f.temps.length; t++)
-				tp.push([id(f.temps[t]), null]);
-			head.push(varDecl(tp));
-		}
-		if (f.thisVar)
-			head.push(varDecl([[id(f.thisVar), {type: 'ThisExpression'}]]));
-		if (f.argsVar)
-			head.push(varDecl([[id(f.argsVar), raw('arguments')]]));
+		var head = declarations(f);
 		var directives = [];
 		while (body.length && body[0].directive)
 			directives.push(body.shift());
@@ -894,8 +897,7 @@
 					if (!initPlaced) {
 						initPlaced = true;
 						out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
-							  body: block(fields), loc: m.loc, $home: home,
-							  $fields: true});
+							  body: block(fields), loc: m.loc, $home: home});
 					}
 				}
 			} else if (m.type === 'StaticBlock') {
@@ -1439,44 +1441,32 @@
 
 	function txRegex(n) {
 		var flags = n.regex.flags, pattern = n.regex.pattern;
-		if (flags.indexOf('s') >= 0) {
-			var out = '', inClass = false;
-			for (var i = 0; i < pattern.length; i++) {
-				var ch = pattern.charAt(i);
-				if (ch === '\\') {
-					out += ch + pattern.charAt(++i);
-					continue;
-				}
-				if (ch === '[')
-					inClass = true;
-				else if (ch === ']')
-					inClass = false;
-				out += ch === '.' && !inClass ? '[\\s\\S]' : ch;
-			}
-			pattern = out;
-			flags = flags.replace('s', '');
-		}
 		if (flags.indexOf('u') >= 0 && !/\\u\{|\\p\{|\\P\{/.test(pattern))
 			flags = flags.replace('u', '');
 		if (/\(\?<[=!]/.test(pattern))
 			unsupported(n, 'a lookbehind assertion (the engine\'s regular expressions lack it)');
-		var named = /\(\?<[A-Za-z_$]/.test(pattern) ? namedGroups(pattern, n) : null;
-		var re = at({type: 'Literal', regex: {pattern: named ? named.pattern : pattern,
-						     flags: flags}}, n);
-		if (!named)
+		var dotAll = flags.indexOf('s') >= 0;
+		if (!dotAll && !/\(\?<[A-Za-z_$]/.test(pattern))
+			return at({type: 'Literal', regex: {pattern: pattern, flags: flags}}, n);
+		var p = rewritePattern(pattern, dotAll, n);
+		var re = at({type: 'Literal', regex: {pattern: p.pattern, flags: flags.replace('s', '')}},
+			    n);
+		var props = [];
+		for (var k in p.groups)
+			if (hasOwn.call(p.groups, k))
+				props.push({type: 'Property', key: lit(k), value: lit(p.groups[k]),
+					    kind: 'init', computed: false});
+		if (!props.length)
 			return re;
 		usesNamedGroups = true;
-		var props = [];
-		for (var k in named.groups)
-			if (hasOwn.call(named.groups, k))
-				props.push({type: 'Property', key: lit(k), value: lit(named.groups[k]),
-					    kind: 'init', computed: false});
 		return rtCall('named', [re, objectOf(props)], n);
 	}
 
-	/* Named groups as numbered ones: (?<name>x) is (x), \k<name> the
-	 * group's number; {name: number} lets the runtime put back .groups. */
-	function namedGroups(pattern, n) {
+	/* A pattern as the engine can take it: with dotAll, `.` outside a
+	 * class is [\s\S]; named groups are numbered ones, (?<name>x) being (x)
+	 * and \k<name> the group's number, and {name: number} lets the runtime
+	 * put back .groups. */
+	function rewritePattern(pattern, dotAll, n) {
 		var out = '', groups = {}, count = 0, inClass = false, i, m;
 		for (i = 0; i < pattern.length; i++) {
 			var ch = pattern.charAt(i);
@@ -1498,7 +1488,7 @@
 					continue;
 				}
 			}
-			out += ch;
+			out += ch === '.' && dotAll && !inClass ? '[\\s\\S]' : ch;
 		}
 		/* Back references, now that every group has its number. */
 		out = out.replace(/\\k<([A-Za-z_$][\w$]*)>/g, function (all, name) {
@@ -2218,21 +2208,11 @@
 			} else {
 				stmts = txList(program.body, top);
 			}
-			var head = [];
+			var head = declarations(top);
 			/* String methods learn about named groups before any of the
 			 * script's calls looks them up. */
 			if (usesNamedGroups)
-				head.push(stmt(rtCall('namedGroups', [])));
-			if (top.temps.length) {
-				var tp = [];
-				for (var i = 0; i < top.temps.length; i++)
-					tp.push([id(top.temps[i]), null]);
-				head.push(varDecl(tp));
-			}
-			if (top.thisVar)
-				head.push(varDecl([[id(top.thisVar), {type: 'ThisExpression'}]]));
-			if (top.argsVar)
-				head.push(varDecl([[id(top.argsVar), raw('arguments')]]));
+				head.unshift(stmt(rtCall('namedGroups', [])));
 			var pr = new Printer();
 			pr.statements(head.concat(stmts));
 			return {code: pr.out.join('')};

@@ -113,11 +113,6 @@
 		return arr(v, -1);
 	}
 
-	/* f(...args) on an object: the arguments as an array. */
-	function args(list) {
-		return list;
-	}
-
 	function construct(F, list) {
 		if (typeof F !== 'function')
 			throw new TypeError(describe(F) + ' is not a constructor');
@@ -617,7 +612,6 @@
 		asyncGenerator: asyncGenerator,
 		arr: arr,
 		spread: spread,
-		args: args,
 		construct: construct,
 		assign: assign,
 		rest: rest,

@@ -1528,25 +1528,9 @@
 	tp.parseMaybeUnary = function (refDestructuringErrors, sawUnary, incDec, forInit) {
 		if (this.type !== tt.relational || this.value !== "<")
 			return pp.parseMaybeUnary.call(this, refDestructuringErrors, sawUnary, incDec, forInit);
-		var startPos = this.start, startLoc = this.startLoc, s = this.tsSnap(), params = null;
-		this.tsSpec++;
-		try {
-			this.tsTypeParams();
-			if (this.type !== tt.parenL)
-				this.unexpected();
-			params = this.tsArrowHead(false);
-		} catch (e) {
-			if (e !== SPEC_FAIL)
-				throw e;
-		}
-		if (params !== null) {
-			var arrow = this.tsArrowFromHead(startPos, startLoc, params, false, forInit);
-			if (arrow !== null)
-				return arrow;
-		} else {
-			this.tsSpec--;
-		}
-		this.tsRestore(s);
+		var arrow = this.tsTryArrow(this.start, this.startLoc, false, forInit);
+		if (arrow !== null)
+			return arrow;
 		this.tsTypeArgs();
 		return this.parseMaybeUnary(refDestructuringErrors, sawUnary, incDec, forInit);
 	};
@@ -1613,6 +1597,12 @@
 	};
 
 	tp.tsTryAsyncArrow = function (startPos, startLoc, forInit) {
+		return this.tsTryArrow(startPos, startLoc, true, forInit);
+	};
+
+	// An arrow function with optional type parameters from here, or null
+	// with the parser back where it was.
+	tp.tsTryArrow = function (startPos, startLoc, isAsync, forInit) {
 		var s = this.tsSnap(), params = null;
 		this.tsSpec++;
 		try {
@@ -1620,13 +1610,13 @@
 				this.tsTypeParams();
 			if (this.type !== tt.parenL)
 				this.unexpected();
-			params = this.tsArrowHead(true);
+			params = this.tsArrowHead(isAsync);
 		} catch (e) {
 			if (e !== SPEC_FAIL)
 				throw e;
 		}
 		if (params !== null) {
-			var arrow = this.tsArrowFromHead(startPos, startLoc, params, true, forInit);
+			var arrow = this.tsArrowFromHead(startPos, startLoc, params, isAsync, forInit);
 			if (arrow !== null)
 				return arrow;
 		} else {
