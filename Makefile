@@ -50,7 +50,8 @@ JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
-            server/registry.c server/sched.c server/spawn.c server/cache.c server/decl.c
+            server/registry.c server/sched.c server/spawn.c server/cache.c server/decl.c \
+            server/owner.c
 CTL      := server/sandboxctl.c
 
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))

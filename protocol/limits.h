@@ -68,6 +68,16 @@
 #define LIMIT_QUEUE_DEFAULT 256u
 #define LIMIT_QUEUE_MAX 65536u
 
+/* Tenants: fairness between owners (uids). The queue is served round-robin
+ * between owners, and each owner may hold at most this many of its
+ * executions waiting: 64 absorbs an agent's burst of parallel tool scripts,
+ * yet a quarter of the default queue, so at least four owners always find
+ * room to queue. By default an owner may run at most max-workers - 1 at
+ * once (when max-workers > 1): one slot is always left to others, so one
+ * owner's long-running executions can never make another's wait for one
+ * of them to end. */
+#define LIMIT_QUEUED_PER_OWNER_DEFAULT 64u
+
 /* Connections. Each costs a buffer of up to one frame, so they are capped;
  * past the cap a client gets UNAVAILABLE and is closed. */
 #define LIMIT_CONNECTIONS_DEFAULT 1024u

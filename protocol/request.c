@@ -498,6 +498,12 @@ static int fill_execution(json_t *root, const struct request_limits *lim, struct
 	req->code = json_string_value(code);
 	req->code_len = json_string_length(code);
 	req->cached = json_string_value(cached);
+	/* Code may carry NUL; a name may not: it would cut the lookup short
+	 * and find another script than the one named. */
+	if (cached && strlen(req->cached) != json_string_length(cached)) {
+		fail(err, STATUS_INVALID_ARGUMENT, "cached: a script name cannot contain NUL");
+		return -1;
+	}
 	req->tests = json_string_value(tests);
 	req->tests_len = json_string_length(tests);
 	json_t *cache = json_object_get(root, "cache");

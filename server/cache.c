@@ -26,8 +26,18 @@
 #define NAME_SIZE 64
 #define HASH_HEX (2 * SHA256_DIGEST_SIZE)
 
+/* What one owner holds, so that eviction can start with the biggest. */
+struct holder {
+	struct list_node link;
+	char key[CACHE_OWNER_SIZE];
+	unsigned count;
+	uint64_t bytes;
+};
+
 struct entry {
 	struct list_node link; /* oldest first */
+	struct holder *holder;
+	char owner[CACHE_OWNER_SIZE];
 	char name[NAME_SIZE];
 	char hash[HASH_HEX + 1];
 	char *description;
@@ -42,8 +52,9 @@ enum job_kind { JOB_WRITE, JOB_CLEAR };
 struct job {
 	struct job *next;
 	enum job_kind kind;
+	char owner[CACHE_OWNER_SIZE];
 	char name[NAME_SIZE];
-	char *data; /* JOB_WRITE: the content (a copy); JOB_CLEAR: NUL-separated names */
+	char *data; /* JOB_WRITE: the content (a copy); JOB_CLEAR: "owner/name"s, NUL-separated */
 	size_t len;
 	uint64_t created_ms;
 	int err;          /* JOB_WRITE: errno, or 0 */
@@ -57,6 +68,7 @@ static struct cache_settings settings;
 static int dir_fd = -1;
 static bool enabled, warned;
 static struct list_node entries = {&entries, &entries};
+static struct list_node holders = {&holders, &holders};
 static unsigned n_entries;
 static uint64_t n_bytes;
 
@@ -164,26 +176,59 @@ static json_t *entry_info(const struct entry *e, bool with_size)
 	return o;
 }
 
-static struct entry *find_hash(const char *hash)
+/* Whether e is in scope: the owner's, or everyone's for NULL. */
+static bool in_scope(const struct entry *e, const char *scope)
+{
+	return !scope || strcmp(e->owner, scope) == 0;
+}
+
+/* Dedup is per owner: the same script from two owners is two entries. */
+static struct entry *find_hash(const char *owner, const char *hash)
 {
 	struct list_node *n, *tmp;
 	LIST_FOREACH_SAFE (n, tmp, &entries) {
 		struct entry *e = LIST_ITEM(n, struct entry, link);
-		if (strcmp(e->hash, hash) == 0)
+		if (in_scope(e, owner) && strcmp(e->hash, hash) == 0)
 			return e;
 	}
 	return NULL;
 }
 
-static struct entry *find_name(const char *name)
+/* The entry of this name in scope; with scope NULL, prefer's own first
+ * (two owners may hold the same name for the same content). */
+static struct entry *find_name(const char *scope, const char *prefer, const char *name)
 {
+	struct entry *any = NULL;
 	struct list_node *n, *tmp;
 	LIST_FOREACH_SAFE (n, tmp, &entries) {
 		struct entry *e = LIST_ITEM(n, struct entry, link);
-		if (strcmp(e->name, name) == 0)
+		if (!in_scope(e, scope) || strcmp(e->name, name) != 0)
+			continue;
+		if (!prefer || strcmp(e->owner, prefer) == 0)
 			return e;
+		any = any ? any : e;
 	}
-	return NULL;
+	return any;
+}
+
+/* An owner key is a plain file name: [a-z0-9-], not empty, short. */
+static bool owner_key_ok(const char *owner)
+{
+	size_t n = strlen(owner);
+	if (n == 0 || n >= CACHE_OWNER_SIZE || owner[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((owner[i] >= 'a' && owner[i] <= 'z') || (owner[i] >= '0' && owner[i] <= '9') ||
+		      owner[i] == '-'))
+			return false;
+	return true;
+}
+
+static void free_entry(struct entry *e)
+{
+	free(e->description);
+	free(e->code);
+	free(e);
 }
 
 static void forget(struct entry *e)
@@ -191,14 +236,37 @@ static void forget(struct entry *e)
 	list_del(&e->link);
 	n_entries--;
 	n_bytes -= e->len;
-	free(e->description);
-	free(e->code);
-	free(e);
+	struct holder *h = e->holder;
+	h->count--;
+	h->bytes -= e->len;
+	if (h->count == 0) {
+		list_del(&h->link);
+		free(h);
+	}
+	free_entry(e);
 }
 
-/* Adds e in order of creation (loading may meet files in any order). */
-static void insert(struct entry *e)
+/* Adds e in order of creation (loading may meet files in any order), and
+ * to its owner's totals. -1 when out of memory (e is not added). */
+static int insert(struct entry *e)
 {
+	struct holder *h = NULL;
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &holders) {
+		struct holder *x = LIST_ITEM(n, struct holder, link);
+		if (strcmp(x->key, e->owner) == 0)
+			h = x;
+	}
+	if (!h) {
+		h = calloc(1, sizeof *h);
+		if (!h)
+			return -1;
+		snprintf(h->key, sizeof h->key, "%s", e->owner);
+		list_add_tail(&holders, &h->link);
+	}
+	h->count++;
+	h->bytes += e->len;
+	e->holder = h;
 	struct list_node *at = &entries;
 	while (at->prev != &entries &&
 	       LIST_ITEM(at->prev, struct entry, link)->created_ms > e->created_ms)
@@ -206,10 +274,11 @@ static void insert(struct entry *e)
 	list_add_tail(at, &e->link);
 	n_entries++;
 	n_bytes += e->len;
+	return 0;
 }
 
-static struct entry *new_entry(const char *name, const char *hash, const char *code,
-			       size_t len, uint64_t created_ms)
+static struct entry *new_entry(const char *owner, const char *name, const char *hash,
+			       const char *code, size_t len, uint64_t created_ms)
 {
 	struct entry *e = calloc(1, sizeof *e);
 	if (!e)
@@ -225,6 +294,7 @@ static struct entry *new_entry(const char *name, const char *hash, const char *c
 	memcpy(e->code, code, len);
 	e->code[len] = '\0';
 	e->len = len;
+	snprintf(e->owner, sizeof e->owner, "%s", owner);
 	snprintf(e->name, sizeof e->name, "%s", name);
 	snprintf(e->hash, sizeof e->hash, "%s", hash);
 	e->created_ms = created_ms;
@@ -243,16 +313,53 @@ static void submit(struct job *j)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Writes one script: temp file, fsync, rename, fsync of the directory. */
+/*
+ * The directory of owner's scripts under the cache directory, opened
+ * without following a symlink, and created (0700) when create is set. It
+ * must be a directory of the daemon's own; its mode is made 0700. -1 with
+ * errno.
+ */
+static int owner_dir(const char *owner, bool create)
+{
+	if (create && mkdirat(dir_fd, owner, 0700) < 0 && errno != EEXIST)
+		return -1;
+	int fd = openat(dir_fd, owner, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		int err = errno ? errno : EPERM;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* Writes one script into its owner's directory: temp file, fsync, rename,
+ * fsync of the directory. */
 static int write_file(const struct job *j)
 {
 	char tmp[NAME_SIZE + 8];
 	snprintf(tmp, sizeof tmp, ".tmp-%s", j->name);
-	int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST && unlinkat(dir_fd, tmp, 0) == 0)
-		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return errno;
+	errno = 0;
+	int sub = owner_dir(j->owner, true);
+	if (sub < 0)
+		return errno ? errno : EPERM;
+	int fd = openat(sub, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && unlinkat(sub, tmp, 0) == 0)
+		fd = openat(sub, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int err = errno;
+		close(sub);
+		return err;
+	}
 	const char *p = j->data;
 	size_t left = j->len;
 	int err = 0;
@@ -272,14 +379,34 @@ static int write_file(const struct job *j)
 		err = errno;
 	if (close(fd) < 0 && !err)
 		err = errno;
-	if (!err && renameat(dir_fd, tmp, dir_fd, j->name) < 0)
+	if (!err && renameat(sub, tmp, sub, j->name) < 0)
 		err = errno;
 	if (err) {
-		unlinkat(dir_fd, tmp, 0);
+		unlinkat(sub, tmp, 0);
+		close(sub);
 		return err;
 	}
-	fsync(dir_fd);
+	fsync(sub);
+	close(sub);
 	return 0;
+}
+
+/* Removes "owner/name" (the owner's directory opened without following a
+ * symlink). True when it is gone. */
+static bool remove_file(const char *path)
+{
+	const char *slash = strchr(path, '/');
+	char owner[CACHE_OWNER_SIZE];
+	if (!slash || (size_t)(slash - path) >= sizeof owner)
+		return false;
+	memcpy(owner, path, (size_t)(slash - path));
+	owner[slash - path] = '\0';
+	int sub = owner_dir(owner, false);
+	if (sub < 0)
+		return errno == ENOENT;
+	bool gone = unlinkat(sub, slash + 1, 0) == 0 || errno == ENOENT;
+	close(sub);
+	return gone;
 }
 
 static void run_job(struct job *j)
@@ -288,8 +415,8 @@ static void run_job(struct job *j)
 		j->err = write_file(j);
 		return;
 	}
-	for (const char *name = j->data; name < j->data + j->len; name += strlen(name) + 1)
-		if (unlinkat(dir_fd, name, 0) == 0 || errno == ENOENT)
+	for (const char *path = j->data; path < j->data + j->len; path += strlen(path) + 1)
+		if (remove_file(path))
 			j->removed++;
 }
 
@@ -341,7 +468,7 @@ static void on_done(struct loop_watch *w, uint32_t events)
 		struct job *j = ordered;
 		ordered = j->next;
 		if (j->kind == JOB_WRITE) {
-			struct entry *e = find_name(j->name);
+			struct entry *e = find_name(j->owner, NULL, j->name);
 			json_t *info = NULL;
 			if (j->err) {
 				warn_once("cannot write a script", j->err);
@@ -349,7 +476,7 @@ static void on_done(struct loop_watch *w, uint32_t events)
 					forget(e);
 			} else if (e) {
 				info = entry_info(e, false);
-				log_info("cached %s (%zu bytes)", e->name, e->len);
+				log_info("cached %s/%s (%zu bytes)", e->owner, e->name, e->len);
 			}
 			if (j->stored)
 				j->stored(j->arg, info);
@@ -364,16 +491,43 @@ static void on_done(struct loop_watch *w, uint32_t events)
 
 /* ---- limits */
 
-/* Drops the oldest entries over the limits (their files too). */
+/*
+ * The entry to evict next: the oldest of the owner holding the most
+ * (entries when over the entry limit, else bytes), so that one owner's
+ * flood of scripts evicts its own before anyone else's; never keep. NULL
+ * when there is nothing else.
+ */
+static struct entry *victim(const struct entry *keep)
+{
+	bool by_count = n_entries > settings.max_entries;
+	const struct holder *top = NULL;
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &holders) {
+		const struct holder *h = LIST_ITEM(n, struct holder, link);
+		if (keep && h == keep->holder && h->count == 1)
+			continue; /* it holds only what must stay */
+		if (!top || (by_count ? h->count > top->count : h->bytes > top->bytes))
+			top = h;
+	}
+	LIST_FOREACH_SAFE (n, tmp, &entries) {
+		struct entry *e = LIST_ITEM(n, struct entry, link);
+		if (e != keep && e->holder == top)
+			return e;
+	}
+	return NULL;
+}
+
+/* Drops entries over the limits (their files too), biggest owner first. */
 static void enforce_limits(const struct entry *keep)
 {
 	struct job *j = NULL;
 	size_t used = 0, cap = 0;
-	struct list_node *n;
+	struct entry *e;
 	while ((n_entries > settings.max_entries || n_bytes > settings.max_bytes) &&
-	       (n = list_first(&entries)) != NULL && LIST_ITEM(n, struct entry, link) != keep) {
-		struct entry *e = LIST_ITEM(n, struct entry, link);
-		size_t len = strlen(e->name) + 1;
+	       (e = victim(keep)) != NULL) {
+		char path[CACHE_OWNER_SIZE + NAME_SIZE];
+		snprintf(path, sizeof path, "%s/%s", e->owner, e->name);
+		size_t len = strlen(path) + 1;
 		if (!j)
 			j = calloc(1, sizeof *j);
 		if (j && used + len > cap) {
@@ -384,10 +538,10 @@ static void enforce_limits(const struct entry *keep)
 				cap = 0;
 		}
 		if (j && j->data && used + len <= cap) {
-			memcpy(j->data + used, e->name, len);
+			memcpy(j->data + used, path, len);
 			used += len;
 		}
-		log_info("cache full: evicting %s", e->name);
+		log_info("cache full: evicting %s", path);
 		forget(e);
 	}
 	if (j) {
@@ -399,13 +553,14 @@ static void enforce_limits(const struct entry *keep)
 
 /* ---- the API */
 
-int cache_store(const char *code, size_t len, cache_stored_cb stored, void *arg)
+int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored,
+		void *arg)
 {
-	if (!enabled || len > settings.max_bytes)
+	if (!enabled || len > settings.max_bytes || !owner_key_ok(owner))
 		return 0;
 	char hash[HASH_HEX + 1];
 	sha256_hex(code, len, hash);
-	if (find_hash(hash))
+	if (find_hash(owner, hash))
 		return 0;
 	uint64_t now = loop_wall_ms();
 	time_t secs = (time_t)(now / 1000);
@@ -416,21 +571,19 @@ int cache_store(const char *code, size_t len, cache_stored_cb stored, void *arg)
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 hash);
 	struct job *j = calloc(1, sizeof *j);
-	struct entry *e = j ? new_entry(name, hash, code, len, now) : NULL;
+	struct entry *e = j ? new_entry(owner, name, hash, code, len, now) : NULL;
 	char *data = e ? malloc(len ? len : 1) : NULL;
-	if (!data) {
+	if (!data || insert(e) < 0) {
 		free(j);
-		if (e) {
-			free(e->code);
-			free(e->description);
-			free(e);
-		}
+		free(data);
+		if (e)
+			free_entry(e);
 		return 0;
 	}
 	memcpy(data, code, len);
-	insert(e);
 	enforce_limits(e);
 	j->kind = JOB_WRITE;
+	snprintf(j->owner, sizeof j->owner, "%s", owner);
 	snprintf(j->name, sizeof j->name, "%s", name);
 	j->data = data;
 	j->len = len;
@@ -455,10 +608,10 @@ static bool hits(const struct entry *e, const char *query, size_t qlen, bool pre
 	return prefix ? strncasecmp(e->name, query, qlen) == 0 : icontains(e->name, query);
 }
 
-enum cache_lookup_result cache_lookup(const char *query, const char **code, size_t *len,
-				      const char **name, char **matches)
+enum cache_lookup_result cache_lookup(const char *scope, const char *query, const char **code,
+				      size_t *len, const char **name, char **matches)
 {
-	struct entry *found = find_name(query);
+	struct entry *found = find_name(scope, NULL, query);
 	size_t qlen = strlen(query);
 	/* A unique prefix first, else a unique substring. */
 	for (int pass = 0; pass < 2 && !found; pass++) {
@@ -467,7 +620,7 @@ enum cache_lookup_result cache_lookup(const char *query, const char **code, size
 		struct list_node *n, *tmp;
 		LIST_FOREACH_SAFE (n, tmp, &entries) {
 			struct entry *e = LIST_ITEM(n, struct entry, link);
-			if (!hits(e, query, qlen, pass == 0))
+			if (!in_scope(e, scope) || !hits(e, query, qlen, pass == 0))
 				continue;
 			found = e;
 			if (++n_hits > 10)
@@ -493,11 +646,13 @@ enum cache_lookup_result cache_lookup(const char *query, const char **code, size
 	return CACHE_FOUND;
 }
 
-json_t *cache_list(const char *filter)
+json_t *cache_list(const char *scope, const char *filter)
 {
 	json_t *out = json_array();
 	for (struct list_node *n = entries.prev; n != &entries; n = n->prev) {
 		struct entry *e = LIST_ITEM(n, struct entry, link);
+		if (!in_scope(e, scope))
+			continue;
 		if (filter && !icontains(e->name, filter) && !icontains(e->description, filter))
 			continue;
 		json_array_append_new(out, entry_info(e, true));
@@ -505,7 +660,7 @@ json_t *cache_list(const char *filter)
 	return out;
 }
 
-void cache_clear(cache_cleared_cb cleared, void *arg)
+void cache_clear(const char *scope, cache_cleared_cb cleared, void *arg)
 {
 	struct job *j = calloc(1, sizeof *j);
 	if (!j) {
@@ -513,17 +668,21 @@ void cache_clear(cache_cleared_cb cleared, void *arg)
 		return;
 	}
 	size_t cap = 0;
-	struct list_node *n;
-	while ((n = list_first(&entries)) != NULL) {
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &entries) {
 		struct entry *e = LIST_ITEM(n, struct entry, link);
-		size_t len = strlen(e->name) + 1;
+		if (!in_scope(e, scope))
+			continue;
+		char path[CACHE_OWNER_SIZE + NAME_SIZE];
+		snprintf(path, sizeof path, "%s/%s", e->owner, e->name);
+		size_t len = strlen(path) + 1;
 		if (j->len + len > cap) {
 			char *d = realloc(j->data, cap = (j->len + len) * 2);
 			if (!d)
 				break;
 			j->data = d;
 		}
-		memcpy(j->data + j->len, e->name, len);
+		memcpy(j->data + j->len, path, len);
 		j->len += len;
 		forget(e);
 	}
@@ -555,14 +714,15 @@ static bool script_name(const char *name)
 	       strcmp(name + n - 3, ".js") == 0;
 }
 
-/* Reads one script file into the index; anything odd is left alone. */
-static void load_one(const char *name)
+/* Reads one script file of owner (in directory sub) into the index;
+ * anything odd is left alone. */
+static void load_one(int sub, const char *owner, const char *name)
 {
 	struct stat st;
-	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	if (fstatat(sub, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size > settings.max_bytes)
 		return;
-	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(sub, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	size_t len = (size_t)st.st_size;
@@ -580,11 +740,74 @@ static void load_one(const char *name)
 		sha256_hex(code, len, hash);
 		uint64_t created = (uint64_t)st.st_mtim.tv_sec * 1000u +
 				   (uint64_t)st.st_mtim.tv_nsec / 1000000u;
-		struct entry *e = find_hash(hash) ? NULL : new_entry(name, hash, code, len, created);
-		if (e)
-			insert(e);
+		struct entry *e = find_hash(owner, hash)
+					  ? NULL
+					  : new_entry(owner, name, hash, code, len, created);
+		if (e && insert(e) < 0)
+			free_entry(e);
 	}
 	free(code);
+}
+
+/* Loads the scripts of one owner's directory (never through a symlink),
+ * removing writes that were cut short. */
+static void load_owner(const char *owner)
+{
+	int sub = owner_dir(owner, false);
+	if (sub < 0)
+		return;
+	DIR *d = fdopendir(dup(sub));
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, ".tmp-", 5) == 0)
+			unlinkat(sub, de->d_name, 0);
+		else if (script_name(de->d_name))
+			load_one(sub, owner, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	close(sub);
+}
+
+/*
+ * Before scripts were kept per owner they lay in the cache directory
+ * itself, with no owner recorded. They move into uid 0's directory: only
+ * admins see them, and nobody's script is shown to another user.
+ */
+static void migrate_flat(void)
+{
+	DIR *d = fdopendir(dup(dir_fd));
+	struct dirent *de;
+	int root = -1;
+	unsigned moved = 0;
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		if (strncmp(de->d_name, ".tmp-", 5) == 0) {
+			unlinkat(dir_fd, de->d_name, 0); /* a write cut short */
+			continue;
+		}
+		if (!script_name(de->d_name) ||
+		    fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (root < 0 && (root = owner_dir(CACHE_LEGACY_OWNER, true)) < 0) {
+			log_warn("script cache %s: cannot make %s/: %s (older scripts stay unused)",
+				 settings.dir, CACHE_LEGACY_OWNER, strerror(errno));
+			break;
+		}
+		if (renameat(dir_fd, de->d_name, root, de->d_name) == 0)
+			moved++;
+	}
+	if (d)
+		closedir(d);
+	if (root >= 0) {
+		fsync(root);
+		fsync(dir_fd);
+		close(root);
+	}
+	if (moved)
+		log_info("script cache %s: moved %u scripts of no recorded owner into %s/ "
+			 "(admins only)",
+			 settings.dir, moved, CACHE_LEGACY_OWNER);
 }
 
 static int open_dir(const char *dir)
@@ -616,14 +839,12 @@ void cache_init(const struct cache_settings *s)
 		warn_once("cannot open the directory", errno);
 		return;
 	}
+	migrate_flat();
 	DIR *d = fdopendir(dup(dir_fd));
 	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (strncmp(de->d_name, ".tmp-", 5) == 0)
-			unlinkat(dir_fd, de->d_name, 0); /* a write cut short */
-		else if (script_name(de->d_name))
-			load_one(de->d_name);
-	}
+	while (d && (de = readdir(d)))
+		if (owner_key_ok(de->d_name))
+			load_owner(de->d_name);
 	if (d)
 		closedir(d);
 	event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

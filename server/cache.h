@@ -1,10 +1,21 @@
 /*
  * cache.h - the script cache: code that ran successfully, kept on disk.
  *
- * Each script is one file, script-<UTC time>-<12 hex of its SHA-256>.js,
- * mode 0600, written atomically (temp file, fsync, rename) through a
- * descriptor of the cache directory and never through a symlink. The same
- * content is never stored twice. The index and the contents live in memory
+ * Scripts belong to an owner, named by a key that is a plain file name
+ * ("uid-1000"). Each script is one file, <owner>/script-<UTC time>-<12 hex
+ * of its SHA-256>.js under the cache directory: one directory per owner,
+ * mode 0700, each file mode 0600, written atomically (temp file, fsync,
+ * rename) through descriptors opened without following symlinks. The same
+ * content is never stored twice for one owner (two owners storing the same
+ * script hold one copy each). Operations take a scope: an owner's key to
+ * see only that owner's scripts, or NULL to see everyone's (an admin).
+ *
+ * When the limits are reached, the oldest script of the owner holding the
+ * most is evicted first, so one owner's flood evicts its own scripts.
+ * Scripts from before owners existed (files directly in the cache
+ * directory) are moved to uid 0's directory at start: admins only.
+ *
+ * The index and the contents live in memory
  * too (bounded by the entry and byte limits, oldest evicted first), so
  * running a cached script touches no disk; writes and removals happen on a
  * thread of their own and report back through the event loop.
@@ -18,6 +29,11 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Room for an owner key and its NUL. */
+#define CACHE_OWNER_SIZE 48
+/* Whose scripts without a recorded owner are: root's. */
+#define CACHE_LEGACY_OWNER "uid-0"
 
 struct cache_settings {
 	const char *dir;
@@ -37,11 +53,13 @@ void cache_stop(void);
 typedef void (*cache_stored_cb)(void *arg, json_t *info);
 
 /*
- * Stores code unless the same content is cached already. Returns 1 when a
- * write has started (stored is called later, exactly once), 0 when there is
- * nothing to do (a duplicate, or the cache is disabled).
+ * Stores code for owner unless the owner has the same content cached
+ * already. Returns 1 when a write has started (stored is called later,
+ * exactly once), 0 when there is nothing to do (a duplicate, an owner key
+ * that is no plain file name, or the cache is disabled).
  */
-int cache_store(const char *code, size_t len, cache_stored_cb stored, void *arg);
+int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored,
+		void *arg);
 
 enum cache_lookup_result {
 	CACHE_FOUND = 0,
@@ -50,22 +68,25 @@ enum cache_lookup_result {
 };
 
 /*
- * Finds a script by exact name, else by a unique prefix, else by a unique
- * substring (both case-insensitive). On CACHE_FOUND, *code, *len and *name
- * point into the cache (valid until the next call into this module). On
- * CACHE_AMBIGUOUS, *matches is a malloc'd list of the names for a message.
+ * Finds a script in scope by exact name, else by a unique prefix, else by a
+ * unique substring (both case-insensitive); scripts out of scope do not
+ * exist for it. A pure lookup over the in-memory index (no I/O). On
+ * CACHE_FOUND, *code, *len and *name point into the cache (valid until the
+ * next call into this module). On CACHE_AMBIGUOUS, *matches is a malloc'd
+ * list of the names for a message.
  */
-enum cache_lookup_result cache_lookup(const char *query, const char **code, size_t *len,
-				      const char **name, char **matches);
+enum cache_lookup_result cache_lookup(const char *scope, const char *query, const char **code,
+				      size_t *len, const char **name, char **matches);
 
-/* [{name, description, created_at_ms, content_hash, size_bytes}], newest
- * first, those whose name or description contains filter (case-insensitive;
- * NULL: all). */
-json_t *cache_list(const char *filter);
+/* [{name, description, created_at_ms, content_hash, size_bytes}] in scope,
+ * newest first, those whose name or description contains filter
+ * (case-insensitive; NULL: all). */
+json_t *cache_list(const char *scope, const char *filter);
 
 typedef void (*cache_cleared_cb)(void *arg, unsigned removed);
-/* Removes every script; cleared is called from the loop with the count. */
-void cache_clear(cache_cleared_cb cleared, void *arg);
+/* Removes every script in scope; cleared is called from the loop with the
+ * count. */
+void cache_clear(const char *scope, cache_cleared_cb cleared, void *arg);
 
 /* For health: {"dir", "scripts", "bytes", "writable"}. */
 json_t *cache_describe(void);

@@ -12,6 +12,7 @@
 
 #include "../protocol/limits.h"
 #include "log.h"
+#include "owner.h"
 
 #ifndef SANDBOXD_VERSION
 #define SANDBOXD_VERSION "0"
@@ -30,6 +31,13 @@ static const char usage[] =
 	"  --max-frame-bytes N    largest request frame (default 16M)\n"
 	"  --max-workers N        executions running at once (default 2 x CPUs)\n"
 	"  --queue N              executions waiting for a worker (default 256)\n"
+	"  --max-running-per-owner N  executions one owner (uid) runs at once (default\n"
+	"                         --max-workers minus 1, so others always find a slot)\n"
+	"  --max-queued-per-owner N   executions one owner may have waiting (default 64)\n"
+	"  --admin-group GROUP    members see and manage every owner's executions and\n"
+	"                         scripts, as uid 0 does (name or gid)\n"
+	"  --allow-users LIST     admit only these users (comma-separated names or uids)\n"
+	"  --allow-groups LIST    admit only members of these groups (names or gids)\n"
 	"  --max-connections N    clients connected at once (default 1024)\n"
 	"  --frame-timeout-ms N   time a started frame has to arrive in full (default 30000)\n"
 	"  --idle-timeout-ms N    close connections idle this long (default 600000)\n"
@@ -61,6 +69,11 @@ enum {
 	OPT_MAX_FRAME,
 	OPT_MAX_WORKERS,
 	OPT_QUEUE,
+	OPT_MAX_RUNNING_OWNER,
+	OPT_MAX_QUEUED_OWNER,
+	OPT_ADMIN_GROUP,
+	OPT_ALLOW_USERS,
+	OPT_ALLOW_GROUPS,
 	OPT_MAX_CONNS,
 	OPT_FRAME_TIMEOUT,
 	OPT_IDLE_TIMEOUT,
@@ -91,6 +104,11 @@ static const struct option options[] = {
 	{"max-frame-bytes", required_argument, NULL, OPT_MAX_FRAME},
 	{"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
 	{"queue", required_argument, NULL, OPT_QUEUE},
+	{"max-running-per-owner", required_argument, NULL, OPT_MAX_RUNNING_OWNER},
+	{"max-queued-per-owner", required_argument, NULL, OPT_MAX_QUEUED_OWNER},
+	{"admin-group", required_argument, NULL, OPT_ADMIN_GROUP},
+	{"allow-users", required_argument, NULL, OPT_ALLOW_USERS},
+	{"allow-groups", required_argument, NULL, OPT_ALLOW_GROUPS},
 	{"max-connections", required_argument, NULL, OPT_MAX_CONNS},
 	{"frame-timeout-ms", required_argument, NULL, OPT_FRAME_TIMEOUT},
 	{"idle-timeout-ms", required_argument, NULL, OPT_IDLE_TIMEOUT},
@@ -187,6 +205,10 @@ static int check(const struct config *c)
 		why = "--max-workers must be between 1 and 1024";
 	else if (c->queue_max > LIMIT_QUEUE_MAX)
 		why = "--queue must be at most 65536";
+	else if (c->max_running_per_owner == 0 || c->max_running_per_owner > c->max_workers)
+		why = "--max-running-per-owner must be between 1 and --max-workers";
+	else if (c->max_queued_per_owner > c->queue_max)
+		why = "--max-queued-per-owner must be at most --queue";
 	else if (c->max_connections == 0)
 		why = "--max-connections must be at least 1";
 	else if (l->wait_ms_max == 0)
@@ -195,6 +217,13 @@ static int check(const struct config *c)
 		why = "--frame-timeout-ms and --idle-timeout-ms must be at least 1";
 	if (why) {
 		fprintf(stderr, "sandboxd: %s\n", why);
+		return EXIT_USAGE;
+	}
+	/* Names are resolved now, once: an unknown one is bad usage. */
+	char msg[256];
+	if (owner_policy_init(c->admin_group, c->allow_users, c->allow_groups, msg, sizeof msg) <
+	    0) {
+		fprintf(stderr, "sandboxd: %s\n", msg);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -210,6 +239,7 @@ int config_parse(struct config *c, int argc, char **argv)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	c->max_workers = LIMIT_WORKERS_PER_CPU * (unsigned)(cpus > 0 ? cpus : 1);
 	c->queue_max = LIMIT_QUEUE_DEFAULT;
+	bool running_given = false, queued_given = false;
 	c->max_connections = LIMIT_CONNECTIONS_DEFAULT;
 	c->frame_timeout_ms = LIMIT_FRAME_TIMEOUT_MS;
 	c->idle_timeout_ms = LIMIT_IDLE_TIMEOUT_MS;
@@ -235,6 +265,9 @@ int config_parse(struct config *c, int argc, char **argv)
 		case OPT_SOCKET: c->socket_path = optarg; continue;
 		case OPT_WORKER_USER: c->worker_user = optarg; continue;
 		case OPT_CACHE_DIR: c->cache_dir = optarg; continue;
+		case OPT_ADMIN_GROUP: c->admin_group = optarg; continue;
+		case OPT_ALLOW_USERS: c->allow_users = optarg; continue;
+		case OPT_ALLOW_GROUPS: c->allow_groups = optarg; continue;
 		case OPT_NO_CACHE:
 			c->cache_dir = NULL;
 			no_cache = true;
@@ -263,6 +296,14 @@ int config_parse(struct config *c, int argc, char **argv)
 		case OPT_MAX_FRAME: c->max_frame_bytes = (size_t)v; break;
 		case OPT_MAX_WORKERS: c->max_workers = v > UINT32_MAX ? 0 : (unsigned)v; break;
 		case OPT_QUEUE: c->queue_max = v > UINT32_MAX ? UINT32_MAX : (unsigned)v; break;
+		case OPT_MAX_RUNNING_OWNER:
+			c->max_running_per_owner = v > UINT32_MAX ? 0 : (unsigned)v;
+			running_given = true;
+			break;
+		case OPT_MAX_QUEUED_OWNER:
+			c->max_queued_per_owner = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
+			queued_given = true;
+			break;
 		case OPT_MAX_CONNS: c->max_connections = v > 1000000 ? 1000000 : (unsigned)v; break;
 		case OPT_FRAME_TIMEOUT: c->frame_timeout_ms = v; break;
 		case OPT_IDLE_TIMEOUT: c->idle_timeout_ms = v; break;
@@ -289,5 +330,12 @@ int config_parse(struct config *c, int argc, char **argv)
 	}
 	if (!c->cache_dir && !no_cache)
 		c->cache_dir = default_cache_dir();
+	/* Defaults that follow the other options (see limits.h). */
+	if (!running_given)
+		c->max_running_per_owner = c->max_workers > 1 ? c->max_workers - 1 : 1;
+	if (!queued_given)
+		c->max_queued_per_owner = c->queue_max < LIMIT_QUEUED_PER_OWNER_DEFAULT
+						  ? c->queue_max
+						  : LIMIT_QUEUED_PER_OWNER_DEFAULT;
 	return check(c);
 }

@@ -33,6 +33,8 @@ struct conn {
 	bool broken;	       /* a write failed: close from the loop, not here */
 	bool dead;	       /* closed; only conn_close's caller still holds it */
 	bool over_cap;	       /* accepted past max_connections: refuse and close */
+	bool refused;	       /* not admitted (--allow-*): refuse and close */
+	struct owner owner;    /* the peer, from SO_PEERCRED */
 	bool backlogged;
 	struct loop_timer timer;
 	uint64_t partial_since; /* a frame has been arriving since then */
@@ -50,6 +52,7 @@ static void update(struct conn *c);
 void conn_init(const struct conn_settings *s) { settings = *s; }
 unsigned conn_count(void) { return count; }
 unsigned long conn_serial(const struct conn *c) { return c->serial; }
+const struct owner *conn_owner(const struct conn *c) { return &c->owner; }
 bool conn_backlogged(const struct conn *c) { return c->backlogged; }
 
 void conn_subscribe(struct conn *c, struct conn_sub *s) { list_add_tail(&c->subs, &s->link); }
@@ -155,6 +158,18 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 	struct request_error err;
 	json_t *bad_root;
 	json_t *root = request_parse(payload, len, &ops_limits, &req, &err, &bad_root);
+	if (c->refused) {
+		/* Whatever it asked, and however well: a peer not admitted
+		 * hears why once, then the connection closes. */
+		char why[192];
+		owner_admitted(&c->owner, why, sizeof why);
+		reply_error(c, root ? req.id : err.id, STATUS_PERMISSION_DENIED, why);
+		c->closing = true;
+		if (!root)
+			request_error_clear(&err);
+		json_decref(root ? root : bad_root);
+		return;
+	}
 	if (!root) {
 		reply_error(c, err.id, err.code, err.message);
 		request_error_clear(&err);
@@ -294,6 +309,18 @@ void conn_accept_ready(int listen_fd)
 		}
 		c->fd = fd;
 		c->serial = next_serial++;
+		if (owner_from_socket(&c->owner, fd) < 0) {
+			/* No owner, no access: nothing could be scoped to it. */
+			log_warn("conn %lu: cannot tell who the peer is (SO_PEERCRED: %s): closed",
+				 c->serial, strerror(errno));
+			close(fd);
+			free(c);
+			continue;
+		}
+		char why[192];
+		c->refused = !owner_admitted(&c->owner, why, sizeof why);
+		if (c->refused)
+			log_warn("conn %lu refused: %s", c->serial, why);
 		c->w = (struct loop_watch)LOOP_WATCH_INIT;
 		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
 		c->over_cap = count >= settings.max_connections;
@@ -307,7 +334,9 @@ void conn_accept_ready(int listen_fd)
 		list_init(&c->subs);
 		list_add_tail(&conns, &c->link);
 		count++;
-		log_debug("conn %lu accepted%s", c->serial, c->over_cap ? " over the cap" : "");
+		log_debug("conn %lu accepted from uid %u gid %u%s%s", c->serial,
+			  (unsigned)c->owner.uid, (unsigned)c->owner.gid,
+			  c->owner.admin ? " (admin)" : "", c->over_cap ? " over the cap" : "");
 		update(c);
 	}
 }

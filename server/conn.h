@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "list.h"
+#include "owner.h"
 
 struct conn;
 struct conn_sub;
@@ -56,6 +57,10 @@ bool conn_backlogged(const struct conn *c);
 
 void conn_subscribe(struct conn *c, struct conn_sub *s);
 void conn_unsubscribe(struct conn *c, struct conn_sub *s);
+
+/* Who is at the other end (SO_PEERCRED at accept); borrowed, valid while
+ * the connection is. */
+const struct owner *conn_owner(const struct conn *c);
 
 /* A number that names the connection in logs. */
 unsigned long conn_serial(const struct conn *c);

@@ -29,6 +29,7 @@ struct exec *exec_find(const char *id)
 }
 
 const char *exec_id(const struct exec *e) { return e->reg.id; }
+const struct owner *exec_owner(const struct exec *e) { return &e->owner; }
 
 enum exec_state exec_state(const struct exec *e)
 {
@@ -303,8 +304,8 @@ void exec_ended(struct exec *e)
 	bool store =
 		e->cache && !e->cached_name && e->mode != EXEC_TEST && e->state == STATE_COMPLETED;
 	e->phase = PHASE_STORING;
-	sched_release();
-	if (!store || cache_store(e->code, e->code_len, on_stored, e) == 0)
+	sched_release(&e->sched);
+	if (!store || cache_store(e->owner.key, e->code, e->code_len, on_stored, e) == 0)
 		complete(e);
 }
 
@@ -416,7 +417,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 			 size_t code_len, size_t options_len, const char *cached_name,
 			 enum status *status, const char **message)
 {
-	static char queue_msg[96];
+	static char queue_msg[160];
 	*status = STATUS_RESOURCE_EXHAUSTED;
 	*message = "out of memory";
 	if (shutting_down) {
@@ -427,6 +428,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	struct exec *e = calloc(1, sizeof *e);
 	if (!e)
 		return NULL;
+	e->owner = *conn_owner(c);
 	e->mode = req->op == OP_STREAM	? EXEC_STREAM
 		  : req->op == OP_ASYNC ? EXEC_ASYNC
 		  : req->op == OP_TEST	? EXEC_TEST
@@ -471,16 +473,24 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	e->store = json_incref(req->store);
 	e->calls = json_array();
 	total++;
-	if (sched_submit(&e->sched) < 0) {
+	enum sched_result sr = sched_submit(&e->sched, owner_sched_key(&e->owner));
+	if (sr != SCHED_OK) {
 		total--;
 		if (e->conn)
 			conn_unsubscribe(e->conn, &e->sub);
 		leave_live(e);
 		registry_remove(&e->reg);
 		exec_free(&e->reg);
-		snprintf(queue_msg, sizeof queue_msg, "the execution queue is full (%u waiting)",
-			 sched_queued());
-		*message = queue_msg;
+		if (sr == SCHED_OWNER_FULL)
+			snprintf(queue_msg, sizeof queue_msg,
+				 "the per-owner queue limit is reached: %u of your executions are "
+				 "already waiting (--max-queued-per-owner)",
+				 sched_per_owner_queued());
+		else if (sr == SCHED_QUEUE_FULL)
+			snprintf(queue_msg, sizeof queue_msg,
+				 "the execution queue is full (%u waiting)", sched_queued());
+		if (sr != SCHED_NO_MEMORY)
+			*message = queue_msg;
 		return NULL;
 	}
 	return e;
@@ -503,7 +513,9 @@ void exec_kill_all(void)
 
 void exec_init(const struct exec_settings *s)
 {
-	sched_init(s->max_workers, s->queue_max, on_start);
+	struct sched_settings ss = {s->max_workers, s->queue_max, s->per_owner_running,
+				    s->per_owner_queued};
+	sched_init(&ss, on_start);
 	struct registry_config rc = {s->retention_ms, s->retain_count, s->retain_bytes, exec_free};
 	registry_init(&rc);
 }

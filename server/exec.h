@@ -18,6 +18,7 @@
 #include "../protocol/buf.h"
 #include "../protocol/request.h"
 #include "list.h"
+#include "owner.h"
 
 struct conn;
 struct exec;
@@ -32,6 +33,7 @@ enum exec_mode {
 struct exec_settings {
 	unsigned max_workers;
 	unsigned queue_max;
+	unsigned per_owner_running, per_owner_queued;
 	uint64_t retention_ms;
 	unsigned retain_count;
 	uint64_t retain_bytes;
@@ -52,6 +54,8 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 
 struct exec *exec_find(const char *id);
 const char *exec_id(const struct exec *e);
+/* Who submitted it (the connection's owner, copied at submit). */
+const struct owner *exec_owner(const struct exec *e);
 enum exec_state exec_state(const struct exec *e);
 /* 1 for the next to start, and so on; 0 when not queued. */
 unsigned exec_queue_position(const struct exec *e);

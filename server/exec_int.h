@@ -48,6 +48,7 @@ struct exec {
 	struct conn_sub sub;
 	struct list_node watches;
 	enum exec_mode mode;
+	struct owner owner; /* who submitted it; what it can be seen by */
 	struct conn *conn; /* who gets the final reply; NULL for async or once gone */
 	json_t *req_id;	   /* the requester's id (a reference) */
 	char *code;	   /* the script (NULL once done) */

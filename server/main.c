@@ -153,8 +153,15 @@ int main(int argc, char **argv)
 	struct conn_settings cs = {cfg.max_frame_bytes, cfg.max_connections, cfg.frame_timeout_ms,
 				   cfg.idle_timeout_ms};
 	conn_init(&cs);
-	struct exec_settings es = {cfg.max_workers, cfg.queue_max, cfg.retention_ms,
-				   cfg.retain_count, cfg.retain_bytes};
+	struct exec_settings es = {
+		.max_workers = cfg.max_workers,
+		.queue_max = cfg.queue_max,
+		.per_owner_running = cfg.max_running_per_owner,
+		.per_owner_queued = cfg.max_queued_per_owner,
+		.retention_ms = cfg.retention_ms,
+		.retain_count = cfg.retain_count,
+		.retain_bytes = cfg.retain_bytes,
+	};
 	exec_init(&es);
 	ops_init(&cfg.limits, SANDBOXD_VERSION, cfg.retention_ms);
 	struct cache_settings cache = {cfg.cache_dir, cfg.cache_max_entries, cfg.cache_max_bytes};
@@ -163,9 +170,11 @@ int main(int argc, char **argv)
 	if (signal_fd < 0 || loop_add(&signal_watch, signal_fd, EPOLLIN, on_signal) < 0 ||
 	    loop_add(&listen_watch, listener.fd, EPOLLIN, on_accept) < 0)
 		fatal("event loop set-up");
-	log_info("sandboxd %s listening on %s (%u workers, queue %u)", SANDBOXD_VERSION,
-		 listener.activated ? "the socket systemd passed" : cfg.socket_path,
-		 cfg.max_workers, cfg.queue_max);
+	log_info("sandboxd %s listening on %s (%u workers, queue %u; per owner %u running, %u "
+		 "queued)",
+		 SANDBOXD_VERSION, listener.activated ? "the socket systemd passed" : cfg.socket_path,
+		 cfg.max_workers, cfg.queue_max, cfg.max_running_per_owner,
+		 cfg.max_queued_per_owner);
 
 	notify_send("READY=1");
 

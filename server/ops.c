@@ -163,9 +163,14 @@ static void on_wait_over(struct loop_timer *t)
 	waiter_reply(w, w->e);
 }
 
+/* The execution the request names, when the caller may see it. Another
+ * owner's is answered exactly as an id that does not exist, so that
+ * existence does not leak. */
 static struct exec *find(struct conn *c, const struct request *req)
 {
 	struct exec *e = exec_find(req->execution_id);
+	if (e && !owner_sees(conn_owner(c), exec_owner(e)))
+		e = NULL;
 	if (!e)
 		reply_error(c, req->id, STATUS_NOT_FOUND,
 			    "execution_id: no execution \"%.64s\" (finished ones are kept for %llu "
@@ -238,6 +243,8 @@ static void list(struct conn *c, const struct request *req)
 	uint64_t now = loop_wall_ms();
 	for (struct exec *e = exec_newest(); e && json_array_size(items) < req->limit;
 	     e = exec_older(e)) {
+		if (!owner_sees(conn_owner(c), exec_owner(e)))
+			continue;
 		enum exec_state st = exec_state(e);
 		if (req->states && !(req->states & (1u << st)))
 			continue;
@@ -255,13 +262,22 @@ static void list(struct conn *c, const struct request *req)
 
 /* ---- executions */
 
+/* The part of the cache the caller sees: its own scripts, or (NULL) all of
+ * them for an admin. */
+static const char *cache_scope(struct conn *c)
+{
+	const struct owner *o = conn_owner(c);
+	return o->admin ? NULL : o->key;
+}
+
 static void submit(struct conn *c, const struct request *req)
 {
 	const char *code = req->code, *cached_name = NULL;
 	size_t len = req->code_len;
 	if (req->cached) {
 		char *matches = NULL;
-		switch (cache_lookup(req->cached, &code, &len, &cached_name, &matches)) {
+		switch (cache_lookup(cache_scope(c), req->cached, &code, &len, &cached_name,
+				     &matches)) {
 		case CACHE_FOUND: break;
 		case CACHE_NOT_FOUND:
 			reply_error(c, req->id, STATUS_NOT_FOUND,
@@ -334,11 +350,11 @@ static void cache_op(struct conn *c, const struct request *req)
 	if (req->op == OP_CACHE_CLEAR) {
 		struct waiter *w = waiter_new(c, req->id, WAIT_CLEAR);
 		if (w)
-			cache_clear(on_cleared, w);
+			cache_clear(cache_scope(c), on_cleared, w);
 		return;
 	}
 	json_t *r = msg_reply_ok(req->id);
-	json_object_set_new(r, "scripts", cache_list(req->filter));
+	json_object_set_new(r, "scripts", cache_list(cache_scope(c), req->filter));
 	conn_send(c, r);
 	json_decref(r);
 }
