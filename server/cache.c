@@ -57,7 +57,7 @@ struct job {
 	char *data; /* JOB_WRITE: the content (a copy); JOB_CLEAR: "owner/name"s, NUL-separated */
 	size_t len;
 	uint64_t created_ms;
-	int err;          /* JOB_WRITE: errno, or 0 */
+	int err;	  /* JOB_WRITE: errno, or 0 */
 	unsigned removed; /* JOB_CLEAR */
 	cache_stored_cb stored;
 	cache_cleared_cb cleared;
@@ -218,8 +218,8 @@ static bool owner_key_ok(const char *owner)
 	if (n == 0 || n >= CACHE_OWNER_SIZE || owner[0] == '-')
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!((owner[i] >= 'a' && owner[i] <= 'z') || (owner[i] >= '0' && owner[i] <= '9') ||
-		      owner[i] == '-'))
+		if (!((owner[i] >= 'a' && owner[i] <= 'z') ||
+		      (owner[i] >= '0' && owner[i] <= '9') || owner[i] == '-'))
 			return false;
 	return true;
 }
@@ -373,8 +373,9 @@ static int write_file(const struct job *j)
 		}
 	}
 	/* The file's time is the entry's creation, so a restart keeps it. */
-	struct timespec ts[2] = {{(time_t)(j->created_ms / 1000), (long)(j->created_ms % 1000) * 1000000},
-				 {(time_t)(j->created_ms / 1000), (long)(j->created_ms % 1000) * 1000000}};
+	struct timespec ts[2] = {
+		{(time_t)(j->created_ms / 1000), (long)(j->created_ms % 1000) * 1000000},
+		{(time_t)(j->created_ms / 1000), (long)(j->created_ms % 1000) * 1000000}};
 	if (!err && (futimens(fd, ts) < 0 || fsync(fd) < 0))
 		err = errno;
 	if (close(fd) < 0 && !err)
@@ -553,8 +554,7 @@ static void enforce_limits(const struct entry *keep)
 
 /* ---- the API */
 
-int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored,
-		void *arg)
+int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored, void *arg)
 {
 	if (!enabled || len > settings.max_bytes || !owner_key_ok(owner))
 		return 0;
@@ -749,6 +749,16 @@ static void load_one(int sub, const char *owner, const char *name)
 	free(code);
 }
 
+/* A fresh listing of directory fd (its own offset: a dup would share it). */
+static DIR *listing(int fd)
+{
+	int d = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = d >= 0 ? fdopendir(d) : NULL;
+	if (!dir && d >= 0)
+		close(d);
+	return dir;
+}
+
 /* Loads the scripts of one owner's directory (never through a symlink),
  * removing writes that were cut short. */
 static void load_owner(const char *owner)
@@ -756,7 +766,7 @@ static void load_owner(const char *owner)
 	int sub = owner_dir(owner, false);
 	if (sub < 0)
 		return;
-	DIR *d = fdopendir(dup(sub));
+	DIR *d = listing(sub);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		if (strncmp(de->d_name, ".tmp-", 5) == 0)
@@ -776,7 +786,7 @@ static void load_owner(const char *owner)
  */
 static void migrate_flat(void)
 {
-	DIR *d = fdopendir(dup(dir_fd));
+	DIR *d = listing(dir_fd);
 	struct dirent *de;
 	int root = -1;
 	unsigned moved = 0;
@@ -787,7 +797,8 @@ static void migrate_flat(void)
 			continue;
 		}
 		if (!script_name(de->d_name) ||
-		    fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		    fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
 			continue;
 		if (root < 0 && (root = owner_dir(CACHE_LEGACY_OWNER, true)) < 0) {
 			log_warn("script cache %s: cannot make %s/: %s (older scripts stay unused)",
@@ -840,7 +851,7 @@ void cache_init(const struct cache_settings *s)
 		return;
 	}
 	migrate_flat();
-	DIR *d = fdopendir(dup(dir_fd));
+	DIR *d = listing(dir_fd);
 	struct dirent *de;
 	while (d && (de = readdir(d)))
 		if (owner_key_ok(de->d_name))

@@ -58,8 +58,7 @@ typedef void (*cache_stored_cb)(void *arg, json_t *info);
  * exactly once), 0 when there is nothing to do (a duplicate, an owner key
  * that is no plain file name, or the cache is disabled).
  */
-int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored,
-		void *arg);
+int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored, void *arg);
 
 enum cache_lookup_result {
 	CACHE_FOUND = 0,

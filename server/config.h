@@ -18,8 +18,8 @@ struct config {
 	unsigned queue_max;
 	unsigned max_running_per_owner; /* 0 until parsed: then the default */
 	unsigned max_queued_per_owner;
-	const char *admin_group;  /* NULL: only uid 0 is admin */
-	const char *allow_users;  /* NULL with allow_groups NULL: admit every peer */
+	const char *admin_group; /* NULL: only uid 0 is admin */
+	const char *allow_users; /* NULL with allow_groups NULL: admit every peer */
 	const char *allow_groups;
 	unsigned max_connections;
 	uint64_t frame_timeout_ms;

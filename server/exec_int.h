@@ -47,8 +47,8 @@ struct exec {
 	struct sched_entry sched;
 	struct conn_sub sub;
 	struct list_node watches;
+	struct owner owner; /* who submitted it, and so who may see it */
 	enum exec_mode mode;
-	struct owner owner; /* who submitted it; what it can be seen by */
 	struct conn *conn; /* who gets the final reply; NULL for async or once gone */
 	json_t *req_id;	   /* the requester's id (a reference) */
 	char *code;	   /* the script (NULL once done) */

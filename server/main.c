@@ -172,7 +172,8 @@ int main(int argc, char **argv)
 		fatal("event loop set-up");
 	log_info("sandboxd %s listening on %s (%u workers, queue %u; per owner %u running, %u "
 		 "queued)",
-		 SANDBOXD_VERSION, listener.activated ? "the socket systemd passed" : cfg.socket_path,
+		 SANDBOXD_VERSION,
+		 listener.activated ? "the socket systemd passed" : cfg.socket_path,
 		 cfg.max_workers, cfg.queue_max, cfg.max_running_per_owner,
 		 cfg.max_queued_per_owner);
 

@@ -98,12 +98,13 @@ static void start(struct sched_owner *o, struct sched_entry *e)
 
 enum sched_result sched_submit(struct sched_entry *e, uint64_t owner_key)
 {
+	list_init(&e->node);
+	e->owner = NULL;
 	struct sched_owner *o = owner_get(owner_key);
 	if (!o)
 		return SCHED_NO_MEMORY;
 	enum sched_result r = SCHED_OK;
 	if (running < cfg.max_workers && o->running < cfg.per_owner_running && o->queued == 0) {
-		list_init(&e->node);
 		e->owner = o;
 		start(o, e);
 		return SCHED_OK;

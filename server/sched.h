@@ -42,14 +42,15 @@ struct sched_settings {
 void sched_init(const struct sched_settings *s, sched_start_cb start);
 
 enum sched_result {
-	SCHED_OK = 0,	      /* started, or queued */
-	SCHED_QUEUE_FULL,     /* queue_max are waiting */
-	SCHED_OWNER_FULL,     /* this owner has per_owner_queued waiting */
-	SCHED_NO_MEMORY,      /* no room for the owner's bookkeeping */
+	SCHED_OK = 0,	  /* started, or queued */
+	SCHED_QUEUE_FULL, /* queue_max are waiting */
+	SCHED_OWNER_FULL, /* this owner has per_owner_queued waiting */
+	SCHED_NO_MEMORY,  /* no room for the owner's bookkeeping */
 };
 
 /* Starts e now when a slot is free (and its owner is under its running
- * cap and has nothing queued), else queues it. On an error e is untouched. */
+ * cap and has nothing queued), else queues it. On an error e is left on
+ * no queue (sched_position gives 0, sched_remove does nothing). */
 enum sched_result sched_submit(struct sched_entry *e, uint64_t owner_key);
 /* Takes e out of the queue (it never got a slot); a no-op when it is not
  * queued. */

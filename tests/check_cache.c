@@ -45,7 +45,7 @@ static void setup(unsigned max_entries, uint64_t max_bytes)
 static json_t *store(const char *code)
 {
 	int before = stored_calls;
-	if (cache_store(code, strlen(code), on_stored, NULL) == 0)
+	if (cache_store("uid-1", code, strlen(code), on_stored, NULL) == 0)
 		return NULL;
 	while (stored_calls == before)
 		loop_run();
@@ -83,8 +83,7 @@ START_TEST(test_descriptions)
 			 "Sums numbers. Fast.");
 	ck_assert_str_eq(description_of("\n\n  // indented\nreturn 3"), "indented");
 	ck_assert_str_eq(description_of("return 4 // trailing, not leading"), "");
-	ck_assert_str_eq(description_of("// one\n\n// two is after a blank line\nreturn 5"),
-			 "one");
+	ck_assert_str_eq(description_of("// one\n\n// two is after a blank line\nreturn 5"), "one");
 	/* Cut to 200 characters, never inside one. */
 	char code[1200] = "// ";
 	for (int i = 0; i < 300; i++)
@@ -104,12 +103,12 @@ START_TEST(test_dedup_and_files)
 	ck_assert_uint_eq(strlen(json_string_value(json_object_get(info, "content_hash"))), 64);
 	ck_assert_ptr_null(store("// first\nreturn 1")); /* the same content */
 	char path[256];
-	snprintf(path, sizeof path, "%s/scripts/%s", dir, name);
+	snprintf(path, sizeof path, "%s/scripts/uid-1/%s", dir, name);
 	struct stat st;
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 	ck_assert_int_eq(st.st_size, 17);
-	snprintf(path, sizeof path, "%s/scripts", dir);
+	snprintf(path, sizeof path, "%s/scripts/uid-1", dir);
 	ck_assert_int_eq(files_in(path, ".tmp-"), 0);
 	ck_assert_int_eq(files_in(path, "script-"), 1);
 }
@@ -125,19 +124,20 @@ START_TEST(test_lookup_rules)
 	const char *code, *found;
 	size_t len;
 	char *matches = NULL;
-	ck_assert_int_eq(cache_lookup(name_a, &code, &len, &found, &matches), CACHE_FOUND);
+	ck_assert_int_eq(cache_lookup("uid-1", name_a, &code, &len, &found, &matches), CACHE_FOUND);
 	ck_assert_str_eq(code, "return 'a'");
 	/* The 12 hex digits of the hash: a unique substring. */
 	char sub[13];
 	snprintf(sub, sizeof sub, "%.12s", name_a + strlen(name_a) - 15);
-	ck_assert_int_eq(cache_lookup(sub, &code, &len, &found, &matches), CACHE_FOUND);
+	ck_assert_int_eq(cache_lookup("uid-1", sub, &code, &len, &found, &matches), CACHE_FOUND);
 	ck_assert_str_eq(found, name_a);
 	/* A prefix shared by both is ambiguous, and the message lists them. */
-	ck_assert_int_eq(cache_lookup("SCRIPT-", &code, &len, &found, &matches), CACHE_AMBIGUOUS);
+	ck_assert_int_eq(cache_lookup("uid-1", "SCRIPT-", &code, &len, &found, &matches),
+			 CACHE_AMBIGUOUS);
 	ck_assert_ptr_nonnull(strstr(matches, name_a));
 	ck_assert_ptr_nonnull(strstr(matches, ", "));
 	free(matches);
-	ck_assert_int_eq(cache_lookup("nothing-like-it", &code, &len, &found, &matches),
+	ck_assert_int_eq(cache_lookup("uid-1", "nothing-like-it", &code, &len, &found, &matches),
 			 CACHE_NOT_FOUND);
 }
 END_TEST
@@ -150,7 +150,7 @@ START_TEST(test_limits_evict_oldest)
 		 json_string_value(json_object_get(store("// one\nreturn 1"), "name")));
 	store("// two\nreturn 2");
 	store("// three\nreturn 3");
-	json_t *list = cache_list(NULL);
+	json_t *list = cache_list("uid-1", NULL);
 	ck_assert_uint_eq(json_array_size(list), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "description")),
 			 "three"); /* newest first */
@@ -158,7 +158,7 @@ START_TEST(test_limits_evict_oldest)
 	/* The evicted file goes too, once the writer has been by. */
 	store("// four\nreturn 4");
 	char path[256];
-	snprintf(path, sizeof path, "%s/scripts/%s", dir, first);
+	snprintf(path, sizeof path, "%s/scripts/uid-1/%s", dir, first);
 	struct stat st;
 	ck_assert_int_ne(stat(path, &st), 0);
 }

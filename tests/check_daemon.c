@@ -23,7 +23,10 @@ static struct daemon shared;
 
 static void shared_up(void)
 {
-	const char *args[] = {"--max-workers", "4", "--frame-timeout-ms", "300", NULL};
+	/* test_concurrent_clients pipelines 160 executions of one owner. */
+	const char *args[] = {
+		"--max-workers", "4", "--frame-timeout-ms", "300", "--max-queued-per-owner",
+		"256",		 NULL};
 	daemon_start(&shared, args);
 }
 static void shared_down(void) { daemon_stop(&shared); }

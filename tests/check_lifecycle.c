@@ -1455,7 +1455,7 @@ START_TEST(test_cache_store)
 
 	/* The file: owner-only, whole, written atomically. */
 	char dir[160], path[256];
-	snprintf(dir, sizeof dir, "%s/scripts", d.dir);
+	snprintf(dir, sizeof dir, "%s/scripts/uid-%u", d.dir, (unsigned)getuid()); /* its owner's */
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	struct stat st;
 	ck_assert_int_eq(lstat(path, &st), 0);
@@ -1680,7 +1680,7 @@ START_TEST(test_cache_max_entries)
 	ck_assert_str_eq(jstr(json_array_get(s, 1), "name"), names[1]);
 	json_decref(s);
 	char dir[160];
-	snprintf(dir, sizeof dir, "%s/scripts", d.dir);
+	snprintf(dir, sizeof dir, "%s/scripts/uid-%u", d.dir, (unsigned)getuid()); /* its owner's */
 	const char *kept[] = {names[1], names[2]};
 	ck_assert_int_eq(cache_files(dir, kept, 2), 2);
 	json_t *r = call_once(d.sock, json_pack("{s:s, s:s}", "op", "execute", "cached", names[0]));
@@ -1698,7 +1698,7 @@ START_TEST(test_cache_clear)
 	store(d.sock, "// first\nreturn 1", "first", names[0]);
 	store(d.sock, "// second\nreturn 2", "second", names[1]);
 	char dir[160];
-	snprintf(dir, sizeof dir, "%s/scripts", d.dir);
+	snprintf(dir, sizeof dir, "%s/scripts/uid-%u", d.dir, (unsigned)getuid()); /* its owner's */
 	ck_assert_int_eq(cache_files(dir, NULL, 0), 2);
 	json_t *r = call_once(d.sock, json_pack("{s:s}", "op", "cache_clear"));
 	ck_assert(jtrue(r, "ok"));
