@@ -40,16 +40,53 @@ static void setup(unsigned max_entries, uint64_t max_bytes)
 	cache_init(&s);
 }
 
-/* Stores code and waits for the writer; returns the info (borrowed) or NULL
- * when nothing was stored. */
-static json_t *store(const char *code)
+/* Stores code for owner and waits for the writer; returns the info
+ * (borrowed) or NULL when nothing was stored. */
+static json_t *store_as(const char *owner, const char *code)
 {
 	int before = stored_calls;
-	if (cache_store("uid-1", code, strlen(code), on_stored, NULL) == 0)
+	if (cache_store(owner, code, strlen(code), on_stored, NULL) == 0)
 		return NULL;
 	while (stored_calls == before)
 		loop_run();
 	return last_info;
+}
+
+static json_t *store(const char *code) { return store_as("uid-1", code); }
+
+static unsigned cleared_count;
+static void on_cleared(void *arg, unsigned removed)
+{
+	(void)arg;
+	cleared_count = removed;
+	loop_stop();
+}
+
+/* cache_clear in scope, waiting for the writer; returns the count. */
+static unsigned clear(const char *scope)
+{
+	cleared_count = ~0u;
+	cache_clear(scope, on_cleared, NULL);
+	while (cleared_count == ~0u)
+		loop_run();
+	return cleared_count;
+}
+
+static size_t listed(const char *scope)
+{
+	json_t *l = cache_list(scope, NULL);
+	size_t n = json_array_size(l);
+	json_decref(l);
+	return n;
+}
+
+static const char *name_of(json_t *info)
+{
+	static char out[2][128];
+	static int k;
+	k ^= 1;
+	snprintf(out[k], sizeof out[k], "%s", json_string_value(json_object_get(info, "name")));
+	return out[k];
 }
 
 static const char *description_of(const char *code)
@@ -164,6 +201,138 @@ START_TEST(test_limits_evict_oldest)
 }
 END_TEST
 
+/* Owners: dedup per owner, lookups and lists and clears in scope, NULL
+ * (an admin) seeing all; one directory per owner, 0700. */
+START_TEST(test_owners_scoped)
+{
+	setup(100, 1 << 20);
+	const char *a = name_of(store_as("uid-10", "// a secret\nreturn 'A'"));
+	char name_a[128];
+	snprintf(name_a, sizeof name_a, "%s", a);
+	/* The same content from another owner is another entry. */
+	json_t *b = store_as("uid-20", "// a secret\nreturn 'A'");
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_null(store_as("uid-20", "// a secret\nreturn 'A'"));
+	store_as("uid-20", "return 'B only'");
+	ck_assert_uint_eq(listed("uid-10"), 1);
+	ck_assert_uint_eq(listed("uid-20"), 2);
+	ck_assert_uint_eq(listed("uid-30"), 0);
+	ck_assert_uint_eq(listed(NULL), 3);
+	const char *code, *found;
+	size_t len;
+	char *matches = NULL;
+	char path[256];
+	ck_assert_int_eq(cache_lookup("uid-30", name_a, &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+	ck_assert_int_eq(cache_lookup("uid-30", "script-", &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+	/* For uid-10 the prefix is unique: its one script. */
+	ck_assert_int_eq(cache_lookup("uid-10", "script-", &code, &len, &found, &matches),
+			 CACHE_FOUND);
+	ck_assert_str_eq(found, name_a);
+	ck_assert_int_eq(cache_lookup(NULL, "script-", &code, &len, &found, &matches),
+			 CACHE_AMBIGUOUS);
+	free(matches);
+	/* Keys that are no plain file name are not stored. */
+	ck_assert_int_eq(cache_store("../x", "1", 1, on_stored, NULL), 0);
+	ck_assert_int_eq(cache_store("", "1", 1, on_stored, NULL), 0);
+	ck_assert_int_eq(cache_store("uid-1/..", "1", 1, on_stored, NULL), 0);
+	struct stat st;
+	snprintf(path, sizeof path, "%s/uid-10", scripts);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	/* A clear in scope clears that owner's only; NULL clears all. */
+	ck_assert_uint_eq(clear("uid-20"), 2);
+	ck_assert_uint_eq(listed("uid-10"), 1);
+	snprintf(path, sizeof path, "%s/uid-10/%s", scripts, name_a);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_uint_eq(clear(NULL), 1);
+	ck_assert_int_ne(lstat(path, &st), 0);
+	ck_assert_uint_eq(listed(NULL), 0);
+}
+END_TEST
+
+/* Over the limits, the owner holding the most loses its oldest first: a
+ * flood from one owner does not evict another's scripts. */
+START_TEST(test_eviction_biggest_owner_first)
+{
+	setup(4, 1 << 20);
+	store_as("uid-1", "return 'keep me'");
+	char code[64];
+	for (int i = 0; i < 10; i++) {
+		snprintf(code, sizeof code, "return %d", i);
+		ck_assert_ptr_nonnull(store_as("uid-2", code));
+	}
+	ck_assert_uint_eq(listed(NULL), 4);
+	ck_assert_uint_eq(listed("uid-1"), 1);
+	ck_assert_uint_eq(listed("uid-2"), 3);
+	const char *c, *found;
+	size_t len;
+	char *matches = NULL;
+	ck_assert_int_eq(cache_lookup("uid-2", "script-", &c, &len, &found, &matches),
+			 CACHE_AMBIGUOUS);
+	free(matches);
+}
+END_TEST
+
+/* Restart: owners come back from their directories; files lying in the
+ * cache directory itself (from before owners) go to uid-0; a symlink in
+ * place of an owner's directory is not followed. */
+START_TEST(test_owners_survive_restart)
+{
+	setup(100, 1 << 20);
+	const char *a = name_of(store_as("uid-10", "return 'ten'"));
+	char name_a[128];
+	snprintf(name_a, sizeof name_a, "%s", a);
+	cache_stop();
+	char path[320];
+	static const char flat[] = "script-2024-01-01T00-00-00-0123456789ab.js";
+	snprintf(path, sizeof path, "%s/%s", scripts, flat);
+	FILE *f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("return 'old'", f);
+	fclose(f);
+	/* Another directory's scripts, reached through a symlink "uid-66". */
+	char other[128], link[160];
+	snprintf(other, sizeof other, "%s/elsewhere", dir);
+	ck_assert_int_eq(mkdir(other, 0700), 0);
+	snprintf(path, sizeof path, "%s/%s", other, flat);
+	f = fopen(path, "we");
+	fputs("return 'not mine'", f);
+	fclose(f);
+	snprintf(link, sizeof link, "%s/uid-66", scripts);
+	ck_assert_int_eq(symlink(other, link), 0);
+
+	struct cache_settings s = {scripts, 100, 1 << 20};
+	cache_init(&s);
+	const char *code, *found;
+	size_t len;
+	char *matches = NULL;
+	ck_assert_int_eq(cache_lookup("uid-10", name_a, &code, &len, &found, &matches),
+			 CACHE_FOUND);
+	ck_assert_str_eq(code, "return 'ten'");
+	ck_assert_int_eq(cache_lookup("uid-0", flat, &code, &len, &found, &matches), CACHE_FOUND);
+	ck_assert_str_eq(code, "return 'old'");
+	ck_assert_int_eq(cache_lookup("uid-10", flat, &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+	ck_assert_int_eq(cache_lookup("uid-66", flat, &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+	snprintf(path, sizeof path, "%s/uid-0/%s", scripts, flat);
+	struct stat st;
+	ck_assert_int_eq(lstat(path, &st), 0);
+	snprintf(path, sizeof path, "%s/%s", scripts, flat);
+	ck_assert_int_ne(lstat(path, &st), 0);
+	/* Storing for uid-66 does not write through the symlink. */
+	ck_assert_int_eq(cache_store("uid-66", "return 66", 9, on_stored, NULL), 1);
+	int before = stored_calls;
+	while (stored_calls == before)
+		loop_run();
+	ck_assert_ptr_null(last_info);
+	ck_assert_int_eq(files_in(other, "script-"), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cache");
@@ -172,6 +341,9 @@ int main(void)
 	tcase_add_test(tc, test_dedup_and_files);
 	tcase_add_test(tc, test_lookup_rules);
 	tcase_add_test(tc, test_limits_evict_oldest);
+	tcase_add_test(tc, test_owners_scoped);
+	tcase_add_test(tc, test_eviction_biggest_owner_first);
+	tcase_add_test(tc, test_owners_survive_restart);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
