@@ -240,7 +240,10 @@ static void update(struct conn *c)
 	else if (c->partial_since)
 		deadline = c->partial_since + settings.frame_timeout_ms;
 	else if (idle)
-		deadline = c->last_progress + settings.idle_timeout_ms;
+		/* A peer that is not admitted holds a connection no longer
+		 * than a frame may take. */
+		deadline = c->last_progress +
+			   (c->refused ? settings.frame_timeout_ms : settings.idle_timeout_ms);
 	if (deadline) {
 		uint64_t now = loop_now_ms();
 		loop_timer_set(&c->timer, deadline > now ? deadline - now : 0, on_deferred_close);

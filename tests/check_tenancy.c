@@ -615,6 +615,25 @@ START_TEST(test_allow_users)
 }
 END_TEST
 
+/* A peer that is not admitted and says nothing is closed after
+ * --frame-timeout-ms, not --idle-timeout-ms: it cannot sit on a
+ * connection slot. Here the test's own uid is the one not listed. */
+START_TEST(test_refused_silent_peer_closed)
+{
+	char other[16];
+	snprintf(other, sizeof other, "%u", geteuid() == 0 ? 61999u : 0u);
+	const char *args[] = {"--allow-users", other, "--frame-timeout-ms", "300", NULL};
+	struct daemon d;
+	daemon_start(&d, args);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	ck_assert_msg(client_eof(&c, 10000), "a silent refused peer was kept open");
+	client_close(&c);
+	ck_assert_uint_eq(log_count(&d, "refused"), 1);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
 /* --admin-group: a member (here by its gid) sees every owner's. */
 START_TEST(test_admin_group)
 {
@@ -828,6 +847,7 @@ int main(void)
 	tcase_add_test(tc, test_cache_flat_files_are_admins);
 	tcase_add_test(tc, test_cached_name_with_nul);
 	tcase_add_test(tc, test_allow_users);
+	tcase_add_test(tc, test_refused_silent_peer_closed);
 	tcase_add_test(tc, test_admin_group);
 	tcase_add_test(tc, test_usage_errors);
 	tcase_add_test(tc, test_fair_queue);
