@@ -5,8 +5,9 @@
  * waits for a worker slot (sched), runs in a worker (run.c), and answers:
  * execute, stream and test with a final reply on the requesting connection,
  * async with nothing (the client polls). Every execution is registered by
- * id (registry) so status, cancel and list reach it from any connection,
- * and stays queryable after it ends for the retention period.
+ * id (registry) so status, cancel and list reach it from any connection of
+ * its owner (ops.c checks who may see it), and stays queryable after it
+ * ends for the retention period.
  */
 #ifndef SANDBOXD_EXEC_H
 #define SANDBOXD_EXEC_H
