@@ -161,7 +161,7 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 	if (c->refused) {
 		/* Whatever it asked, and however well: a peer not admitted
 		 * hears why once, then the connection closes. */
-		char why[192];
+		char why[192] = "not admitted";
 		owner_admitted(&c->owner, why, sizeof why);
 		reply_error(c, root ? req.id : err.id, STATUS_PERMISSION_DENIED, why);
 		c->closing = true;
