@@ -655,7 +655,10 @@ json_t *cache_list(const char *scope, const char *filter)
 			continue;
 		if (filter && !icontains(e->name, filter) && !icontains(e->description, filter))
 			continue;
-		json_array_append_new(out, entry_info(e, true));
+		json_t *info = entry_info(e, true);
+		if (!scope) /* everyone's: say whose */
+			json_object_set_new(info, "owner", json_string(e->owner));
+		json_array_append_new(out, info);
 	}
 	return out;
 }

@@ -77,9 +77,9 @@ enum cache_lookup_result {
 enum cache_lookup_result cache_lookup(const char *scope, const char *query, const char **code,
 				      size_t *len, const char **name, char **matches);
 
-/* [{name, description, created_at_ms, content_hash, size_bytes}] in scope,
- * newest first, those whose name or description contains filter
- * (case-insensitive; NULL: all). */
+/* [{name, description, created_at_ms, content_hash, size_bytes}] in scope
+ * (with scope NULL each also has its "owner"), newest first, those whose
+ * name or description contains filter (case-insensitive; NULL: all). */
 json_t *cache_list(const char *scope, const char *filter);
 
 typedef void (*cache_cleared_cb)(void *arg, unsigned removed);

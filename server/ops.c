@@ -252,7 +252,11 @@ static void list(struct conn *c, const struct request *req)
 		if (request_state_terminal(st) && req->has_within &&
 		    (!finished || now - finished > req->within_ms))
 			continue;
-		json_array_append_new(items, exec_summary(e));
+		json_t *item = exec_summary(e);
+		/* An admin sees everyone's, so it is told whose. */
+		if (conn_owner(c)->admin)
+			json_object_set_new(item, "owner", json_string(exec_owner(e)->key));
+		json_array_append_new(items, item);
 	}
 	json_t *r = msg_reply_ok(req->id);
 	json_object_set_new(r, "executions", items);

@@ -275,6 +275,18 @@ START_TEST(test_executions_are_private)
 	ck_assert(listed(r, "executions", "execution_id", running));
 	ck_assert(listed(r, "executions", "execution_id", ended));
 	ck_assert(listed(r, "executions", "execution_id", mine));
+	/* and whose each is */
+	char owner_a[32], owner_b[32];
+	snprintf(owner_a, sizeof owner_a, "uid-%u", (unsigned)uid_a);
+	snprintf(owner_b, sizeof owner_b, "uid-%u", (unsigned)uid_b);
+	json_t *item;
+	size_t i;
+	json_array_foreach (json_object_get(r, "executions"), i, item)
+		ck_assert_str_eq(jstr(item, "owner"),
+				 strcmp(jstr(item, "execution_id"), mine) == 0 ? owner_b : owner_a);
+	json_decref(r);
+	r = list_all(&a);
+	ck_assert(!json_object_get(json_array_get(json_object_get(r, "executions"), 0), "owner"));
 	json_decref(r);
 
 	/* The admin reads A's output and cancels A's execution. */
@@ -394,6 +406,9 @@ START_TEST(test_cache_is_private)
 	/* The admin sees and runs it. */
 	r = cache_list(&admin, "vault");
 	ck_assert(listed(r, "scripts", "name", name));
+	char owner_a[32];
+	snprintf(owner_a, sizeof owner_a, "uid-%u", (unsigned)uid_a);
+	ck_assert_str_eq(jstr(json_array_get(json_object_get(r, "scripts"), 0), "owner"), owner_a);
 	json_decref(r);
 	r = run_cached(&admin, name);
 	ck_assert_str_eq(jstr(r, "value"), "TOPSECRET-4711");
