@@ -43,19 +43,21 @@ static bool is_root(const char *test)
 	return false;
 }
 
-/* An id no account or group uses, from 61000 up, other than those taken. */
+/* An id no account or group uses, from 4000000000 up: far from system,
+ * user and dynamic ranges, and from any range workers get theirs from. */
+#define ID_BASE 4000000000u
 static unsigned unused_id(unsigned after)
 {
-	for (unsigned id = after + 1; id < 65000; id++)
+	for (unsigned id = after + 1; id < ID_BASE + 100000u; id++)
 		if (!getpwuid((uid_t)id) && !getgrgid((gid_t)id))
 			return id;
-	ck_abort_msg("no unused uid between 61000 and 65000");
+	ck_abort_msg("no unused uid above %u", ID_BASE);
 	return 0;
 }
 
 static void pick_ids(void)
 {
-	uid_a = unused_id(61000);
+	uid_a = unused_id(ID_BASE);
 	uid_b = unused_id(uid_a);
 	uid_c = unused_id(uid_b);
 	gid_admin = unused_id(uid_c);
@@ -636,7 +638,7 @@ END_TEST
 START_TEST(test_refused_silent_peer_closed)
 {
 	char other[16];
-	snprintf(other, sizeof other, "%u", geteuid() == 0 ? 61999u : 0u);
+	snprintf(other, sizeof other, "%u", geteuid() == 0 ? ID_BASE - 1 : 0u);
 	const char *args[] = {"--allow-users", other, "--frame-timeout-ms", "300", NULL};
 	struct daemon d;
 	daemon_start(&d, args);
