@@ -63,7 +63,9 @@ int owner_from_socket(struct owner *o, int fd);
  * the client (and the log). */
 bool owner_admitted(const struct owner *o, char *why, size_t why_size);
 
-/* A number naming the owner for the scheduler (same owner, same number). */
+/* A number naming the owner for the scheduler (same owner, same number).
+ * A kind without a uid maps its identity to the low 32 bits here (a hash
+ * of its key: a collision would only share a turn, never access). */
 static inline unsigned long long owner_sched_key(const struct owner *o)
 {
 	return ((unsigned long long)o->kind << 32) | (unsigned long long)o->uid;
