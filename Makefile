@@ -58,7 +58,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
-              check_cache check_polyfills check_decl check_sched
+              check_cache check_polyfills check_decl check_sched check_owner
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
@@ -116,6 +116,7 @@ build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORK
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
+build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
