@@ -50,7 +50,7 @@ JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
-            server/registry.c server/sched.c server/spawn.c server/cache.c server/decl.c
+            server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c server/decl.c
 CTL      := server/sandboxctl.c
 
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
@@ -58,7 +58,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl
-INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus
+INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_workers
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
 .PHONY: all deps run check bench install uninstall clean format lint
@@ -120,6 +120,7 @@ build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(ca
 build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_workers: $(call obj,tests/check_workers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 $(TESTS) build/tests/bench: build/tests/%:
 	@mkdir -p $(dir $@)
