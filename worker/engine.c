@@ -535,6 +535,33 @@ static void put_function(duk_context *ctx, const char *name, duk_c_function fn, 
 	duk_put_prop_string(ctx, -2, name);
 }
 
+/* ---- hidden keys */
+
+/* keys.fresh(): another hidden symbol. Duktape's hidden symbols begin with
+ * a 0xFF byte, which no ECMAScript string can hold: no script can name
+ * such a key, and neither getOwnPropertySymbols nor Reflect.ownKeys nor a
+ * Proxy trap lists it. */
+static duk_ret_t fresh_key(duk_context *ctx)
+{
+	static unsigned long n;
+	duk_push_sprintf(ctx, "%ckey%lu", 0xff, ++n);
+	return 1;
+}
+
+/* Pushes the object of hidden keys the polyfills and the runtime keep
+ * their state under (see polyfills.js, runtime.js). */
+static void push_keys(duk_context *ctx)
+{
+	static const char *const names[] = {"id", "table", "promise", "gen"};
+	duk_push_object(ctx);
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		duk_push_sprintf(ctx, "%c%s", 0xff, names[i]);
+		duk_put_prop_string(ctx, -2, names[i]);
+	}
+	duk_push_c_function(ctx, fresh_key, 0);
+	duk_put_prop_string(ctx, -2, "fresh");
+}
+
 /* Compiles and runs an embedded source; its value is left on the stack. */
 static int load_js(duk_context *ctx, const char *name, const char *src, size_t len,
 		   duk_uint_t flags)
@@ -570,7 +597,8 @@ static int prepare_lowering(duk_context *ctx)
 	if (load_js(ctx, "runtime.js", js_runtime, js_runtime_len, DUK_COMPILE_EVAL) < 0)
 		return -1;
 	duk_get_prop_string(ctx, -2, "thread");
-	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+	push_keys(ctx);
+	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return -1;
 	duk_push_global_object(ctx);
 	duk_push_string(ctx, "$$rt");
@@ -604,6 +632,16 @@ int engine_prepare(void)
 	 * require would suggest a module system there is none of. */
 	duk_del_prop_string(ctx, -1, "Duktape");
 	duk_del_prop_string(ctx, -1, "require");
+	/* Duktape's own bindings beyond ECMAScript: CBOR, its Node.js Buffer
+	 * (an old, partial API code written for Node would misuse) and its
+	 * plain buffers. (The builtins' tables come pre-generated with the
+	 * source, so a configuration option cannot drop them.) */
+	duk_del_prop_string(ctx, -1, "CBOR");
+	duk_del_prop_string(ctx, -1, "Buffer");
+	duk_get_prop_string(ctx, -1, "Uint8Array");
+	duk_del_prop_string(ctx, -1, "allocPlain");
+	duk_del_prop_string(ctx, -1, "plainOf");
+	duk_pop(ctx);
 
 	duk_push_object(ctx);
 	put_function(ctx, "log", console_write, DUK_VARARGS, 1);
@@ -636,17 +674,23 @@ int engine_prepare(void)
 		return -1;
 	duk_push_global_object(ctx);
 	duk_push_c_function(ctx, microtask_queued, 0);
-	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+	push_keys(ctx);
+	if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return -1;
 	duk_put_prop_string(ctx, -2, "internals");
 	duk_pop(ctx);
 
-	/* Test mode's harness, compiled once here. */
+	/* Test mode's harness, compiled and run once here, before any script:
+	 * it captures the built-ins it uses now. stash.harness is its
+	 * install(global). */
 	duk_push_global_stash(ctx);
 	duk_push_string(ctx, "harness.js");
 	if (duk_pcompile_lstring_filename(ctx, DUK_COMPILE_EVAL, js_harness, js_harness_len) !=
 		    DUK_EXEC_SUCCESS ||
 	    duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS || !duk_is_function(ctx, -1))
+		return -1;
+	duk_get_prop_string(ctx, -2, "internals");
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS || !duk_is_function(ctx, -1))
 		return -1;
 	duk_put_prop_string(ctx, -2, "harness");
 	duk_pop(ctx);
@@ -1056,38 +1100,125 @@ static json_t *run_program(duk_context *ctx, const char *src, size_t len, enum e
 	return r;
 }
 
+/* Calls controls.begin(source) on the harness's controls at idx. */
+static void harness_begin(duk_context *ctx, duk_idx_t idx, const char *source)
+{
+	duk_get_prop_string(ctx, idx, "begin");
+	duk_push_string(ctx, source);
+	/* It only sets a variable; the controls are frozen, the harness's. */
+	(void)duk_pcall(ctx, 1);
+	duk_pop(ctx);
+}
+
+/* The string at key of the entry at idx as UTF-8, or NULL when it is not a
+ * string. The entries have no prototype: nothing but the harness's own
+ * properties is read. */
+static json_t *entry_string(duk_context *ctx, duk_idx_t idx, const char *key)
+{
+	json_t *v = NULL;
+	duk_get_prop_string(ctx, idx, key);
+	if (duk_is_string(ctx, -1)) {
+		struct buf b = BUF_INIT;
+		append_string(ctx, -1, &b);
+		v = json_stringn(b.data ? buf_peek(&b) : "", buf_len(&b));
+		buf_free(&b);
+	}
+	duk_pop(ctx);
+	return v;
+}
+
+static bool entry_bool(duk_context *ctx, duk_idx_t idx, const char *key)
+{
+	duk_get_prop_string(ctx, idx, key);
+	bool v = duk_is_boolean(ctx, -1) && duk_get_boolean(ctx, -1);
+	duk_pop(ctx);
+	return v;
+}
+
+/*
+ * The test report from the array of entries at the top of the stack (the
+ * harness's run()): {summary, tests}, the summary counted here from the
+ * entries, never taken from the script. An entry is skipped, or passed, or
+ * failed; one that is not well formed counts as failed. NULL without
+ * memory. Runs under duk_safe_call (reading can allocate).
+ */
+struct report {
+	json_t *out;
+};
+
+static duk_ret_t build_report(duk_context *ctx, void *udata)
+{
+	struct report *rep = udata;
+	json_t *list = json_array();
+	json_int_t passed = 0, failed = 0, skipped = 0;
+	duk_size_t n = duk_is_array(ctx, -1) ? duk_get_length(ctx, -1) : 0;
+	for (duk_size_t i = 0; i < n && list; i++) {
+		duk_get_prop_index(ctx, -1, (duk_uarridx_t)i);
+		json_t *name = entry_string(ctx, -1, "name");
+		json_t *error = entry_string(ctx, -1, "error");
+		bool skip = entry_bool(ctx, -1, "skipped");
+		bool pass = !skip && !error && entry_bool(ctx, -1, "passed");
+		duk_get_prop_string(ctx, -1, "duration_ms");
+		double ms = duk_is_number(ctx, -1) ? duk_get_number(ctx, -1) : 0;
+		duk_pop_2(ctx);
+		json_t *e = json_object();
+		json_object_set_new(e, "name", name ? name : json_string("?"));
+		json_object_set_new(e, "passed", json_boolean(pass));
+		if (skip)
+			json_object_set_new(e, "skipped", json_true());
+		json_object_set_new(e, "duration_ms",
+				    json_integer(ms > 0 && ms < 1e15 ? (json_int_t)ms : 0));
+		if (error)
+			json_object_set_new(e, "error", error);
+		else if (!skip && !pass)
+			json_object_set_new(e, "error", json_string("the test did not pass"));
+		if (json_array_append_new(list, e) < 0) {
+			json_decref(list);
+			list = NULL;
+		}
+		skipped += skip;
+		passed += pass;
+		failed += !skip && !pass;
+	}
+	rep->out = list ? json_pack("{s:{s:I, s:I, s:I, s:I}, s:o}", "summary", "total",
+				    (json_int_t)n, "passed", passed, "failed", failed, "skipped",
+				    skipped, "tests", list)
+			: NULL;
+	return 0;
+}
+
 json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len,
 			 enum engine_language lang)
 {
 	duk_context *ctx = heap_ctx;
 	duk_push_global_stash(ctx);
 	duk_get_prop_string(ctx, -1, "harness");
-	duk_get_prop_string(ctx, -2, "internals");
-	duk_remove(ctx, -3);
+	duk_remove(ctx, -2);
 	duk_push_global_object(ctx);
-	duk_swap_top(ctx, -2);
-	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS) /* installs test and assert */
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return result_error("sandbox", "the test harness did not load");
+	duk_idx_t controls = duk_get_top_index(ctx);
 	json_t *r = NULL;
-	if (code)
+	if (code) {
+		harness_begin(ctx, controls, "code");
 		r = run_program(ctx, code, code_len, lang, ENGINE_CODE_NAME, "code");
-	if (!r)
+	}
+	if (!r) {
+		harness_begin(ctx, controls, "tests");
 		r = run_program(ctx, tests, tests_len, lang, ENGINE_TESTS_NAME, "tests");
+	}
 	if (r)
 		return r;
-	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS) /* the runner */
+	duk_get_prop_string(ctx, controls, "run");
+	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
-	if (duk_safe_call(ctx, json_encode_top, NULL, 1, 1) != DUK_EXEC_SUCCESS ||
-	    !duk_is_string(ctx, -1))
-		return result_error("script", "the test results cannot be converted to JSON");
-	struct buf text = BUF_INIT;
-	append_string(ctx, -1, &text);
-	json_t *results = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text), 0, NULL);
-	buf_free(&text);
-	if (!results)
+	struct report rep = {NULL};
+	if (duk_safe_call(ctx, build_report, &rep, 1, 1) != DUK_EXEC_SUCCESS || !rep.out) {
+		json_decref(rep.out);
 		return result_error(alloc_failed ? "memory" : "script",
-				    "the test results are not valid JSON");
+				    "the test results could not be read");
+	}
 	json_t *done = result_ok(NULL);
-	json_object_set_new(done, "test", results);
+	json_object_set_new(done, "test", rep.out);
 	return done;
 }

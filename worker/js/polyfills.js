@@ -6,8 +6,14 @@
  * it stands in for. Evaluates to the internals the engine itself uses
  * (draining the microtask queue, inspecting a promise); scripts cannot
  * reach them.
+ *
+ * The state behind a Map, a Set, a WeakMap's entries and a Promise lives
+ * under the keys the engine passes in: Duktape's hidden symbols, which no
+ * script can name or list (getOwnPropertySymbols and Reflect.ownKeys skip
+ * them), so a script can neither read nor forge it. hidden.fresh() makes
+ * another such key.
  */
-(function (global, notify) {
+(function (global, notify, hidden) {
 	'use strict';
 	var defineProperty = Object.defineProperty;
 	var hasOwn = Object.prototype.hasOwnProperty;
@@ -321,7 +327,7 @@
 	 * iterators that survive deletes), indexed for primitives by a typed
 	 * key and for objects by a hidden per-object id. */
 
-	var ID = Symbol('sandboxd.id');
+	var ID = hidden.id;
 	var nextId = 1;
 
 	function indexKey(k) {
@@ -400,7 +406,7 @@
 		});
 	};
 
-	var TABLE = Symbol('sandboxd.table');
+	var TABLE = hidden.table;
 
 	function table(o, what) {
 		var t = o !== null && typeof o === 'object' ? o[TABLE] : undefined;
@@ -505,7 +511,7 @@
 		function W(iterable) {
 			if (!(this instanceof W))
 				throw new TypeError('Constructor ' + kind + ' requires new');
-			defineProperty(this, TABLE, {value: {kind: kind, sym: Symbol(kind), frozen: []}});
+			defineProperty(this, TABLE, {value: {kind: kind, sym: hidden.fresh(), frozen: []}});
 			var self = this;
 			if (iterable != null)
 				forOf(iterable, function (v) {
@@ -584,7 +590,7 @@
 		jobHead = 0;
 	}
 
-	var STATE = Symbol('sandboxd.promise');
+	var STATE = hidden.promise;
 	var PENDING = 0, FULFILLED = 1, REJECTED = 2;
 
 	function isPromise(p) {
