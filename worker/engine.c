@@ -575,7 +575,9 @@ static int load_js(duk_context *ctx, const char *name, const char *src, size_t l
 
 /* The lowering of modern JavaScript and TypeScript, compiled once here so
  * that a worker that needs it pays only for running it: stash.lower, and
- * the global $$rt that lowered code calls (fixed, and not enumerable). */
+ * stash.rt, the runtime lowered code calls. Lowered code gets the runtime
+ * as a parameter of the wrapper it is compiled in (see compile): no global
+ * holds it, so no script can read or replace it for another source. */
 static int prepare_lowering(duk_context *ctx)
 {
 	duk_push_global_stash(ctx);
@@ -600,13 +602,8 @@ static int prepare_lowering(duk_context *ctx)
 	push_keys(ctx);
 	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return -1;
-	duk_push_global_object(ctx);
-	duk_push_string(ctx, "$$rt");
-	duk_dup(ctx, -3);
-	duk_def_prop(ctx, -3,
-		     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_HAVE_WRITABLE |
-			     DUK_DEFPROP_HAVE_ENUMERABLE | DUK_DEFPROP_HAVE_CONFIGURABLE);
-	duk_pop_3(ctx);
+	duk_put_prop_string(ctx, -2, "rt");
+	duk_pop(ctx);
 	return 0;
 }
 
@@ -944,7 +941,8 @@ static duk_ret_t lower_call(duk_context *ctx, void *udata)
 }
 
 /* Parses code as modern JavaScript or TypeScript and lowers it to ES5.
- * NULL with the lowered source on the stack, or the failure result: a
+ * NULL with the lowered source and the array of its globals (program code
+ * only; empty for a body) on the stack, or the failure result: a
  * syntax error placed in the submitted code, or the limit the lowering
  * ran into (it runs under the script's heap cap and CPU budget). */
 static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum engine_language lang,
@@ -981,7 +979,12 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 	if (!duk_is_object(ctx, -1)) {
 		duk_pop(ctx);
 		duk_get_prop_string(ctx, -1, "code");
-		duk_remove(ctx, -2);
+		duk_get_prop_string(ctx, -2, "globals");
+		if (!duk_is_array(ctx, -1)) {
+			duk_pop(ctx);
+			duk_push_array(ctx);
+		}
+		duk_remove(ctx, -3);
 		return NULL;
 	}
 	duk_get_prop_string(ctx, -1, "message");
@@ -999,6 +1002,30 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 	}
 	duk_pop_n(ctx, 6);
 	return r;
+}
+
+/* Lowered code is compiled inside a wrapper whose parameter is the
+ * runtime, and which gives the function that runs the code: everything on
+ * the first line, so that lines stay those of the submitted code. As a
+ * body, the wrapper is the function compiled; as a program, the program's
+ * completion value, after the var statement that declares its globals. */
+static const char lowered_body_head[] = "function($$rt){return function(){";
+static const char lowered_program_head[] = "(function($$rt){return function(){";
+static const char lowered_tail[] = "\n}}";
+
+/* Replaces the lowering's globals array at the top of the stack with
+ * "var a,b;" (or "" when there are none). */
+static void push_global_vars(duk_context *ctx)
+{
+	duk_size_t n = duk_get_length(ctx, -1);
+	duk_push_string(ctx, n ? "var " : "");
+	for (duk_size_t i = 0; i < n; i++) {
+		duk_get_prop_index(ctx, -2, (duk_uarridx_t)i);
+		duk_safe_to_string(ctx, -1);
+		duk_push_string(ctx, i + 1 < n ? "," : ";");
+		duk_concat(ctx, 3);
+	}
+	duk_remove(ctx, -2);
 }
 
 /* Compiles src (what the request gave, or its lowered form at the top of
@@ -1042,15 +1069,33 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 	json_t *r = downlevel(ctx, code, len, lang, body);
 	if (r)
 		return r;
+	/* [... lowered globals] */
 	if (body) {
-		duk_push_string(ctx, head);
+		duk_pop(ctx);
+		duk_push_string(ctx, lowered_body_head);
 		duk_insert(ctx, -2);
-		duk_push_string(ctx, tail);
+		duk_push_string(ctx, lowered_tail);
 		duk_concat(ctx, 3);
+	} else {
+		push_global_vars(ctx);
+		duk_push_string(ctx, lowered_program_head);
+		duk_dup(ctx, -3);
+		duk_push_string(ctx, lowered_tail);
+		duk_push_string(ctx, ")");
+		duk_concat(ctx, 5);
+		duk_remove(ctx, -2);
 	}
 	duk_push_string(ctx, file);
 	if (duk_pcompile(ctx, flags) != DUK_EXEC_SUCCESS)
 		return compile_failure(ctx);
+	/* A program declares its globals and gives the wrapper. */
+	if (!body && duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
+		return fail_thrown(ctx, "script");
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "rt");
+	duk_remove(ctx, -2);
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS)
+		return fail_thrown(ctx, "script");
 	return NULL;
 }
 
@@ -1083,21 +1128,32 @@ json_t *engine_run(const char *code, size_t len, enum engine_language lang)
 	return settle_result(ctx);
 }
 
-/* Runs src as program code (its declarations become globals). NULL on
- * success, else the failure result, marked with which source failed. */
-static json_t *run_program(duk_context *ctx, const char *src, size_t len, enum engine_language lang,
-			   const char *file, const char *source)
+/* Marks a failure result with the source that failed. */
+static json_t *from_source(json_t *r, const char *source)
 {
-	json_t *r = compile(ctx, src, len, lang, file, false);
-	if (!r) {
-		if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
-			r = fail_thrown(ctx, "script");
-		else
-			duk_pop(ctx);
-	}
 	if (r)
 		json_object_set_new(json_object_get(r, "error"), "source", json_string(source));
 	return r;
+}
+
+/* Compiles src as program code: NULL with the function that runs it on the
+ * stack, else the failure result, marked with which source failed. */
+static json_t *compile_program(duk_context *ctx, const char *src, size_t len,
+			       enum engine_language lang, const char *file, const char *source)
+{
+	return from_source(compile(ctx, src, len, lang, file, false), source);
+}
+
+/* Runs the program compiled at idx (its declarations become globals), with
+ * the global object as its this. NULL, else the failure result. */
+static json_t *run_program(duk_context *ctx, duk_idx_t idx, const char *source)
+{
+	duk_dup(ctx, idx);
+	duk_push_global_object(ctx);
+	if (duk_pcall_method(ctx, 0) != DUK_EXEC_SUCCESS)
+		return from_source(fail_thrown(ctx, "script"), source);
+	duk_pop(ctx);
+	return NULL;
 }
 
 /* Calls controls.begin(source) on the harness's controls at idx. */
@@ -1198,14 +1254,25 @@ json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, s
 	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return result_error("sandbox", "the test harness did not load");
 	duk_idx_t controls = duk_get_top_index(ctx);
+	/* Both sources are compiled (and lowered) before either runs: the
+	 * lowering of the tests must not run after, and so under the eyes of,
+	 * the code under test. */
 	json_t *r = NULL;
+	if (code)
+		r = compile_program(ctx, code, code_len, lang, ENGINE_CODE_NAME, "code");
+	else
+		duk_push_undefined(ctx);
+	if (!r)
+		r = compile_program(ctx, tests, tests_len, lang, ENGINE_TESTS_NAME, "tests");
+	if (r)
+		return r;
 	if (code) {
 		harness_begin(ctx, controls, "code");
-		r = run_program(ctx, code, code_len, lang, ENGINE_CODE_NAME, "code");
+		r = run_program(ctx, controls + 1, "code");
 	}
 	if (!r) {
 		harness_begin(ctx, controls, "tests");
-		r = run_program(ctx, tests, tests_len, lang, ENGINE_TESTS_NAME, "tests");
+		r = run_program(ctx, controls + 2, "tests");
 	}
 	if (r)
 		return r;

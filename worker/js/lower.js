@@ -2208,20 +2208,103 @@
 			} else {
 				stmts = txList(program.body, top);
 			}
+			var directives = [];
+			while (stmts.length && stmts[0].directive)
+				directives.push(stmts.shift());
+			var globals = [];
+			if (!body)
+				stmts = globalize(stmts, top, globals);
 			var head = declarations(top);
+			if (!body)
+				head = head.concat(top.globalHead);
 			/* String methods learn about named groups before any of the
 			 * script's calls looks them up. */
 			if (usesNamedGroups)
 				head.unshift(stmt(rtCall('namedGroups', [])));
 			var pr = new Printer();
-			pr.statements(head.concat(stmts));
-			return {code: pr.out.join('')};
+			pr.statements(directives.concat(head, stmts));
+			return body ? {code: pr.out.join('')} : {code: pr.out.join(''), globals: globals};
 		} catch (e) {
 			var err = syntaxError(e);
 			if (!err)
 				throw e;
 			return {error: {message: err.message, line: err.line, column: err.column}};
 		}
+	}
+
+	/* Program code (test mode's sources) runs inside the engine's wrapper,
+	 * function ($$rt) { return function () { CODE }; }, which hands it the
+	 * runtime without a global. Its declarations must still be globals,
+	 * seen by the other source: a var (anywhere outside functions) becomes
+	 * an assignment to a global the engine declares before the wrapper
+	 * (names in globals); a function declaration is renamed within the
+	 * wrapper and assigned to its global at the start, as hoisting would,
+	 * keeping its name for .name and stacks. The lowering's own names
+	 * ($$...) stay the wrapper's. */
+	function globalize(stmts, top, globals) {
+		top.globalHead = [];
+		var seen = {};
+		function global(name) {
+			if (name.indexOf('$$') === 0) {
+				if (top.temps.indexOf(name) < 0)
+					top.temps.push(name);
+			} else if (!hasOwn.call(seen, '$' + name)) {
+				seen['$' + name] = true;
+				globals.push(name);
+			}
+		}
+		function assignments(decl) {
+			var list = [];
+			for (var i = 0; i < decl.declarations.length; i++) {
+				var d = decl.declarations[i];
+				global(d.id.name);
+				if (d.init)
+					list.push(at(assign(d.id, d.init), d));
+			}
+			return list;
+		}
+		function walk(x) {
+			if (!x || typeof x.type !== 'string' || isFunction(x))
+				return x;
+			if (x.type === 'VariableDeclaration') {
+				var list = assignments(x);
+				return list.length ? stmt(seq(list), x) : at({type: 'EmptyStatement'}, x);
+			}
+			if (x.type === 'ForStatement' && x.init && x.init.type === 'VariableDeclaration') {
+				var init = assignments(x.init);
+				x.init = init.length ? seq(init) : null;
+			}
+			if (x.type === 'ForInStatement' && x.left.type === 'VariableDeclaration') {
+				global(x.left.declarations[0].id.name);
+				x.left = x.left.declarations[0].id;
+			}
+			for (var k in x) {
+				if (k === 'loc' || k.charAt(0) === '$' || !hasOwn.call(x, k))
+					continue;
+				var v = x[k];
+				if (v instanceof Array) {
+					for (var i = 0; i < v.length; i++)
+						v[i] = walk(v[i]);
+				} else if (v && typeof v.type === 'string') {
+					x[k] = walk(v);
+				}
+			}
+			return x;
+		}
+		var fnN = 0;
+		for (var i = 0; i < stmts.length; i++) {
+			var n = stmts[i];
+			if (n.type === 'FunctionDeclaration' && n.id && n.id.name.indexOf('$$') !== 0) {
+				var name = n.id.name, local = '$$fn' + (++fnN);
+				global(name);
+				n.id = id(local, n.id);
+				top.globalHead.push(stmt(assign(id(name),
+					rtCall('fname', [id(local), lit(name)]))));
+			} else {
+				stmts[i] = walk(n);
+			}
+		}
+		return stmts;
 	}
 
 	/* A body with top-level await: the whole of it is an async function

@@ -467,6 +467,13 @@
 		return re;
 	}
 
+	/* A top-level function of program code, renamed inside the wrapper
+	 * (see the lowering's globalize), under its own name again. */
+	function fname(fn, name) {
+		defineProperty(fn, 'name', {value: name, configurable: true});
+		return fn;
+	}
+
 	/* for-of left early: the iterator's return, when it has one. */
 	function close(it) {
 		if (typeof it['return'] === 'function')
@@ -641,6 +648,7 @@
 		generator: generator,
 		awaitValue: awaitValue,
 		async: async,
+		fname: fname,
 		BREAK: BREAK
 	});
 })
