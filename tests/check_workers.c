@@ -414,6 +414,489 @@ START_TEST(test_minimal_environment)
 }
 END_TEST
 
+/* ---- what a script can reach */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_append(&b, chunk, n);
+	buf_append(&b, "", 1);
+	fclose(f);
+	return b.data;
+}
+
+/* The global object's own names a script sees: standard ECMAScript, and
+ * what PROTOCOL.md documents (console, tools, load, store, queueMicrotask,
+ * TextEncoder, TextDecoder, performance). */
+static const char *const allowed_globals[] = {"AggregateError",
+					      "Array",
+					      "ArrayBuffer",
+					      "Boolean",
+					      "DataView",
+					      "Date",
+					      "Error",
+					      "EvalError",
+					      "Float32Array",
+					      "Float64Array",
+					      "Function",
+					      "Infinity",
+					      "Int16Array",
+					      "Int32Array",
+					      "Int8Array",
+					      "JSON",
+					      "Map",
+					      "Math",
+					      "NaN",
+					      "Number",
+					      "Object",
+					      "Promise",
+					      "Proxy",
+					      "RangeError",
+					      "ReferenceError",
+					      "Reflect",
+					      "RegExp",
+					      "Set",
+					      "String",
+					      "Symbol",
+					      "SyntaxError",
+					      "TextDecoder",
+					      "TextEncoder",
+					      "TypeError",
+					      "URIError",
+					      "Uint16Array",
+					      "Uint32Array",
+					      "Uint8Array",
+					      "Uint8ClampedArray",
+					      "WeakMap",
+					      "WeakSet",
+					      "console",
+					      "decodeURI",
+					      "decodeURIComponent",
+					      "encodeURI",
+					      "encodeURIComponent",
+					      "escape",
+					      "eval",
+					      "globalThis",
+					      "isFinite",
+					      "isNaN",
+					      "load",
+					      "parseFloat",
+					      "parseInt",
+					      "performance",
+					      "queueMicrotask",
+					      "store",
+					      "tools",
+					      "undefined",
+					      "unescape",
+					      NULL};
+/* Object.prototype, the global's prototype: ES2022 with Annex B. */
+static const char *const allowed_object_proto[] = {"__defineGetter__",
+						   "__defineSetter__",
+						   "__lookupGetter__",
+						   "__lookupSetter__",
+						   "__proto__",
+						   "constructor",
+						   "hasOwnProperty",
+						   "isPrototypeOf",
+						   "propertyIsEnumerable",
+						   "toLocaleString",
+						   "toString",
+						   "valueOf",
+						   NULL};
+static const char *const test_globals[] = {"assert", "test", NULL};
+
+static bool listed(const char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (strcmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+static size_t list_len(const char *const *list)
+{
+	size_t n = 0;
+	while (list && list[n])
+		n++;
+	return n;
+}
+
+/* names (a JSON array of strings) is exactly a, plus b. */
+static void assert_names(json_t *names, const char *const *a, const char *const *b,
+			 const char *what)
+{
+	ck_assert_msg(json_is_array(names), "%s: no list of names", what);
+	size_t i;
+	json_t *v;
+	json_array_foreach (names, i, v) {
+		const char *n = json_string_value(v);
+		ck_assert_msg(n && (listed(a, n) || listed(b, n)),
+			      "%s: %s is neither standard nor documented", what, n ? n : "?");
+	}
+	ck_assert_msg(json_array_size(names) == list_len(a) + list_len(b),
+		      "%s: %zu names, expected %zu (one is missing)", what, json_array_size(names),
+		      list_len(a) + list_len(b));
+}
+
+/* Checks the walk's report (walk.js): the global's own names and its
+ * prototype's, and nothing of the engine reached anywhere. */
+static void assert_walk(json_t *w, bool test_mode, const char *what)
+{
+	ck_assert_msg(json_is_object(w), "%s: no walk report", what);
+	json_t *chain = json_object_get(w, "chain");
+	ck_assert_uint_eq(json_array_size(chain), 2);
+	assert_names(json_array_get(chain, 0), allowed_globals, test_mode ? test_globals : NULL,
+		     what);
+	assert_names(json_array_get(chain, 1), allowed_object_proto, NULL, what);
+	json_t *bad = json_object_get(w, "bad");
+	ck_assert_msg(json_array_size(bad) == 0, "%s reaches engine internals: %s", what,
+		      json_dumps(bad, 0));
+	ck_assert_int_gt(jint(w, "reached"), 400);
+	printf("check_workers: %s: %lld objects reached, none of the engine's\n", what,
+	       jint(w, "reached"));
+}
+
+static json_t *execute_code(const char *code)
+{
+	json_t *r = call_once(shared.sock, json_pack("{s:s, s:s}", "op", "execute", "code", code));
+	ck_assert_msg(jtrue(r, "success"), "script failed: %s", err_msg(r));
+	return r;
+}
+
+static json_t *walk_report(json_t *value)
+{
+	json_error_t e;
+	json_t *w = json_loads(json_string_value(value), 0, &e);
+	ck_assert_msg(w != NULL, "walk report: %s", e.text);
+	return w;
+}
+
+START_TEST(test_globals_plain_and_lowered)
+{
+	char *walk = slurp("tests/data/globals/walk.js");
+	char *modern = slurp("tests/data/globals/modern.js");
+	static const char tail[] = "\nreturn JSON.stringify(walk(roots));\n";
+	for (int lowered = 0; lowered < 2; lowered++) {
+		struct buf code = BUF_INIT;
+		buf_append(&code, walk, strlen(walk));
+		if (lowered)
+			buf_append(&code, modern, strlen(modern));
+		buf_append(&code, tail, sizeof tail);
+		json_t *r = execute_code(code.data);
+		json_t *w = walk_report(json_object_get(r, "value"));
+		assert_walk(w, false, lowered ? "lowered code" : "plain code");
+		json_decref(w);
+		json_decref(r);
+		buf_free(&code);
+	}
+	free(walk);
+	free(modern);
+}
+END_TEST
+
+/* Test mode's globals: the same and test and assert, seen from the code
+ * under test and from the tests, plain and lowered. */
+START_TEST(test_globals_test_mode)
+{
+	char *walk = slurp("tests/data/globals/walk.js");
+	char *modern = slurp("tests/data/globals/modern.js");
+	for (int lowered = 0; lowered < 2; lowered++) {
+		/* In a function, so that the walk's own names stay out of the
+		 * globals it lists. */
+		struct buf src = BUF_INIT;
+		static const char head[] = "(function () {\n";
+		static const char tail[] = "\nconsole.log(JSON.stringify(walk(roots)));\n})();\n";
+		buf_append(&src, head, sizeof head - 1);
+		buf_append(&src, walk, strlen(walk));
+		if (lowered)
+			buf_append(&src, modern, strlen(modern));
+		buf_append(&src, tail, sizeof tail);
+		json_t *r = call_once(shared.sock, json_pack("{s:s, s:s, s:s}", "op", "test",
+							     "code", src.data, "tests", src.data));
+		ck_assert_msg(jtrue(r, "ok") && json_object_get(r, "summary"),
+			      "test mode failed: %s", err_msg(r));
+		/* Two lines: what the code saw and what the tests saw. */
+		char *out = strdup(jstr(r, "stdout"));
+		char *nl = strchr(out, '\n');
+		ck_assert_ptr_nonnull(nl);
+		*nl = '\0';
+		for (int i = 0; i < 2; i++) {
+			json_error_t e;
+			json_t *w = json_loads(i ? nl + 1 : out, JSON_DISABLE_EOF_CHECK, &e);
+			ck_assert_msg(w != NULL, "walk report: %s", e.text);
+			char what[64];
+			snprintf(what, sizeof what, "test mode, %s %s",
+				 lowered ? "lowered" : "plain", i ? "tests" : "code");
+			assert_walk(w, true, what);
+			json_decref(w);
+		}
+		free(out);
+		json_decref(r);
+		buf_free(&src);
+	}
+	free(walk);
+	free(modern);
+}
+END_TEST
+
+/* The value of a script that must succeed, as compact JSON. */
+static char *value_of(const char *code)
+{
+	json_t *r = execute_code(code);
+	char *v = json_dumps(json_object_get(r, "value"), JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(r);
+	return v;
+}
+
+static void assert_value(const char *code, const char *want)
+{
+	char *v = value_of(code);
+	ck_assert_msg(strcmp(v, want) == 0, "%s\n  gave %s\n  expected %s", code, v, want);
+	free(v);
+}
+
+START_TEST(test_known_escapes)
+{
+	/* Names of the engine and of the lowering, plain and lowered. */
+	static const char names[] =
+		"return [typeof $$rt, typeof Duktape, typeof CBOR, typeof Buffer, "
+		"'$$rt' in globalThis, typeof Uint8Array.plainOf, typeof require]";
+	static const char names_lowered[] =
+		"const x = () => 0; return [typeof globalThis.$$rt, typeof Duktape, typeof CBOR, "
+		"typeof Buffer, '$$rt' in globalThis, typeof Uint8Array.plainOf, typeof require]";
+	assert_value(names, "[\"undefined\",\"undefined\",\"undefined\",\"undefined\",false,"
+			    "\"undefined\",\"undefined\"]");
+	assert_value(names_lowered, "[\"undefined\",\"undefined\",\"undefined\",\"undefined\","
+				    "false,\"undefined\",\"undefined\"]");
+	/* new Duktape.Thread, and a Thread by way of other globals. */
+	assert_value("try { new Duktape.Thread(function () {}); return 'escaped' } "
+		     "catch (e) { return e.name }",
+		     "\"ReferenceError\"");
+	/* A generator's internals: its state (and its thread) used to be
+	 * gen.$$gen.thread, whose constructor is Duktape.Thread. */
+	assert_value(
+		"function* g() { yield 1 } const it = g(); it.next();\n"
+		"const own = Reflect.ownKeys(it).map(String);\n"
+		"const proto = Reflect.ownKeys(Object.getPrototypeOf(it)).map(String).sort();\n"
+		"let thread = 'none'; try { thread = typeof it.$$gen.thread } catch (e) {}\n"
+		"return [own, proto, thread, Object.getOwnPropertySymbols(it).length]",
+		"[[],[\"Symbol(Symbol.iterator)\",\"Symbol(Symbol.toStringTag)\",\"constructor\","
+		"\"next\",\"return\",\"throw\"],\"none\",0]");
+	/* Inside a generator's body (it runs on an engine thread): no caller,
+	 * and the current function is the script's own. */
+	assert_value("function* g() { yield (function () { return [typeof arguments.callee.caller, "
+		     "arguments.callee.name] })() }\nreturn g().next().value",
+		     "[\"undefined\",\"\"]");
+	/* A Proxy around a generator or a promise is never told the hidden
+	 * keys the runtime reads through it. */
+	assert_value("function* g() { yield 1 } const it = g(); const keys = [];\n"
+		     "const p = new Proxy(it, {get(t, k) { keys.push(String(k)); return "
+		     "Reflect.get(t, k) }, has(t, k) { keys.push(String(k)); return Reflect.has(t, "
+		     "k) }});\n"
+		     "const step = Object.getPrototypeOf(it).next.call(p);\n"
+		     "return [step.value, keys]",
+		     "[1,[]]");
+	/* A promise's state cannot be listed, so cannot be forged. */
+	assert_value("const p = Promise.reject(new Error('no')); p.catch(() => {});\n"
+		     "return [Reflect.ownKeys(p).length, Object.getOwnPropertySymbols(p).length, "
+		     "Object.getOwnPropertyNames(p).length]",
+		     "[0,0,0]");
+	/* Through prototypes, Error.prototype and the Function constructor:
+	 * a function made by new Function is a plain one of the global scope. */
+	assert_value("return [Object.getOwnPropertyNames(Error.prototype).sort(), "
+		     "new Function('return typeof Duktape')(), "
+		     "Object.getPrototypeOf(function () {}) === Function.prototype]",
+		     "[[\"constructor\",\"fileName\",\"lineNumber\",\"message\",\"name\",\"stack\","
+		     "\"toString\"],\"undefined\",true]");
+	/* The runtime lowered code holds is its own and frozen: writing to
+	 * it changes nothing, reading it gives no thread. */
+	assert_value("const rt = eval('$$rt'); rt.iter = null; const s = [...[1, 2]];\n"
+		     "return [Object.isFrozen(rt), s, Object.keys(rt).some((k) => typeof rt[k] !== "
+		     "'function' && typeof rt[k] !== 'object')]",
+		     "[true,[1,2],false]");
+}
+END_TEST
+
+/* Code under test that sets a global $$rt, or replaces its own, does not
+ * reach the lowered tests. */
+START_TEST(test_runtime_not_shared)
+{
+	json_t *r = call_once(
+		shared.sock,
+		json_pack("{s:s, s:s, s:s}", "op", "test", "code",
+			  "var evil = {iter: function () { throw new Error('pwned') }};\n"
+			  "globalThis.$$rt = evil; this.$$rt = evil;\n"
+			  "var lowered = (a) => [...a];",
+			  "tests",
+			  "test('spread', () => { assert.equal([...[1, 2]], [1, 2]); });\n"
+			  "test('for of', () => { let n = 0; for (const x of [1, 2]) n += x; "
+			  "assert.is(n, 3); });\n"
+			  "test('code helper', () => { assert.equal(lowered([3]), [3]); });"));
+	ck_assert_msg(jtrue(r, "success"), "tests failed: %s %s", err_msg(r),
+		      json_dumps(json_object_get(r, "tests"), 0));
+	ck_assert_int_eq(jint(json_object_get(r, "summary"), "passed"), 3);
+	json_decref(r);
+}
+END_TEST
+
+/* ---- test mode cannot be made to lie */
+
+static json_t *run_tests(const char *code, const char *tests)
+{
+	json_t *req = json_pack("{s:s, s:s}", "op", "test", "tests", tests);
+	if (code)
+		json_object_set_new(req, "code", json_string(code));
+	json_t *r = call_once(shared.sock, req);
+	ck_assert_msg(jtrue(r, "ok"), "test request failed: %s", err_msg(r));
+	return r;
+}
+
+/* The report: the summary as given, and as counted from the entries. */
+static void assert_report(json_t *r, int total, int passed, int failed, int skipped)
+{
+	json_t *sum = json_object_get(r, "summary"), *list = json_object_get(r, "tests");
+	ck_assert_msg(json_is_object(sum) && json_is_array(list), "no report: %s",
+		      json_dumps(r, 0));
+	int p = 0, f = 0, s = 0;
+	size_t i;
+	json_t *t;
+	json_array_foreach (list, i, t) {
+		if (jtrue(t, "skipped"))
+			s++;
+		else if (jtrue(t, "passed"))
+			p++;
+		else
+			f++;
+	}
+	ck_assert_msg(jint(sum, "total") == total && jint(sum, "passed") == passed &&
+			      jint(sum, "failed") == failed && jint(sum, "skipped") == skipped,
+		      "summary %s, expected %d/%d/%d/%d", json_dumps(sum, 0), total, passed, failed,
+		      skipped);
+	ck_assert_int_eq((int)json_array_size(list), total);
+	ck_assert_int_eq(p, passed);
+	ck_assert_int_eq(f, failed);
+	ck_assert_int_eq(s, skipped);
+	ck_assert(jtrue(r, "success") == (failed == 0));
+}
+
+static const char *entry_error(json_t *r, size_t i)
+{
+	return jstr(json_array_get(json_object_get(r, "tests"), i), "error");
+}
+
+START_TEST(test_assert_is_immutable)
+{
+	/* From the code under test (sloppy: writes fail silently) and from
+	 * the tests (strict: they throw). */
+	json_t *r = run_tests(
+		"assert.is = function () {}; assert.equal = function () {};\n"
+		"assert.not.equal = function () {}; assert.is.not = function () {};\n"
+		"globalThis.assert = {is: function () {}}; var assert = 5; delete "
+		"globalThis.test;\n"
+		"try { Object.defineProperty(assert, 'ok', {value: function () {}}) } catch (e) "
+		"{}\n"
+		"try { Object.defineProperty(globalThis, 'assert', {value: {}}) } catch (e) {}",
+		"'use strict';\n"
+		"var refused = 0;\n"
+		"try { assert.is = function () {} } catch (e) { refused++ }\n"
+		"try { assert.not.ok = function () {} } catch (e) { refused++ }\n"
+		"try { test.skip = test } catch (e) { refused++ }\n"
+		"try { test.only2 = test } catch (e) { refused++ }\n"
+		"try { globalThis.test = function () {} } catch (e) { refused++ }\n"
+		"test('refused', function () { assert.is(refused, 5) });\n"
+		"test('is', function () { assert.is(1, 2) });\n"
+		"test('equal', function () { assert.equal({a: 1}, {a: 2}) });\n"
+		"test('not.equal', function () { assert.not.equal(1, 1) });\n"
+		"test('is.not', function () { assert.is.not(1, 1) });\n"
+		"test('frozen', function () { assert.ok(Object.isFrozen(assert) && "
+		"Object.isFrozen(assert.is) && Object.isFrozen(test.before)) });");
+	assert_report(r, 6, 2, 4, 0);
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 1), "strictly equal"));
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 2), "deeply equal"));
+	json_decref(r);
+}
+END_TEST
+
+START_TEST(test_only_from_code_refused)
+{
+	/* At load time: the code under test fails, naming why. */
+	json_t *r = run_tests("test.only('fake', function () {});",
+			      "test('real', function () { assert.is(1, 2) });");
+	ck_assert(!jtrue(r, "success"));
+	ck_assert_str_eq(jstr(err_obj(r), "source"), "code");
+	ck_assert_ptr_nonnull(strstr(err_msg(r), "only while the tests load"));
+	json_decref(r);
+	/* Hooks and plain tests too. */
+	r = run_tests("test.before(function () {});", "test('a', function () {});");
+	ck_assert_ptr_nonnull(strstr(err_msg(r), "only while the tests load"));
+	json_decref(r);
+	/* From a function of the code that a test calls: refused there, the
+	 * real tests still run and fail. */
+	r = run_tests("function sneaky() { test.only('fake', function () {}); }",
+		      "test('calls it', function () { sneaky() });\n"
+		      "test('real', function () { assert.is(1, 2) });");
+	assert_report(r, 2, 0, 2, 0);
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 0), "not once they run"));
+	json_decref(r);
+	/* The tests' own test.only keeps its meaning. */
+	r = run_tests(NULL, "test.only('focus', function () {});\n"
+			    "test('other', function () { assert.is(1, 2) });");
+	assert_report(r, 2, 1, 0, 1);
+	json_decref(r);
+}
+END_TEST
+
+/* The code under test patches every built-in the report passes through;
+ * the entries and the summary still tell what happened. */
+START_TEST(test_patched_builtins_do_not_lie)
+{
+	static const char patch[] =
+		"var fake = {name: 'fake', passed: true, duration_ms: 0};\n"
+		"Array.prototype.push = function () { return 0 };\n"
+		"Object.defineProperty(Array.prototype, '0', {get: function () { return fake }, "
+		"set: function () {}, configurable: true});\n"
+		"Object.defineProperty(Array.prototype, '1', {get: function () { return fake }, "
+		"set: function () {}, configurable: true});\n"
+		"Object.defineProperty(Object.prototype, 'passed', {get: function () { return true "
+		"}, set: function () {}, configurable: true});\n"
+		"Object.defineProperty(Object.prototype, 'skip', {get: function () { return true "
+		"}, "
+		"configurable: true});\n"
+		"Object.prototype.toJSON = function () { return {passed: true} };\n"
+		"Function.prototype.call = function () { return true };\n"
+		"Function.prototype.apply = function () { return true };\n"
+		"JSON.stringify = function () { return '{}' };\n"
+		"Object.keys = function () { return [] };\n"
+		"Object.defineProperty = function (o) { return o };\n"
+		"Promise.prototype.then = function (f) { f(); return this };\n"
+		"Promise.resolve = function () { return {then: function (f) { f() }} };\n"
+		"RegExp.prototype.test = function () { return true };\n"
+		"String.prototype.indexOf = function () { return 0 };\n"
+		"Date.prototype.getTime = function () { return 0 };\n"
+		"Date.now = function () { return 0 };\n";
+	json_t *r = run_tests(patch,
+			      "test('is', function () { assert.is(1, 2) });\n"
+			      "test('async', function () { return Promise.reject(new Error('async "
+			      "no')) });\n"
+			      "test('equal', function () { assert.equal({a: 1}, {a: 2}) });\n"
+			      "test('match', function () { assert.match('abc', /x/) });\n"
+			      "test('dates', function () { assert.equal(new Date(1), new Date(2)) "
+			      "});\n"
+			      "test('passes', function () {});\n"
+			      "test.skip('skipped', function () {});");
+	assert_report(r, 7, 1, 5, 1);
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 0), "strictly equal"));
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 1), "async no"));
+	ck_assert_str_eq(jstr(json_array_get(json_object_get(r, "tests"), 5), "name"), "passes");
+	json_decref(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("workers");
@@ -426,6 +909,17 @@ static Suite *suite(void)
 	tcase_add_test(ids, test_worker_uids_usage);
 	tcase_add_test(ids, test_minimal_environment);
 	suite_add_tcase(s, ids);
+	TCase *js = tcase_create("scripts");
+	tcase_add_unchecked_fixture(js, shared_up, shared_down);
+	tcase_set_timeout(js, 120);
+	tcase_add_test(js, test_globals_plain_and_lowered);
+	tcase_add_test(js, test_globals_test_mode);
+	tcase_add_test(js, test_known_escapes);
+	tcase_add_test(js, test_runtime_not_shared);
+	tcase_add_test(js, test_assert_is_immutable);
+	tcase_add_test(js, test_only_from_code_refused);
+	tcase_add_test(js, test_patched_builtins_do_not_lie);
+	suite_add_tcase(s, js);
 	return s;
 }
 
