@@ -135,7 +135,7 @@
 	var BLOCK_KINDS = {let: true, 'const': true, 'class': true};
 
 	function analyze(program, rootScope) {
-		var refs = [], blockBindings = [], loops = [], used = {};
+		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [];
 
 		function declare(scope, name, kind, node) {
 			used['$' + name] = true;
@@ -144,6 +144,8 @@
 			var b = target.names[key];
 			if (!b) {
 				b = {name: name, kind: kind, scope: target, nodes: [], captured: false};
+				if (name.indexOf('$$') === 0)
+					reserved.push(b);
 				target.names[key] = b;
 				target.fn.hoisted[key] = (target.fn.hoisted[key] || 0) + 1;
 				if (BLOCK_KINDS[kind] === true) {
@@ -411,6 +413,22 @@
 			}
 		}
 
+		/* Names beginning with $$ are the lowering's (its temporaries, the
+		 * runtime $$rt): the script's own bindings of such names, and the
+		 * references to them, become $$ + name, which the lowering never
+		 * makes (its names go on with a letter). A script's variable can
+		 * then never hide the runtime from the code lowered around it. */
+		for (var rb = 0; rb < reserved.length; rb++) {
+			var b2 = reserved[rb], renamed = '$$' + b2.name;
+			used['$' + renamed] = true;
+			for (var rn = 0; rn < b2.nodes.length; rn++) {
+				if (!b2.nodes[rn].$orig)
+					b2.nodes[rn].$orig = b2.name;
+				b2.nodes[rn].name = renamed;
+			}
+			b2.name = renamed;
+		}
+
 		/* A block binding moved to its function's scope must not meet
 		 * another of the same name there. */
 		var n = 0;
@@ -644,9 +662,15 @@
 		}
 	}
 
+	/* A name the lowering made ($$ and a letter; a script's own $$ names
+	 * have become $$$$..., see analyze). */
+	function ours(name) {
+		return name.indexOf('$$') === 0 && name.charAt(2) !== '$';
+	}
+
 	/* A name holding value: value itself when it is already one of ours. */
 	function holder(value, c, out, decl, fresh) {
-		if (!fresh && value.type === 'Identifier' && value.name.indexOf('$$') === 0)
+		if (!fresh && value.type === 'Identifier' && ours(value.name))
 			return value.name;
 		var name;
 		if (decl) {
@@ -2245,7 +2269,7 @@
 		top.globalHead = [];
 		var seen = {};
 		function global(name) {
-			if (name.indexOf('$$') === 0) {
+			if (ours(name)) {
 				if (top.temps.indexOf(name) < 0)
 					top.temps.push(name);
 			} else if (!hasOwn.call(seen, '$' + name)) {
@@ -2294,12 +2318,12 @@
 		var fnN = 0;
 		for (var i = 0; i < stmts.length; i++) {
 			var n = stmts[i];
-			if (n.type === 'FunctionDeclaration' && n.id && n.id.name.indexOf('$$') !== 0) {
+			if (n.type === 'FunctionDeclaration' && n.id && !ours(n.id.name)) {
 				var name = n.id.name, local = '$$fn' + (++fnN);
 				global(name);
-				n.id = id(local, n.id);
+				n.id = at({type: 'Identifier', name: local, $orig: n.id.$orig}, n.id);
 				top.globalHead.push(stmt(assign(id(name),
-					rtCall('fname', [id(local), lit(name)]))));
+					rtCall('fname', [id(local), lit(n.id.$orig || name)]))));
 			} else {
 				stmts[i] = walk(n);
 			}
