@@ -57,7 +57,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
-              check_cache check_polyfills check_decl
+              check_cache check_polyfills check_decl check_uidpool
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_workers
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
@@ -114,6 +114,7 @@ build/tests/check_polyfills: $(call obj,tests/check_polyfills.c tests/nodecases.
 build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
+build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))

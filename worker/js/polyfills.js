@@ -18,6 +18,9 @@
 	var defineProperty = Object.defineProperty;
 	var hasOwn = Object.prototype.hasOwnProperty;
 	var ITERATOR = Symbol.iterator;
+	/* The group names of a regular expression the lowering made from one
+	 * with named groups (see runtime.js). */
+	var GROUPS = hidden.groups;
 
 	function define(obj, name, value) {
 		if (!hasOwn.call(obj, name))
@@ -294,8 +297,8 @@
 		var s = String(this), copy = new RegExp(re.source, 'g'), out = [], m;
 		if (re.exec !== RegExp.prototype.exec)
 			copy.exec = re.exec;
-		if (re.$$groups)
-			Object.defineProperty(copy, '$$groups', {value: re.$$groups});
+		if (re[GROUPS])
+			Object.defineProperty(copy, GROUPS, {value: re[GROUPS]});
 		copy.lastIndex = re.lastIndex;
 		while ((m = copy.exec(s)) !== null) {
 			out.push(m);

@@ -26,7 +26,7 @@
 	var isArray = Array.isArray;
 	var arrayIterator = [][ITERATOR];
 	var slice = Array.prototype.slice;
-	var GEN = keys.gen;
+	var GEN = keys.gen, GROUPS = keys.groups;
 	/* Promises as the engine made them, whatever a script does to the
 	 * globals later: in test mode, code under test must not be able to
 	 * settle the tests' async functions its own way. */
@@ -423,7 +423,7 @@
 	function namedExec(s) {
 		var m = execNative.call(this, s);
 		if (m)
-			m.groups = groupsOf(this.$$groups, m);
+			m.groups = groupsOf(this[GROUPS], m);
 		return m;
 	}
 
@@ -434,13 +434,13 @@
 		stringsPatched = true;
 		var SP = String.prototype, match = SP.match, replace = SP.replace;
 		defineProperty(SP, 'match', {writable: true, configurable: true, value: function (re) {
-			if (re && re.$$groups && !re.global)
+			if (re && re[GROUPS] && !re.global)
 				return re.exec(String(this));
 			return match.apply(this, arguments);
 		}});
 		defineProperty(SP, 'replace', {writable: true, configurable: true,
 					       value: function (re, with_) {
-			var map = re && re.$$groups;
+			var map = re && re[GROUPS];
 			if (!map)
 				return replace.apply(this, arguments);
 			if (typeof with_ === 'function') {
@@ -462,7 +462,7 @@
 	function named(re, map) {
 		if (!stringsPatched)
 			patchStrings();
-		defineProperty(re, '$$groups', {value: map});
+		defineProperty(re, GROUPS, {value: map});
 		defineProperty(re, 'exec', {value: namedExec, writable: true, configurable: true});
 		return re;
 	}

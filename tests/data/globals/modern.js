@@ -12,5 +12,6 @@ roots.async = af();
 roots.asyncGen = ag();
 roots.instance = new K();
 roots.named = /(?<y>\d+)/.exec('2024');
+roots.namedRegExp = /(?<z>x)/;
 roots.spread = [...[1, 2]];
 roots.arrow = () => 1;

@@ -2,7 +2,7 @@
  * it can make: every own property (names and symbols, values and
  * accessors) and every prototype, breadth first. ES5, so that it runs as
  * it is; a lowered variant adds the roots only modern code can make. */
-var DENY_KEYS = ['Duktape', 'CBOR', 'Buffer', '$$rt', '$$gen', 'Thread', 'errCreate',
+var DENY_KEYS = ['Duktape', 'CBOR', 'Buffer', '$$rt', '$$gen', '$$groups', 'Thread', 'errCreate',
 		 'errThrow', 'plainOf', 'allocPlain', 'fromBufferRaw', 'act', 'fin', 'gc',
 		 'compact', 'enc', 'dec'];
 var DENY_CLASSES = ['[object Thread]', '[object Pointer]', '[object Duktape]',
