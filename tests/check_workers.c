@@ -713,8 +713,10 @@ START_TEST(test_known_escapes)
 		     "Object.getPrototypeOf(function () {}) === Function.prototype]",
 		     "[[\"constructor\",\"fileName\",\"lineNumber\",\"message\",\"name\",\"stack\","
 		     "\"toString\"],\"undefined\",true]");
-	/* The runtime lowered code holds is its own and frozen: writing to
-	 * it changes nothing, reading it gives no thread. */
+	/* Lowered code cannot name the runtime; by eval it reaches its own,
+	 * frozen: writing to it changes nothing, reading it gives no thread. */
+	assert_value("const f = () => typeof $$rt; return [f(), typeof $$t1]",
+		     "[\"undefined\",\"undefined\"]");
 	assert_value("const rt = eval('$$rt'); rt.iter = null; const s = [...[1, 2]];\n"
 		     "return [Object.isFrozen(rt), s, Object.keys(rt).some((k) => typeof rt[k] !== "
 		     "'function' && typeof rt[k] !== 'object')]",
@@ -740,6 +742,44 @@ START_TEST(test_runtime_not_shared)
 	ck_assert_msg(jtrue(r, "success"), "tests failed: %s %s", err_msg(r),
 		      json_dumps(json_object_get(r, "tests"), 0));
 	ck_assert_int_eq(jint(json_object_get(r, "summary"), "passed"), 3);
+	json_decref(r);
+}
+END_TEST
+
+/* Program code lowered inside its wrapper keeps the semantics of program
+ * code: declarations are globals both sources see (hoisted functions
+ * included, under their own names), a test can replace a function the
+ * code calls, and this is the global object. */
+START_TEST(test_lowered_programs_share_globals)
+{
+	json_t *r = call_once(
+		shared.sock,
+		json_pack("{s:s, s:s, s:s}", "op", "test", "code",
+			  "const early = hoisted();\n"
+			  "function hoisted() { return 'h' }\n"
+			  "function fact(n) { return n ? n * fact(n - 1) : 1 }\n"
+			  "function fetchIt() { return 'real' }\n"
+			  "const useIt = () => fetchIt();\n"
+			  "class Point { constructor(x) { this.x = x } }\n"
+			  "let $$mine = 5;\n"
+			  "for (var i of [1, 2]) { var last = i }\n"
+			  "this.viaThis = 'global';",
+			  "tests",
+			  "test('hoisted', () => { assert.is(early, 'h'); assert.is(hoisted.name, "
+			  "'hoisted') });\n"
+			  "test('recursion', () => assert.is(fact(5), 120));\n"
+			  "test('mock', () => { fetchIt = () => 'mock'; assert.is(useIt(), 'mock') "
+			  "});\n"
+			  "test('class', () => assert.is(new Point(3).x, 3));\n"
+			  "test('dollars', () => assert.is($$mine, 5));\n"
+			  "test('loop vars', () => assert.equal([i, last], [2, 2]));\n"
+			  "test('this', () => assert.is(globalThis.viaThis, 'global'));\n"
+			  "test('as globals', () => assert.equal(['hoisted', 'fact', 'Point', "
+			  "'last'].map((k) => k in globalThis), [true, true, true, true]));"));
+	ck_assert_msg(jtrue(r, "ok") && json_object_get(r, "summary"), "test mode failed: %s",
+		      err_msg(r));
+	ck_assert_msg(jtrue(r, "success"), "%s", json_dumps(json_object_get(r, "tests"), 0));
+	ck_assert_int_eq(jint(json_object_get(r, "summary"), "passed"), 8);
 	json_decref(r);
 }
 END_TEST
@@ -916,6 +956,7 @@ static Suite *suite(void)
 	tcase_add_test(js, test_globals_test_mode);
 	tcase_add_test(js, test_known_escapes);
 	tcase_add_test(js, test_runtime_not_shared);
+	tcase_add_test(js, test_lowered_programs_share_globals);
 	tcase_add_test(js, test_assert_is_immutable);
 	tcase_add_test(js, test_only_from_code_refused);
 	tcase_add_test(js, test_patched_builtins_do_not_lie);

@@ -410,14 +410,20 @@
 				b.nodes.push(node);
 				if (b.scope.fn !== from.fn)
 					b.captured = true;
+			} else if (node.name.indexOf('$$') === 0) {
+				/* A global of such a name, renamed as its binding is
+				 * (below) in whichever source declares it. */
+				node.$orig = node.name;
+				node.name = '$$' + node.name;
 			}
 		}
 
 		/* Names beginning with $$ are the lowering's (its temporaries, the
 		 * runtime $$rt): the script's own bindings of such names, and the
-		 * references to them, become $$ + name, which the lowering never
-		 * makes (its names go on with a letter). A script's variable can
-		 * then never hide the runtime from the code lowered around it. */
+		 * references to them (and to globals of such names, above), become
+		 * $$ + name, which the lowering never makes (its names go on with a
+		 * letter). A script's variable can then never hide the runtime
+		 * from the code lowered around it, nor name it. */
 		for (var rb = 0; rb < reserved.length; rb++) {
 			var b2 = reserved[rb], renamed = '$$' + b2.name;
 			used['$' + renamed] = true;
