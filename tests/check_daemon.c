@@ -83,7 +83,7 @@ START_TEST(test_health)
 		ck_assert_int_eq(jint(uids, "last"), 2000065535);
 		ck_assert(json_is_null(json_object_get(sb, "worker_uid")));
 	} else {
-		printf("check_daemon: not root, so workers keep our uid: worker_uids not checked\n");
+		printf("check_daemon: not root: worker_uids not checked\n");
 		ck_assert(json_is_null(json_object_get(sb, "worker_uids")));
 	}
 	json_decref(h);
