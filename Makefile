@@ -50,16 +50,17 @@ JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
-            server/registry.c server/sched.c server/spawn.c server/cache.c server/decl.c \
-            server/owner.c
+            server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c \
+            server/decl.c server/owner.c
 CTL      := server/sandboxctl.c
 
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
 
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
-              check_cache check_polyfills check_decl check_sched check_owner
-INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy
+              check_cache check_polyfills check_decl check_sched check_owner check_uidpool
+INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
+              check_workers
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
 .PHONY: all deps run check bench install uninstall clean format lint
@@ -117,6 +118,7 @@ build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
+build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
@@ -124,6 +126,7 @@ build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_tenancy: $(call obj,tests/check_tenancy.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_workers: $(call obj,tests/check_workers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 $(TESTS) build/tests/bench: build/tests/%:
 	@mkdir -p $(dir $@)

@@ -101,4 +101,21 @@
 /* One read from a worker pipe, and so at most one output event's data. */
 #define LIMIT_PIPE_READ_BYTES 65536u
 
+/* Worker identities. When the daemon runs as root, each running worker has
+ * a uid and a gid (the same number) of its own from --worker-uids FIRST-LAST,
+ * so no worker shares an identity with another worker, with a service, or
+ * with a user. The default block lies where nothing else allocates ids:
+ * above the system (0-999), user (1000-60000), systemd-homed (60001-60513),
+ * dynamic-user (61184-65519) and nobody (65534) ids, above the usual
+ * /etc/subuid ranges of rootless containers (100000 on, 65536 per user) and
+ * the container range systemd-nspawn hands out (524288-1879048191), below
+ * systemd's foreign range (2147352576-2147418111) and below 2^31, which some
+ * tools still read as a signed number. 65536 ids: any --max-workers fits,
+ * with room to retire the ids of workers whose fate the supervisor could not
+ * learn (a forkserver that died mid-spawn). */
+#define LIMIT_WORKER_UID_FIRST_DEFAULT 2000000000u
+#define LIMIT_WORKER_UIDS_DEFAULT 65536u
+/* A larger range buys nothing and costs a bit per id in the pool. */
+#define LIMIT_WORKER_UIDS_MAX (1u << 24)
+
 #endif

@@ -47,7 +47,10 @@ static const char usage[] =
 	"  --max-memory-bytes N   largest memory a request may ask for (default 1G)\n"
 	"  --output-bytes N       default stdout+stderr cap (default 8M)\n"
 	"  --max-output-bytes N   largest output cap a request may ask for (default 64M)\n"
-	"  --worker-user USER     uid/gid for workers when run as root (default nobody)\n"
+	"  --worker-uids FIRST-LAST  when run as root, each worker its own uid and gid\n"
+	"                         from this range, unused by any user or group\n"
+	"                         (default 2000000000-2000065535)\n"
+	"  --worker-user USER     instead, every worker runs as this user\n"
 	"  --grace-ms N           on SIGTERM, time running work gets to finish (default 10000)\n"
 	"  --max-wait-ms N        longest status long-poll; longer waits are cut (default 120000)\n"
 	"  --retention-ms N       how long finished executions stay queryable (default 600000)\n"
@@ -84,6 +87,7 @@ enum {
 	OPT_OUTPUT,
 	OPT_MAX_OUTPUT,
 	OPT_WORKER_USER,
+	OPT_WORKER_UIDS,
 	OPT_GRACE,
 	OPT_LOG_LEVEL,
 	OPT_MAX_WAIT,
@@ -119,6 +123,7 @@ static const struct option options[] = {
 	{"output-bytes", required_argument, NULL, OPT_OUTPUT},
 	{"max-output-bytes", required_argument, NULL, OPT_MAX_OUTPUT},
 	{"worker-user", required_argument, NULL, OPT_WORKER_USER},
+	{"worker-uids", required_argument, NULL, OPT_WORKER_UIDS},
 	{"grace-ms", required_argument, NULL, OPT_GRACE},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 	{"max-wait-ms", required_argument, NULL, OPT_MAX_WAIT},
@@ -156,6 +161,25 @@ static int parse_size(const char *s, uint64_t *out)
 	if (*end != '\0' || v > (UINT64_MAX >> shift))
 		return -1;
 	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* FIRST-LAST, two decimal ids with 0 < FIRST <= LAST < 2^32 - 1 (the
+ * kernel's "no id"), at most LIMIT_WORKER_UIDS_MAX of them; -1 when not. */
+static int parse_id_range(const char *s, uint32_t *first, uint32_t *last)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long long a = strtoull(s, &end, 10);
+	if (errno || *end != '-' || end[1] < '0' || end[1] > '9')
+		return -1;
+	unsigned long long b = strtoull(end + 1, &end, 10);
+	if (errno || *end || a == 0 || a > b || b >= UINT32_MAX || b - a >= LIMIT_WORKER_UIDS_MAX)
+		return -1;
+	*first = (uint32_t)a;
+	*last = (uint32_t)b;
 	return 0;
 }
 
@@ -215,6 +239,10 @@ static int check(const struct config *c)
 		why = "--max-wait-ms must be at least 1";
 	else if (c->frame_timeout_ms == 0 || c->idle_timeout_ms == 0)
 		why = "--frame-timeout-ms and --idle-timeout-ms must be at least 1";
+	else if (c->worker_user && c->worker_uids_given)
+		why = "--worker-user and --worker-uids exclude each other";
+	else if ((uint64_t)c->worker_uid_last - c->worker_uid_first + 1 < c->max_workers)
+		why = "--worker-uids must hold at least --max-workers ids";
 	if (why) {
 		fprintf(stderr, "sandboxd: %s\n", why);
 		return EXIT_USAGE;
@@ -244,7 +272,9 @@ int config_parse(struct config *c, int argc, char **argv)
 	c->frame_timeout_ms = LIMIT_FRAME_TIMEOUT_MS;
 	c->idle_timeout_ms = LIMIT_IDLE_TIMEOUT_MS;
 	request_limits_default(&c->limits);
-	c->worker_user = "nobody";
+	c->worker_user = NULL;
+	c->worker_uid_first = LIMIT_WORKER_UID_FIRST_DEFAULT;
+	c->worker_uid_last = LIMIT_WORKER_UID_FIRST_DEFAULT + LIMIT_WORKER_UIDS_DEFAULT - 1;
 	c->grace_ms = LIMIT_GRACE_MS_DEFAULT;
 	c->log_level = LOG_LEVEL_INFO;
 	c->cache_max_entries = LIMIT_CACHE_ENTRIES_DEFAULT;
@@ -264,6 +294,13 @@ int config_parse(struct config *c, int argc, char **argv)
 		switch (opt) {
 		case OPT_SOCKET: c->socket_path = optarg; continue;
 		case OPT_WORKER_USER: c->worker_user = optarg; continue;
+		case OPT_WORKER_UIDS:
+			if (parse_id_range(optarg, &c->worker_uid_first, &c->worker_uid_last) < 0)
+				return bad(name, optarg,
+					   "expected FIRST-LAST, two uids with 0 < FIRST <= LAST, "
+					   "at most 16777216 of them");
+			c->worker_uids_given = true;
+			continue;
 		case OPT_CACHE_DIR: c->cache_dir = optarg; continue;
 		case OPT_ADMIN_GROUP: c->admin_group = optarg; continue;
 		case OPT_ALLOW_USERS: c->allow_users = optarg; continue;
@@ -316,7 +353,9 @@ int config_parse(struct config *c, int argc, char **argv)
 		case OPT_GRACE: c->grace_ms = v; break;
 		case OPT_MAX_WAIT: c->limits.wait_ms_max = v; break;
 		case OPT_RETENTION: c->retention_ms = v; break;
-		case OPT_RETAIN_COUNT: c->retain_count = v > UINT32_MAX ? UINT32_MAX : (unsigned)v; break;
+		case OPT_RETAIN_COUNT:
+			c->retain_count = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
+			break;
 		case OPT_RETAIN_BYTES: c->retain_bytes = v; break;
 		case OPT_CACHE_ENTRIES:
 			c->cache_max_entries = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;

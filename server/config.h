@@ -4,6 +4,7 @@
 #ifndef SANDBOXD_CONFIG_H
 #define SANDBOXD_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -25,7 +26,10 @@ struct config {
 	uint64_t frame_timeout_ms;
 	uint64_t idle_timeout_ms;
 	struct request_limits limits;
-	const char *worker_user;
+	const char *worker_user;   /* NULL: a uid of the range per worker */
+	uint32_t worker_uid_first; /* --worker-uids */
+	uint32_t worker_uid_last;
+	bool worker_uids_given;
 	uint64_t grace_ms;
 	int log_level;
 	const char *cache_dir; /* NULL: no cache */

@@ -20,6 +20,7 @@
 #include "ops.h"
 #include "registry.h"
 #include "spawn.h"
+#include "uidpool.h"
 
 #ifndef SANDBOXD_VERSION
 #define SANDBOXD_VERSION "0"
@@ -102,11 +103,28 @@ static void ensure_stdio(void)
 		close(fd);
 }
 
-static void worker_identity(struct forkserver_config *fs)
+/* Who workers run as: as root, each its own uid and gid from --worker-uids
+ * (checked unused now) or all of them --worker-user; otherwise our uid. */
+static void worker_identity(struct spawn_config *sc)
 {
-	fs->change_ids = geteuid() == 0;
-	if (!fs->change_ids) {
+	sc->fs.change_ids = geteuid() == 0;
+	if (!sc->fs.change_ids) {
 		log_info("not running as root: workers keep uid %u", (unsigned)geteuid());
+		return;
+	}
+	if (!cfg.worker_user) {
+		char why[256];
+		if (uidpool_check(cfg.worker_uid_first, cfg.worker_uid_last, why, sizeof why) < 0) {
+			log_err("--worker-uids %u-%u: the range is in use: %s; choose another "
+				"range",
+				(unsigned)cfg.worker_uid_first, (unsigned)cfg.worker_uid_last, why);
+			exit(EXIT_USAGE);
+		}
+		sc->uid_range = true;
+		sc->uid_first = cfg.worker_uid_first;
+		sc->uid_last = cfg.worker_uid_last;
+		log_info("workers run as uids %u-%u, one each", (unsigned)sc->uid_first,
+			 (unsigned)sc->uid_last);
 		return;
 	}
 	errno = 0;
@@ -117,8 +135,8 @@ static void worker_identity(struct forkserver_config *fs)
 		fatalx("worker user %s does not exist", cfg.worker_user);
 	if (pw->pw_uid == 0 || pw->pw_gid == 0)
 		fatalx("worker user %s must not be root", cfg.worker_user);
-	fs->uid = pw->pw_uid;
-	fs->gid = pw->pw_gid;
+	sc->uid = pw->pw_uid;
+	sc->gid = pw->pw_gid;
 }
 
 int main(int argc, char **argv)
@@ -141,10 +159,10 @@ int main(int argc, char **argv)
 
 	if (loop_init() < 0)
 		fatal("epoll");
-	struct forkserver_config fs = {.max_job_bytes = cfg.max_frame_bytes + 65536};
-	worker_identity(&fs);
+	struct spawn_config sc = {.fs = {.max_job_bytes = cfg.max_frame_bytes + 65536}};
+	worker_identity(&sc);
 	/* Before the socket exists: no client can have reached the forkserver. */
-	if (spawn_init(&fs) < 0)
+	if (spawn_init(&sc) < 0)
 		fatalx("cannot start the forkserver");
 	const char *why = NULL;
 	if (listen_open(&listener, cfg.socket_path, cfg.socket_mode, &why) < 0)

@@ -382,6 +382,8 @@ static void on_exit_ready(struct loop_watch *w, uint32_t events)
 		return; /* not yet */
 	if (rc < 0)
 		log_err("%s: waitid: %s", e->reg.id, strerror(errno));
+	else
+		spawn_reaped(e->pid);
 	e->reaped = true;
 	e->t_end_us = loop_clock_us();
 	loop_del(&e->w_pid);
@@ -417,6 +419,7 @@ static void on_spawned(void *arg, pid_t pid, int err)
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		spawn_reaped(pid);
 		close_fd(&e->pidfd);
 		e->reaped = true;
 		e->t_end_us = loop_clock_us();

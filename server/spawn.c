@@ -18,17 +18,31 @@
 
 #include "log.h"
 #include "loop.h"
+#include "uidpool.h"
 
 /* A spawn request, from spawn_worker until its reply. */
 struct pending {
 	struct pending *next;
 	struct forkserver_spawn msg;
 	int fds[FORKSERVER_FDS]; /* -1 once sent */
+	bool pooled;		 /* msg.uid came from the pool */
 	spawn_done_cb done;
 	void *arg;
 };
 
-static struct forkserver_config config;
+/* A worker not yet reaped whose uid is the pool's. */
+struct live {
+	pid_t pid;
+	uint32_t uid;
+};
+
+static struct spawn_config config;
+static struct live *live;
+static size_t n_live, live_cap;
+/* Requests that found no free uid, failed from a timer (never from
+ * within spawn_worker). */
+static struct pending *starved;
+static struct loop_timer starved_timer = LOOP_TIMER_INIT;
 static pid_t fs_pid = -1;
 static int fs_pidfd = -1, fs_sock = -1;
 static struct loop_watch sock_watch = LOOP_WATCH_INIT, pid_watch = LOOP_WATCH_INIT;
@@ -48,20 +62,69 @@ static void close_fds(struct pending *p)
 	}
 }
 
-/* Fails every request not yet answered, in order. */
+/* Remembers which uid the worker pid holds, for spawn_reaped. False when
+ * there is no memory to: the uid is then never given back. */
+static bool live_add(pid_t pid, uint32_t uid)
+{
+	if (n_live == live_cap) {
+		size_t cap = live_cap ? 2 * live_cap : 16;
+		struct live *grown = realloc(live, cap * sizeof *live);
+		if (!grown)
+			return false;
+		live = grown;
+		live_cap = cap;
+	}
+	live[n_live++] = (struct live){pid, uid};
+	return true;
+}
+
+void spawn_reaped(pid_t pid)
+{
+	for (size_t i = 0; i < n_live; i++) {
+		if (live[i].pid == pid) {
+			uidpool_put(live[i].uid);
+			live[i] = live[--n_live];
+			return;
+		}
+	}
+}
+
+/* Fails every request not yet answered, in order. A request already sent
+ * may have become a worker whose pid never reached us: its uid is never
+ * given back (the pool is far larger than --max-workers by default). */
 static void fail_all(int err)
 {
 	struct pending *lists[2] = {sent, outbox};
 	sent = outbox = NULL;
 	sent_tail = &sent;
 	outbox_tail = &outbox;
+	unsigned retired = 0;
 	for (int l = 0; l < 2; l++) {
 		for (struct pending *p = lists[l], *next; p; p = next) {
 			next = p->next;
 			close_fds(p);
+			if (p->pooled && l == 1)
+				uidpool_put(p->msg.uid);
+			else if (p->pooled)
+				retired++;
 			p->done(p->arg, -1, err);
 			free(p);
 		}
+	}
+	if (retired)
+		log_warn("forkserver: %u worker uid(s) retired (their spawns' outcome is "
+			 "unknown); %u left",
+			 retired, uidpool_free_count());
+}
+
+static void on_starved(struct loop_timer *t)
+{
+	(void)t;
+	while (starved) {
+		struct pending *p = starved;
+		starved = p->next;
+		p->done(p->arg, -1, EAGAIN);
+		free(p);
 	}
 }
 
@@ -129,6 +192,11 @@ static void on_sock(struct loop_watch *w, uint32_t events)
 			sent = p->next;
 			if (!sent)
 				sent_tail = &sent;
+			if (r.pid > 0 && p->pooled && !live_add(r.pid, p->msg.uid))
+				log_err("worker %d: uid %u not tracked (out of memory); retired",
+					(int)r.pid, (unsigned)p->msg.uid);
+			else if (r.pid <= 0 && p->pooled)
+				uidpool_put(p->msg.uid); /* no process ever had it */
 			if (r.pid > 0)
 				p->done(p->arg, r.pid, 0);
 			else
@@ -182,29 +250,19 @@ static int start(void)
 	}
 	/* Everything the child needs is built before fork: the daemon has
 	 * threads (the cache writer), so the child may only exec. */
-	char uid[32], gid[32], job[32];
-	snprintf(uid, sizeof uid, "%u", (unsigned)config.uid);
-	snprintf(gid, sizeof gid, "%u", (unsigned)config.gid);
-	snprintf(job, sizeof job, "%zu", config.max_job_bytes);
-	char *argv[] = {"sandboxd-forkserver", "--forkserver", uid, gid, job,
-			config.change_ids ? "1" : "0", NULL};
-	/* Bind every library symbol now, once, rather than lazily in each
-	 * worker (each would also copy the GOT page it writes). */
-	size_t n = 0;
-	while (environ[n])
-		n++;
-	char **envp = calloc(n + 2, sizeof *envp);
-	if (!envp) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
-	memcpy(envp, environ, n * sizeof *envp);
-	envp[n] = "LD_BIND_NOW=1";
+	char job[32];
+	snprintf(job, sizeof job, "%zu", config.fs.max_job_bytes);
+	char *argv[] = {"sandboxd-forkserver", "--forkserver", job,
+			config.fs.change_ids ? "1" : "0", NULL};
+	/* Nothing of the daemon's environment (secrets, PATH, a preloaded
+	 * library): only what the forkserver itself needs. LD_BIND_NOW binds
+	 * every library symbol now, once, rather than lazily in each worker
+	 * (each would also copy the GOT page it writes); TZ=UTC is the time
+	 * zone scripts see, read here so no worker reads a zone file. */
+	char *envp[] = {"LD_BIND_NOW=1", "TZ=UTC", NULL};
 	pid_t pid = fork();
 	if (pid < 0) {
 		log_err("forkserver: fork: %s", strerror(errno));
-		free(envp);
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
@@ -216,7 +274,6 @@ static int start(void)
 		execve("/proc/self/exe", argv, envp);
 		_exit(127);
 	}
-	free(envp);
 	close(sv[1]);
 	fs_sock = sv[0];
 	fs_pid = pid;
@@ -261,9 +318,14 @@ static void restart(const char *why)
 	fail_all(EPIPE);
 }
 
-int spawn_init(const struct forkserver_config *cfg)
+int spawn_init(const struct spawn_config *cfg)
 {
 	config = *cfg;
+	if (config.fs.change_ids && config.uid_range &&
+	    uidpool_init(config.uid_first, config.uid_last) < 0) {
+		log_err("worker uids: out of memory");
+		return -1;
+	}
 	return start();
 }
 
@@ -278,9 +340,25 @@ int spawn_worker(uint64_t memory_bytes, uint64_t timeout_ms, int fds[FORKSERVER_
 	}
 	p->msg.memory_bytes = memory_bytes;
 	p->msg.timeout_ms = timeout_ms;
+	p->msg.uid = (uint32_t)config.uid;
+	p->msg.gid = (uint32_t)config.gid;
 	memcpy(p->fds, fds, sizeof p->fds);
 	p->done = done;
 	p->arg = arg;
+	if (config.fs.change_ids && config.uid_range) {
+		/* The pool holds at least --max-workers ids, and an id comes
+		 * back when its worker is reaped, before its slot frees: only
+		 * retired ids can leave none. */
+		if (uidpool_take(&p->msg.uid) < 0) {
+			close_fds(p);
+			p->next = starved;
+			starved = p;
+			loop_timer_set(&starved_timer, 0, on_starved);
+			return 0;
+		}
+		p->msg.gid = p->msg.uid;
+		p->pooled = true;
+	}
 	*outbox_tail = p;
 	outbox_tail = &p->next;
 	if (flush_outbox() < 0)
@@ -293,6 +371,11 @@ void spawn_stop(void)
 	stopped = true;
 	teardown();
 	fail_all(ESHUTDOWN);
+	loop_timer_cancel(&starved_timer);
+	on_starved(NULL);
+	free(live);
+	live = NULL;
+	n_live = live_cap = 0;
 }
 
 void spawn_describe_sandbox(json_t *obj)
@@ -304,24 +387,30 @@ void spawn_describe_sandbox(json_t *obj)
 	json_object_set_new(obj, "rlimits", json_true());
 	json_object_set_new(obj, "not_dumpable", json_true());
 	json_object_set_new(obj, "fds", json_string("0-2 only"));
-	if (config.change_ids)
-		json_object_set_new(obj, "worker_uid", json_integer(config.uid));
-	else
+	if (config.fs.change_ids && config.uid_range) {
 		json_object_set_new(obj, "worker_uid", json_null());
+		json_object_set_new(obj, "worker_uids",
+				    json_pack("{s:I, s:I, s:I}", "first",
+					      (json_int_t)config.uid_first, "last",
+					      (json_int_t)config.uid_last, "free",
+					      (json_int_t)uidpool_free_count()));
+	} else {
+		json_object_set_new(obj, "worker_uid",
+				    config.fs.change_ids ? json_integer(config.uid) : json_null());
+		json_object_set_new(obj, "worker_uids", json_null());
+	}
 	json_object_set_new(obj, "runtime_bytes", json_integer((json_int_t)baseline_bytes));
 }
 
 void spawn_forkserver_main(int argc, char **argv)
 {
-	if (argc != 6) {
+	if (argc != 4) {
 		fprintf(stderr, "sandboxd: --forkserver is internal\n");
 		_exit(EXIT_FAILURE);
 	}
 	struct forkserver_config cfg = {
-		.uid = (uid_t)strtoul(argv[2], NULL, 10),
-		.gid = (gid_t)strtoul(argv[3], NULL, 10),
-		.max_job_bytes = (size_t)strtoull(argv[4], NULL, 10),
-		.change_ids = strcmp(argv[5], "1") == 0,
+		.max_job_bytes = (size_t)strtoull(argv[2], NULL, 10),
+		.change_ids = strcmp(argv[3], "1") == 0,
 	};
 	forkserver_run(3, &cfg);
 }

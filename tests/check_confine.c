@@ -28,12 +28,17 @@
 
 #include "../worker/confine.h"
 
-#define NOBODY 65534
+/* A worker's identity from the default --worker-uids range; uid and gid
+ * differ here so that each is seen to be set on its own. */
+#define WORKER_UID 2000000123u
+#define WORKER_GID 2000000456u
 #define AS_BYTES (256ull * 1024 * 1024)
 
 static struct sock_fprog filter;
 static int in_pipe[2], out_pipe[2];
 static pid_t test_pid;
+/* The test process's own CPU clock, as another process names it. */
+static clockid_t parent_clock;
 
 /* Confines the calling (child) process like a worker; _exit(99) if that
  * fails, so a broken confinement can never pass as a SIGSYS. */
@@ -45,8 +50,8 @@ static void confine_self(void)
 		.as_bytes = AS_BYTES,
 		.cpu_seconds = 10,
 		.change_ids = geteuid() == 0,
-		.uid = NOBODY,
-		.gid = NOBODY,
+		.uid = WORKER_UID,
+		.gid = WORKER_GID,
 	};
 	const char *step;
 	if (confine_apply(&p, &filter, &step) < 0)
@@ -57,6 +62,7 @@ static void confine_self(void)
 static void prepare(void)
 {
 	test_pid = getpid();
+	ck_assert_int_eq(clock_getcpuclockid(test_pid, &parent_clock), 0);
 	ck_assert_int_eq(confine_filter_build(&filter), 0);
 	ck_assert_int_eq(pipe(in_pipe), 0);
 	ck_assert_int_eq(pipe(out_pipe), 0);
@@ -130,6 +136,49 @@ static void do_getpid(void) { syscall(SYS_getpid); }
 static void do_unshare(void) { syscall(SYS_unshare, CLONE_NEWUSER); }
 static void do_x32(void) { syscall(0x40000000 | SYS_getpid); }
 
+/* Other processes' clocks: a negative id names a pid's (or thread's) CPU
+ * clock, or a dynamic clock by fd. The raw syscall, so that no vDSO answers
+ * in the filter's place. */
+static void do_clock_parent(void)
+{
+	struct timespec ts;
+	syscall(SYS_clock_gettime, parent_clock, &ts);
+}
+static void do_clock_getres_parent(void)
+{
+	struct timespec ts;
+	syscall(SYS_clock_getres, parent_clock, &ts);
+}
+/* The parent's main thread's CPU clock: ~tid << 3 | CPUCLOCK_PERTHREAD |
+ * CPUCLOCK_SCHED. */
+static void do_clock_parent_thread(void)
+{
+	struct timespec ts;
+	clockid_t id = (clockid_t)((~(unsigned)test_pid << 3) | 6);
+	syscall(SYS_clock_gettime, id, &ts);
+}
+/* pid 1's process clock, with clean upper bits (only the low 32 count). */
+static void do_clock_init_wide(void)
+{
+	struct timespec ts;
+	syscall(SYS_clock_gettime, (unsigned long long)(unsigned)((~1u << 3) | 2), &ts);
+}
+static void do_clock_fd(void)
+{
+	struct timespec ts;
+	syscall(SYS_clock_gettime, (clockid_t)((~0u << 3) | 3), &ts); /* FD_TO_CLOCKID(0) */
+}
+static void do_clock_alarm(void)
+{
+	struct timespec ts;
+	syscall(SYS_clock_gettime, CLOCK_REALTIME_ALARM, &ts);
+}
+static void do_clock_tai(void)
+{
+	struct timespec ts;
+	syscall(SYS_clock_getres, CLOCK_TAI, &ts);
+}
+
 /* i386 getpid through int 0x80: another ABI, so the architecture check
  * must kill it even though getpid's number means something else there. */
 static long int80_getpid(void)
@@ -175,6 +224,23 @@ END_TEST
 START_TEST(test_x32) { assert_sigsys(do_x32, "x32 getpid"); }
 END_TEST
 
+START_TEST(test_clock_other_process)
+{
+	assert_sigsys(do_clock_parent, "clock_gettime(another process's CPU clock)");
+	assert_sigsys(do_clock_getres_parent, "clock_getres(another process's CPU clock)");
+	assert_sigsys(do_clock_parent_thread, "clock_gettime(another thread's CPU clock)");
+	assert_sigsys(do_clock_init_wide, "clock_gettime(pid 1's CPU clock)");
+	assert_sigsys(do_clock_fd, "clock_gettime(a dynamic clock by fd)");
+}
+END_TEST
+
+START_TEST(test_clock_unneeded)
+{
+	assert_sigsys(do_clock_alarm, "clock_gettime(CLOCK_REALTIME_ALARM)");
+	assert_sigsys(do_clock_tai, "clock_getres(CLOCK_TAI)");
+}
+END_TEST
+
 START_TEST(test_int80)
 {
 	/* First show the i386 ABI is there at all, so that the kill below
@@ -211,6 +277,40 @@ static void do_allowed(void)
 		_exit(4);
 	_exit(0);
 }
+
+/* Every standard clock, both calls, by the raw syscall; and the kernel
+ * reads only the low 32 bits, so neither does the filter. */
+static void do_clocks(void)
+{
+	static const clockid_t std[] = {CLOCK_REALTIME,		  CLOCK_MONOTONIC,
+					CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID,
+					CLOCK_MONOTONIC_RAW,	  CLOCK_REALTIME_COARSE,
+					CLOCK_MONOTONIC_COARSE,	  CLOCK_BOOTTIME};
+	struct timespec ts;
+	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++) {
+		if (syscall(SYS_clock_gettime, std[i], &ts) != 0)
+			_exit(10 + (int)i);
+		if (syscall(SYS_clock_getres, std[i], &ts) != 0)
+			_exit(20 + (int)i);
+	}
+	if (syscall(SYS_clock_gettime, 0xdead00000000ull | CLOCK_MONOTONIC, &ts) != 0)
+		_exit(30);
+	/* And through libc (the vDSO, and its fallbacks). */
+	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++)
+		if (clock_gettime(std[i], &ts) != 0 || clock_getres(std[i], &ts) != 0)
+			_exit(40 + (int)i);
+	if (time(NULL) == (time_t)-1)
+		_exit(50);
+	_exit(0);
+}
+
+START_TEST(test_standard_clocks_work)
+{
+	int st = run_confined(do_clocks);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "confined child failed: status %#x",
+		      st);
+}
+END_TEST
 
 START_TEST(test_allowed_calls_work)
 {
@@ -286,8 +386,10 @@ START_TEST(test_proc_view)
 	char *status = strdup(slurp(path));
 
 	if (geteuid() == 0) {
-		ck_assert_str_eq(status_field(status, "\nUid:"), "65534\t65534\t65534\t65534");
-		ck_assert_str_eq(status_field(status, "\nGid:"), "65534\t65534\t65534\t65534");
+		ck_assert_str_eq(status_field(status, "\nUid:"),
+				 "2000000123\t2000000123\t2000000123\t2000000123");
+		ck_assert_str_eq(status_field(status, "\nGid:"),
+				 "2000000456\t2000000456\t2000000456\t2000000456");
 		ck_assert_str_eq(status_field(status, "\nGroups:"), "");
 	}
 	const char *sets[] = {"\nCapInh:", "\nCapPrm:", "\nCapEff:", "\nCapAmb:"};
@@ -300,9 +402,11 @@ START_TEST(test_proc_view)
 	ck_assert_str_eq(status_field(status, "\nSeccomp:"), "2");
 	free(status);
 
-	/* Only fds 0, 1 and 2. */
+	/* Only fds 0, 1 and 2. Not dumpable, its fd directory is root's. */
 	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	for (int fd = 0; fd < 64; fd++) {
+	if (geteuid() != 0)
+		printf("check_confine: not root: a confined child's fds cannot be listed\n");
+	for (int fd = 0; geteuid() == 0 && fd < 64; fd++) {
 		char p[96];
 		struct stat st;
 		snprintf(p, sizeof p, "%s/%d", path, fd);
@@ -414,9 +518,12 @@ int main(void)
 	tcase_add_test(forbidden, test_unshare);
 	tcase_add_test(forbidden, test_x32);
 	tcase_add_test(forbidden, test_int80);
+	tcase_add_test(forbidden, test_clock_other_process);
+	tcase_add_test(forbidden, test_clock_unneeded);
 	suite_add_tcase(s, forbidden);
 	TCase *state = tcase_create("confined state");
 	tcase_add_test(state, test_allowed_calls_work);
+	tcase_add_test(state, test_standard_clocks_work);
 	tcase_add_test(state, test_proc_view);
 	tcase_add_test(state, test_dies_with_parent);
 	tcase_add_test(state, test_filter_is_stable);

@@ -80,8 +80,15 @@ START_TEST(test_health)
 	ck_assert(jtrue(sb, "no_new_privs"));
 	ck_assert_ptr_nonnull(strstr(jstr(sb, "seccomp"), "allowlist"));
 	ck_assert(jtrue(sb, "forkserver"));
-	if (geteuid() == 0)
-		ck_assert_int_eq(jint(sb, "worker_uid"), 65534);
+	if (geteuid() == 0) {
+		json_t *uids = json_object_get(sb, "worker_uids");
+		ck_assert_int_eq(jint(uids, "first"), 2000000000);
+		ck_assert_int_eq(jint(uids, "last"), 2000065535);
+		ck_assert(json_is_null(json_object_get(sb, "worker_uid")));
+	} else {
+		printf("check_daemon: not root: worker_uids not checked\n");
+		ck_assert(json_is_null(json_object_get(sb, "worker_uids")));
+	}
 	json_decref(h);
 }
 END_TEST

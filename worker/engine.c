@@ -535,6 +535,33 @@ static void put_function(duk_context *ctx, const char *name, duk_c_function fn, 
 	duk_put_prop_string(ctx, -2, name);
 }
 
+/* ---- hidden keys */
+
+/* keys.fresh(): another hidden symbol. Duktape's hidden symbols begin with
+ * a 0xFF byte, which no ECMAScript string can hold: no script can name
+ * such a key, and neither getOwnPropertySymbols nor Reflect.ownKeys nor a
+ * Proxy trap lists it. */
+static duk_ret_t fresh_key(duk_context *ctx)
+{
+	static unsigned long n;
+	duk_push_sprintf(ctx, "%ckey%lu", 0xff, ++n);
+	return 1;
+}
+
+/* Pushes the object of hidden keys the polyfills and the runtime keep
+ * their state under (see polyfills.js, runtime.js). */
+static void push_keys(duk_context *ctx)
+{
+	static const char *const names[] = {"id", "table", "promise", "gen", "groups"};
+	duk_push_object(ctx);
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		duk_push_sprintf(ctx, "%c%s", 0xff, names[i]);
+		duk_put_prop_string(ctx, -2, names[i]);
+	}
+	duk_push_c_function(ctx, fresh_key, 0);
+	duk_put_prop_string(ctx, -2, "fresh");
+}
+
 /* Compiles and runs an embedded source; its value is left on the stack. */
 static int load_js(duk_context *ctx, const char *name, const char *src, size_t len,
 		   duk_uint_t flags)
@@ -548,7 +575,9 @@ static int load_js(duk_context *ctx, const char *name, const char *src, size_t l
 
 /* The lowering of modern JavaScript and TypeScript, compiled once here so
  * that a worker that needs it pays only for running it: stash.lower, and
- * the global $$rt that lowered code calls (fixed, and not enumerable). */
+ * stash.rt, the runtime lowered code calls. Lowered code gets the runtime
+ * as a parameter of the wrapper it is compiled in (see compile): no global
+ * holds it, so no script can read or replace it for another source. */
 static int prepare_lowering(duk_context *ctx)
 {
 	duk_push_global_stash(ctx);
@@ -570,15 +599,11 @@ static int prepare_lowering(duk_context *ctx)
 	if (load_js(ctx, "runtime.js", js_runtime, js_runtime_len, DUK_COMPILE_EVAL) < 0)
 		return -1;
 	duk_get_prop_string(ctx, -2, "thread");
-	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+	push_keys(ctx);
+	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return -1;
-	duk_push_global_object(ctx);
-	duk_push_string(ctx, "$$rt");
-	duk_dup(ctx, -3);
-	duk_def_prop(ctx, -3,
-		     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_HAVE_WRITABLE |
-			     DUK_DEFPROP_HAVE_ENUMERABLE | DUK_DEFPROP_HAVE_CONFIGURABLE);
-	duk_pop_3(ctx);
+	duk_put_prop_string(ctx, -2, "rt");
+	duk_pop(ctx);
 	return 0;
 }
 
@@ -604,6 +629,16 @@ int engine_prepare(void)
 	 * require would suggest a module system there is none of. */
 	duk_del_prop_string(ctx, -1, "Duktape");
 	duk_del_prop_string(ctx, -1, "require");
+	/* Duktape's own bindings beyond ECMAScript: CBOR, its Node.js Buffer
+	 * (an old, partial API code written for Node would misuse) and its
+	 * plain buffers. (The builtins' tables come pre-generated with the
+	 * source, so a configuration option cannot drop them.) */
+	duk_del_prop_string(ctx, -1, "CBOR");
+	duk_del_prop_string(ctx, -1, "Buffer");
+	duk_get_prop_string(ctx, -1, "Uint8Array");
+	duk_del_prop_string(ctx, -1, "allocPlain");
+	duk_del_prop_string(ctx, -1, "plainOf");
+	duk_pop(ctx);
 
 	duk_push_object(ctx);
 	put_function(ctx, "log", console_write, DUK_VARARGS, 1);
@@ -636,17 +671,23 @@ int engine_prepare(void)
 		return -1;
 	duk_push_global_object(ctx);
 	duk_push_c_function(ctx, microtask_queued, 0);
-	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+	push_keys(ctx);
+	if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return -1;
 	duk_put_prop_string(ctx, -2, "internals");
 	duk_pop(ctx);
 
-	/* Test mode's harness, compiled once here. */
+	/* Test mode's harness, compiled and run once here, before any script:
+	 * it captures the built-ins it uses now. stash.harness is its
+	 * install(global). */
 	duk_push_global_stash(ctx);
 	duk_push_string(ctx, "harness.js");
 	if (duk_pcompile_lstring_filename(ctx, DUK_COMPILE_EVAL, js_harness, js_harness_len) !=
 		    DUK_EXEC_SUCCESS ||
 	    duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS || !duk_is_function(ctx, -1))
+		return -1;
+	duk_get_prop_string(ctx, -2, "internals");
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS || !duk_is_function(ctx, -1))
 		return -1;
 	duk_put_prop_string(ctx, -2, "harness");
 	duk_pop(ctx);
@@ -900,7 +941,8 @@ static duk_ret_t lower_call(duk_context *ctx, void *udata)
 }
 
 /* Parses code as modern JavaScript or TypeScript and lowers it to ES5.
- * NULL with the lowered source on the stack, or the failure result: a
+ * NULL with the lowered source and the array of its globals (program code
+ * only; empty for a body) on the stack, or the failure result: a
  * syntax error placed in the submitted code, or the limit the lowering
  * ran into (it runs under the script's heap cap and CPU budget). */
 static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum engine_language lang,
@@ -937,7 +979,12 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 	if (!duk_is_object(ctx, -1)) {
 		duk_pop(ctx);
 		duk_get_prop_string(ctx, -1, "code");
-		duk_remove(ctx, -2);
+		duk_get_prop_string(ctx, -2, "globals");
+		if (!duk_is_array(ctx, -1)) {
+			duk_pop(ctx);
+			duk_push_array(ctx);
+		}
+		duk_remove(ctx, -3);
 		return NULL;
 	}
 	duk_get_prop_string(ctx, -1, "message");
@@ -955,6 +1002,30 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 	}
 	duk_pop_n(ctx, 6);
 	return r;
+}
+
+/* Lowered code is compiled inside a wrapper whose parameter is the
+ * runtime, and which gives the function that runs the code: everything on
+ * the first line, so that lines stay those of the submitted code. As a
+ * body, the wrapper is the function compiled; as a program, the program's
+ * completion value, after the var statement that declares its globals. */
+static const char lowered_body_head[] = "function($$rt){return function(){";
+static const char lowered_program_head[] = "(function($$rt){return function(){";
+static const char lowered_tail[] = "\n}}";
+
+/* Replaces the lowering's globals array at the top of the stack with
+ * "var a,b;" (or "" when there are none). */
+static void push_global_vars(duk_context *ctx)
+{
+	duk_size_t n = duk_get_length(ctx, -1);
+	duk_push_string(ctx, n ? "var " : "");
+	for (duk_size_t i = 0; i < n; i++) {
+		duk_get_prop_index(ctx, -2, (duk_uarridx_t)i);
+		duk_safe_to_string(ctx, -1);
+		duk_push_string(ctx, i + 1 < n ? "," : ";");
+		duk_concat(ctx, 3);
+	}
+	duk_remove(ctx, -2);
 }
 
 /* Compiles src (what the request gave, or its lowered form at the top of
@@ -998,15 +1069,33 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 	json_t *r = downlevel(ctx, code, len, lang, body);
 	if (r)
 		return r;
+	/* [... lowered globals] */
 	if (body) {
-		duk_push_string(ctx, head);
+		duk_pop(ctx);
+		duk_push_string(ctx, lowered_body_head);
 		duk_insert(ctx, -2);
-		duk_push_string(ctx, tail);
+		duk_push_string(ctx, lowered_tail);
 		duk_concat(ctx, 3);
+	} else {
+		push_global_vars(ctx);
+		duk_push_string(ctx, lowered_program_head);
+		duk_dup(ctx, -3);
+		duk_push_string(ctx, lowered_tail);
+		duk_push_string(ctx, ")");
+		duk_concat(ctx, 5);
+		duk_remove(ctx, -2);
 	}
 	duk_push_string(ctx, file);
 	if (duk_pcompile(ctx, flags) != DUK_EXEC_SUCCESS)
 		return compile_failure(ctx);
+	/* A program declares its globals and gives the wrapper. */
+	if (!body && duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
+		return fail_thrown(ctx, "script");
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "rt");
+	duk_remove(ctx, -2);
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS)
+		return fail_thrown(ctx, "script");
 	return NULL;
 }
 
@@ -1039,21 +1128,119 @@ json_t *engine_run(const char *code, size_t len, enum engine_language lang)
 	return settle_result(ctx);
 }
 
-/* Runs src as program code (its declarations become globals). NULL on
- * success, else the failure result, marked with which source failed. */
-static json_t *run_program(duk_context *ctx, const char *src, size_t len, enum engine_language lang,
-			   const char *file, const char *source)
+/* Marks a failure result with the source that failed. */
+static json_t *from_source(json_t *r, const char *source)
 {
-	json_t *r = compile(ctx, src, len, lang, file, false);
-	if (!r) {
-		if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
-			r = fail_thrown(ctx, "script");
-		else
-			duk_pop(ctx);
-	}
 	if (r)
 		json_object_set_new(json_object_get(r, "error"), "source", json_string(source));
 	return r;
+}
+
+/* Compiles src as program code: NULL with the function that runs it on the
+ * stack, else the failure result, marked with which source failed. */
+static json_t *compile_program(duk_context *ctx, const char *src, size_t len,
+			       enum engine_language lang, const char *file, const char *source)
+{
+	return from_source(compile(ctx, src, len, lang, file, false), source);
+}
+
+/* Runs the program compiled at idx (its declarations become globals), with
+ * the global object as its this. NULL, else the failure result. */
+static json_t *run_program(duk_context *ctx, duk_idx_t idx, const char *source)
+{
+	duk_dup(ctx, idx);
+	duk_push_global_object(ctx);
+	if (duk_pcall_method(ctx, 0) != DUK_EXEC_SUCCESS)
+		return from_source(fail_thrown(ctx, "script"), source);
+	duk_pop(ctx);
+	return NULL;
+}
+
+/* Calls controls.begin(source) on the harness's controls at idx. */
+static void harness_begin(duk_context *ctx, duk_idx_t idx, const char *source)
+{
+	duk_get_prop_string(ctx, idx, "begin");
+	duk_push_string(ctx, source);
+	/* It only sets a variable; the controls are frozen, the harness's. */
+	(void)duk_pcall(ctx, 1);
+	duk_pop(ctx);
+}
+
+/* The string at key of the entry at idx as UTF-8, or NULL when it is not a
+ * string. The entries have no prototype: nothing but the harness's own
+ * properties is read. */
+static json_t *entry_string(duk_context *ctx, duk_idx_t idx, const char *key)
+{
+	json_t *v = NULL;
+	duk_get_prop_string(ctx, idx, key);
+	if (duk_is_string(ctx, -1)) {
+		struct buf b = BUF_INIT;
+		append_string(ctx, -1, &b);
+		v = json_stringn(b.data ? buf_peek(&b) : "", buf_len(&b));
+		buf_free(&b);
+	}
+	duk_pop(ctx);
+	return v;
+}
+
+static bool entry_bool(duk_context *ctx, duk_idx_t idx, const char *key)
+{
+	duk_get_prop_string(ctx, idx, key);
+	bool v = duk_is_boolean(ctx, -1) && duk_get_boolean(ctx, -1);
+	duk_pop(ctx);
+	return v;
+}
+
+/*
+ * The test report from the array of entries at the top of the stack (the
+ * harness's run()): {summary, tests}, the summary counted here from the
+ * entries, never taken from the script. An entry is skipped, or passed, or
+ * failed; one that is not well formed counts as failed. NULL without
+ * memory. Runs under duk_safe_call (reading can allocate).
+ */
+struct report {
+	json_t *out;
+};
+
+static duk_ret_t build_report(duk_context *ctx, void *udata)
+{
+	struct report *rep = udata;
+	json_t *list = json_array();
+	json_int_t passed = 0, failed = 0, skipped = 0;
+	duk_size_t n = duk_is_array(ctx, -1) ? duk_get_length(ctx, -1) : 0;
+	for (duk_size_t i = 0; i < n && list; i++) {
+		duk_get_prop_index(ctx, -1, (duk_uarridx_t)i);
+		json_t *name = entry_string(ctx, -1, "name");
+		json_t *error = entry_string(ctx, -1, "error");
+		bool skip = entry_bool(ctx, -1, "skipped");
+		bool pass = !skip && !error && entry_bool(ctx, -1, "passed");
+		duk_get_prop_string(ctx, -1, "duration_ms");
+		double ms = duk_is_number(ctx, -1) ? duk_get_number(ctx, -1) : 0;
+		duk_pop_2(ctx);
+		json_t *e = json_object();
+		json_object_set_new(e, "name", name ? name : json_string("?"));
+		json_object_set_new(e, "passed", json_boolean(pass));
+		if (skip)
+			json_object_set_new(e, "skipped", json_true());
+		json_object_set_new(e, "duration_ms",
+				    json_integer(ms > 0 && ms < 1e15 ? (json_int_t)ms : 0));
+		if (error)
+			json_object_set_new(e, "error", error);
+		else if (!skip && !pass)
+			json_object_set_new(e, "error", json_string("the test did not pass"));
+		if (json_array_append_new(list, e) < 0) {
+			json_decref(list);
+			list = NULL;
+		}
+		skipped += skip;
+		passed += pass;
+		failed += !skip && !pass;
+	}
+	rep->out = list ? json_pack("{s:{s:I, s:I, s:I, s:I}, s:o}", "summary", "total",
+				    (json_int_t)n, "passed", passed, "failed", failed, "skipped",
+				    skipped, "tests", list)
+			: NULL;
+	return 0;
 }
 
 json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len,
@@ -1062,32 +1249,43 @@ json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, s
 	duk_context *ctx = heap_ctx;
 	duk_push_global_stash(ctx);
 	duk_get_prop_string(ctx, -1, "harness");
-	duk_get_prop_string(ctx, -2, "internals");
-	duk_remove(ctx, -3);
+	duk_remove(ctx, -2);
 	duk_push_global_object(ctx);
-	duk_swap_top(ctx, -2);
-	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS) /* installs test and assert */
+	if (duk_pcall(ctx, 1) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return result_error("sandbox", "the test harness did not load");
+	duk_idx_t controls = duk_get_top_index(ctx);
+	/* Both sources are compiled (and lowered) before either runs: the
+	 * lowering of the tests must not run after, and so under the eyes of,
+	 * the code under test. */
 	json_t *r = NULL;
 	if (code)
-		r = run_program(ctx, code, code_len, lang, ENGINE_CODE_NAME, "code");
+		r = compile_program(ctx, code, code_len, lang, ENGINE_CODE_NAME, "code");
+	else
+		duk_push_undefined(ctx);
 	if (!r)
-		r = run_program(ctx, tests, tests_len, lang, ENGINE_TESTS_NAME, "tests");
+		r = compile_program(ctx, tests, tests_len, lang, ENGINE_TESTS_NAME, "tests");
 	if (r)
 		return r;
-	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS) /* the runner */
+	if (code) {
+		harness_begin(ctx, controls, "code");
+		r = run_program(ctx, controls + 1, "code");
+	}
+	if (!r) {
+		harness_begin(ctx, controls, "tests");
+		r = run_program(ctx, controls + 2, "tests");
+	}
+	if (r)
+		return r;
+	duk_get_prop_string(ctx, controls, "run");
+	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
-	if (duk_safe_call(ctx, json_encode_top, NULL, 1, 1) != DUK_EXEC_SUCCESS ||
-	    !duk_is_string(ctx, -1))
-		return result_error("script", "the test results cannot be converted to JSON");
-	struct buf text = BUF_INIT;
-	append_string(ctx, -1, &text);
-	json_t *results = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text), 0, NULL);
-	buf_free(&text);
-	if (!results)
+	struct report rep = {NULL};
+	if (duk_safe_call(ctx, build_report, &rep, 1, 1) != DUK_EXEC_SUCCESS || !rep.out) {
+		json_decref(rep.out);
 		return result_error(alloc_failed ? "memory" : "script",
-				    "the test results are not valid JSON");
+				    "the test results could not be read");
+	}
 	json_t *done = result_ok(NULL);
-	json_object_set_new(done, "test", results);
+	json_object_set_new(done, "test", rep.out);
 	return done;
 }

@@ -48,16 +48,19 @@ enum engine_language { ENGINE_ANY, ENGINE_JAVASCRIPT, ENGINE_TYPESCRIPT };
  */
 json_t *engine_run(const char *code, size_t len, enum engine_language lang);
 
-/* The lowering alone (tests look at its output): {"code": ES5 source} or
- * {"error": {"message", "line", "column"}}; NULL when it failed to run. */
+/* The lowering alone (tests look at its output): {"code": ES5 source} (and
+ * "globals", the names program code declares) or {"error": {"message",
+ * "line", "column"}}; NULL when it failed to run. */
 json_t *engine_lower(const char *code, size_t len, enum engine_language lang, bool body);
 
 /*
- * Test mode: installs test() and assert, runs code (when not NULL) and then
- * tests as program code, so declarations in code are visible to tests, and
- * runs the tests they registered. The result message is {"type": "result",
- * "ok": true, "test": {"summary", "tests"}}, or a failure whose error has
- * "source": "code" or "tests" when either failed to load.
+ * Test mode: installs test() and assert, compiles code (when not NULL) and
+ * tests, then runs them in that order as program code, so declarations in
+ * code are visible to tests, and runs the tests registered while tests
+ * loaded. The result message is {"type": "result", "ok": true, "test":
+ * {"summary", "tests"}}, the summary counted here from the entries, or a
+ * failure whose error has "source": "code" or "tests" when either failed to
+ * load.
  */
 json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len,
 			 enum engine_language lang);

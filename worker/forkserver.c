@@ -168,10 +168,18 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 	reply(sock, &ready);
 
 	for (;;) {
-		struct forkserver_spawn req = {0, 0};
+		struct forkserver_spawn req = {0, 0, 0, 0};
 		int fds[FORKSERVER_FDS];
 		if (!receive(sock, &req, fds))
 			_exit(0);
+		/* Root is never a worker's identity, whatever the request says. */
+		if (cfg->change_ids && (req.uid == 0 || req.gid == 0)) {
+			struct forkserver_reply refused = {0, EPERM, 0};
+			for (int i = 0; i < FORKSERVER_FDS; i++)
+				close(fds[i]);
+			reply(sock, &refused);
+			continue;
+		}
 		pid_t pid = clone_sibling();
 		if (pid == 0) {
 			prctl(PR_SET_NAME, "sandboxd-work");
@@ -184,8 +192,8 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 				.as_bytes = baseline + 2 * req.memory_bytes + AS_SLACK_BYTES,
 				.cpu_seconds = req.timeout_ms / 1000 + 1,
 				.change_ids = cfg->change_ids,
-				.uid = cfg->uid,
-				.gid = cfg->gid,
+				.uid = (uid_t)req.uid,
+				.gid = (gid_t)req.gid,
 			};
 			worker_main(&p, &filter, cfg->max_job_bytes);
 		}

@@ -24,15 +24,15 @@
 #include <sys/types.h>
 
 struct forkserver_config {
-	bool change_ids; /* workers switch to uid/gid */
-	uid_t uid;
-	gid_t gid;
+	bool change_ids;      /* workers switch to the uid/gid of their request */
 	size_t max_job_bytes; /* largest job frame a worker accepts */
 };
 
 struct forkserver_spawn {
 	uint64_t memory_bytes; /* what the script may use beyond the runtime */
 	uint64_t timeout_ms;   /* sets the CPU-time backstop */
+	uint32_t uid;	       /* the worker's identity, when change_ids; */
+	uint32_t gid;	       /* never 0 (the forkserver refuses it) */
 };
 
 struct forkserver_reply {

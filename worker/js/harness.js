@@ -1,27 +1,107 @@
 /*
  * harness.js - the globals of test mode: test() and assert, after uvu.
  *
- * Compiled once in the forkserver; a test-mode worker calls it to install
- * the globals, runs the code and the tests (which register tests with
- * test()), then calls the returned run() for the results. ES5 only: this
- * runs on Duktape 2.7.
+ * Compiled and called once in the forkserver, before any script exists:
+ * everything the harness uses of the built-ins (Array, Object, JSON,
+ * String, Date, RegExp, Error, Promise, Function.prototype.call itself) is
+ * captured here, as functions that no later change to a global or a
+ * prototype reaches. It evaluates to install(global), which a test-mode
+ * worker calls to define `test` and `assert` (frozen, and neither writable
+ * nor configurable on the global) and which returns the controls the
+ * engine drives: begin("code" | "tests") before each source runs, and
+ * run() for the results once both have loaded.
+ *
+ * Tests, and hooks, can be registered only while the tests load: not by
+ * the code under test as it loads, nor once the tests run. The results are
+ * built of objects without a prototype, in arrays added to by
+ * defineProperty: no setter or getter a script puts on Array.prototype or
+ * Object.prototype (nor a toJSON) can add, drop or change an entry, and the
+ * engine counts the summary from the entries itself. ES5 only: this runs
+ * on Duktape 2.7.
  */
-(function (global, internals) {
+(function (internals) {
 	'use strict';
+	/* uncurry(f)(self, a, b) is f.call(self, a, b), without looking up
+	 * call on anything a script can change. */
+	var FP = Function.prototype;
+	var uncurry = FP.bind.bind(FP.call);
+	var hasOwn = uncurry(Object.prototype.hasOwnProperty);
+	var strSlice = uncurry(String.prototype.slice);
+	var strIndexOf = uncurry(String.prototype.indexOf);
+	var arrJoin = uncurry(Array.prototype.join);
+	var reExec = uncurry(RegExp.prototype.exec);
+	var reTest = uncurry(RegExp.prototype.test);
+	var reToString = uncurry(RegExp.prototype.toString);
+	var reSource = uncurry(Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get);
+	var dateGetTime = uncurry(Date.prototype.getTime);
+	var dateToISO = uncurry(Date.prototype.toISOString);
+	var errToString = uncurry(Error.prototype.toString);
+	var stackOf = uncurry(Object.getOwnPropertyDescriptor(Error.prototype, 'stack').get);
 	var now = Date.now;
 	var stringify = JSON.stringify;
 	var keys = Object.keys;
 	var isArray = Array.isArray;
-	var hasOwn = Object.prototype.hasOwnProperty;
 	var getProto = Object.getPrototypeOf;
+	var create = Object.create;
+	var defineProperty = Object.defineProperty;
+	var freeze = Object.freeze, isFrozen = Object.isFrozen;
+	var isFinite_ = isFinite;
+	var StringC = String, ErrorC = Error, TypeErrorC = TypeError;
+	var promiseResolve = Promise.resolve.bind(Promise);
+	var drain = internals.drain, inspect = internals.inspect;
 
 	var MAX_SHOWN = 200; /* characters of a value in a message */
 	var MAX_DIFFS = 5;   /* differing paths listed for deep equality */
 
+	/* A list only the harness adds to. */
+	function append(list, v) {
+		defineProperty(list, list.length, {value: v, writable: true, enumerable: true,
+						   configurable: true});
+	}
+
+	/* An object without a prototype holding the given own properties. */
+	function record(props) {
+		var o = create(null), names = keys(props);
+		for (var i = 0; i < names.length; i++)
+			o[names[i]] = props[names[i]];
+		return o;
+	}
+
+	/* v is a Date, a RegExp: asked of the engine, not of anything a script
+	 * can redefine (instanceof consults Symbol.hasInstance). */
+	function isDate(v) {
+		try {
+			dateGetTime(v);
+			return true;
+		} catch (e) {
+			return false;
+		}
+	}
+	function isRegExp(v) {
+		if (v === RegExpProto)
+			return false;
+		try {
+			reSource(v);
+			return true;
+		} catch (e) {
+			return false;
+		}
+	}
+	var RegExpProto = RegExp.prototype;
+	function isError(v) {
+		try {
+			errToString(v);
+		} catch (e) {
+			return false;
+		}
+		return v !== null && typeof v === 'object' && v instanceof ErrorC;
+	}
+
 	/* ---- showing values */
 
 	function cut(s) {
-		return s.length > MAX_SHOWN ? s.slice(0, MAX_SHOWN) + '...' : s;
+		s = StringC(s);
+		return s.length > MAX_SHOWN ? strSlice(s, 0, MAX_SHOWN) + '...' : s;
 	}
 
 	function show(v) {
@@ -34,15 +114,21 @@
 			return 'NaN';
 		if (t === 'function')
 			return '[Function' + (v.name ? ': ' + v.name : '') + ']';
-		if (v instanceof RegExp || v instanceof Error)
-			return cut(String(v));
-		if (v instanceof Date)
-			return 'Date(' + (isNaN(v.getTime()) ? 'Invalid' : v.toISOString()) + ')';
 		try {
+			if (isRegExp(v))
+				return cut(reToString(v));
+			if (isDate(v))
+				return 'Date(' + (isFinite_(dateGetTime(v)) ? dateToISO(v) : 'Invalid') + ')';
+			if (isError(v))
+				return cut(StringC(v));
 			var s = stringify(v);
-			return cut(s === undefined ? String(v) : s);
+			return cut(s === undefined ? StringC(v) : s);
 		} catch (e) {
-			return cut(String(v)); /* a cycle */
+			try {
+				return cut(StringC(v)); /* a cycle */
+			} catch (e2) {
+				return '[a value that cannot be shown]';
+			}
 		}
 	}
 
@@ -54,10 +140,18 @@
 		if (a && b && typeof a === 'object' && typeof b === 'object') {
 			if (a.constructor !== b.constructor || getProto(a) !== getProto(b))
 				return false;
-			if (a instanceof Date)
-				return a.getTime() === b.getTime();
-			if (a instanceof RegExp)
-				return String(a) === String(b);
+			var da = isDate(a);
+			if (da !== isDate(b))
+				return false;
+			if (da) {
+				var ta = dateGetTime(a), tb = dateGetTime(b);
+				return ta === tb || (ta !== ta && tb !== tb);
+			}
+			var ra = isRegExp(a);
+			if (ra !== isRegExp(b))
+				return false;
+			if (ra)
+				return reToString(a) === reToString(b);
 			if (isArray(a)) {
 				if (a.length !== b.length)
 					return false;
@@ -70,7 +164,7 @@
 			if (ka.length !== kb.length)
 				return false;
 			for (var k = 0; k < ka.length; k++)
-				if (!hasOwn.call(b, ka[k]) || !dequal(a[ka[k]], b[ka[k]]))
+				if (!hasOwn(b, ka[k]) || !dequal(a[ka[k]], b[ka[k]]))
 					return false;
 			return true;
 		}
@@ -83,43 +177,53 @@
 			return out;
 		var both = found && expected && typeof found === 'object' &&
 			typeof expected === 'object' && isArray(found) === isArray(expected) &&
-			getProto(found) === getProto(expected) && !(found instanceof Date) &&
-			!(found instanceof RegExp);
+			getProto(found) === getProto(expected) && !isDate(found) && !isRegExp(found);
 		if (!both) {
-			out.push((path || '(root)') + ': expected ' + show(expected) + ', found ' + show(found));
+			append(out, (path || '(root)') + ': expected ' + show(expected) + ', found ' +
+			       show(found));
 			return out;
 		}
-		var names = keys(expected), seen = {}, i;
+		var names = keys(expected), seen = create(null), i;
 		for (i = 0; i < names.length; i++)
 			seen[names[i]] = true;
 		var extra = keys(found);
 		for (i = 0; i < extra.length; i++)
 			if (!seen[extra[i]])
-				names.push(extra[i]);
+				append(names, extra[i]);
 		for (i = 0; i < names.length && out.length < MAX_DIFFS; i++) {
 			var name = names[i];
 			var sub = isArray(expected) ? path + '[' + name + ']' : path + '.' + name;
-			if (!hasOwn.call(found, name))
-				out.push(sub + ': expected ' + show(expected[name]) + ', missing');
-			else if (!hasOwn.call(expected, name))
-				out.push(sub + ': not expected, found ' + show(found[name]));
+			if (!hasOwn(found, name))
+				append(out, sub + ': expected ' + show(expected[name]) + ', missing');
+			else if (!hasOwn(expected, name))
+				append(out, sub + ': not expected, found ' + show(found[name]));
 			else
 				diff(found[name], expected[name], sub, out);
 		}
 		if (isArray(expected) && found.length !== expected.length && out.length < MAX_DIFFS)
-			out.push(path + '.length: expected ' + expected.length + ', found ' + found.length);
+			append(out, path + '.length: expected ' + expected.length + ', found ' +
+			       found.length);
 		return out;
 	}
 
 	/* ---- assertions */
 
+	/* The harness's own error: marked where no script can forge the mark. */
+	var assertions = [];
 	function fail(assertion, defaultMessage, custom, details) {
-		var e = new Error(custom ? String(custom) : defaultMessage);
-		e.name = 'Assertion';
-		e.assertion = assertion;
+		var e = new ErrorC(custom ? StringC(custom) : defaultMessage);
+		defineProperty(e, 'name', {value: 'Assertion', writable: true, configurable: true});
+		defineProperty(e, 'assertion', {value: assertion, writable: true, configurable: true});
 		if (details)
-			e.details = details;
+			defineProperty(e, 'details', {value: details, writable: true, configurable: true});
+		append(assertions, e);
 		throw e;
+	}
+	function isAssertion(e) {
+		for (var i = assertions.length - 1; i >= 0; i--)
+			if (assertions[i] === e)
+				return true;
+		return false;
 	}
 
 	function ok(v, msg) {
@@ -153,8 +257,9 @@
 	}
 
 	function matches(v, pattern) {
-		return typeof pattern === 'string' ? String(v).indexOf(pattern) !== -1
-						   : pattern.test(String(v));
+		if (isRegExp(pattern))
+			return reTest(pattern, StringC(v));
+		return strIndexOf(StringC(v), StringC(pattern)) !== -1;
 	}
 
 	function match(v, pattern, msg) {
@@ -167,7 +272,7 @@
 			return true;
 		if (typeof expected === 'function')
 			return !!expected(e);
-		var message = e && e.message !== undefined ? e.message : String(e);
+		var message = e && e.message !== undefined ? e.message : StringC(e);
 		return matches(message, expected);
 	}
 
@@ -233,15 +338,37 @@
 
 	/* ---- registering tests */
 
+	/* Which source is loading: "code", "tests", or "" (nothing loads: the
+	 * tests run, or test mode has not begun). */
+	var phase = '';
 	var tests = [], only = false;
-	var hooks = {before: [], after: [], beforeEach: [], afterEach: []};
+	var hooks = record({before: [], after: [], beforeEach: [], afterEach: []});
+
+	function registering(what) {
+		if (phase !== 'tests')
+			throw new TypeErrorC(what + ' registers tests only while the tests load, ' +
+					     (phase === 'code' ? 'not from the code under test'
+							       : 'not once they run'));
+	}
 
 	function register(name, fn, flag) {
+		registering(flag ? 'test.' + flag + '()' : 'test()');
 		if (typeof fn !== 'function')
-			throw new TypeError('test(name, fn): fn must be a function, got ' + show(fn));
-		tests.push({name: String(name), fn: fn, skip: flag === 'skip', only: flag === 'only'});
+			throw new TypeErrorC('test(name, fn): fn must be a function, got ' + show(fn));
+		append(tests, record({name: StringC(name), fn: fn, skip: flag === 'skip',
+				      only: flag === 'only'}));
 		if (flag === 'only')
 			only = true;
+	}
+
+	function hook(list, what) {
+		return function (fn) {
+			registering(what);
+			if (typeof fn !== 'function')
+				throw new TypeErrorC(what + ': the argument must be a function, got ' +
+						     show(fn));
+			append(hooks[list], fn);
+		};
 	}
 
 	function test(name, fn) { register(name, fn, ''); }
@@ -249,51 +376,72 @@
 	test.only = function (name, fn) { register(name, fn, 'only'); };
 	/* uvu scripts end with test.run(); here the tests always run. */
 	test.run = function () {};
-	test.before = function (fn) { hooks.before.push(fn); };
-	test.after = function (fn) { hooks.after.push(fn); };
-	test.before.each = function (fn) { hooks.beforeEach.push(fn); };
-	test.after.each = function (fn) { hooks.afterEach.push(fn); };
+	test.before = hook('before', 'test.before()');
+	test.after = hook('after', 'test.after()');
+	test.before.each = hook('beforeEach', 'test.before.each()');
+	test.after.each = hook('afterEach', 'test.after.each()');
 
 	/* ---- running them */
 
 	/* Where in the submitted sources an error came from: the first stack
 	 * frame that is not the harness. */
+	var WHERE = /\((code\.js|tests\.js):(\d+)\)/;
 	function where(e) {
-		var stack = e && typeof e.stack === 'string' ? e.stack : '';
-		var m = /\((code\.js|tests\.js):(\d+)\)/.exec(stack);
+		var stack = '';
+		try {
+			stack = isError(e) ? stackOf(e) : '';
+		} catch (x) {
+			stack = '';
+		}
+		var m = typeof stack === 'string' ? reExec(WHERE, stack) : null;
 		return m ? ' (' + m[1] + ':' + m[2] + ')' : '';
 	}
 
 	function describe(e) {
-		if (e && e.name === 'Assertion')
-			return e.message + where(e);
-		if (e instanceof Error)
-			return String(e) + where(e);
-		return 'Uncaught ' + show(e);
+		try {
+			if (isAssertion(e))
+				return e.message + where(e);
+			if (isError(e))
+				return StringC(e) + where(e);
+			return 'Uncaught ' + show(e);
+		} catch (x) {
+			return 'Uncaught a value that cannot be described';
+		}
 	}
 
 	/* A test (or hook) that returns a promise passes when it fulfils: the
-	 * microtask queue is run empty, as no event loop would run it later. */
+	 * microtask queue is run empty, as no event loop would run it later.
+	 * The promise's state is read from the engine's promise itself (a
+	 * thenable first becomes one), not through its then. */
 	function await_(result) {
-		if (!result || typeof result.then !== 'function')
+		if (result === null || (typeof result !== 'object' && typeof result !== 'function'))
 			return;
-		var outcome = null;
-		Promise.resolve(result).then(function () { outcome = {ok: true}; },
-					     function (e) { outcome = {ok: false, error: e}; });
-		internals.drain();
-		if (!outcome)
-			throw new Error('the promise never settled (there is no event loop to settle it)');
-		if (!outcome.ok)
-			throw outcome.error;
+		var state = inspect(result);
+		if (state === undefined) {
+			if (typeof result.then !== 'function')
+				return;
+			result = promiseResolve(result);
+		}
+		drain();
+		state = inspect(result);
+		if (state.state === 'pending')
+			throw new ErrorC('the promise never settled (there is no event loop to settle it)');
+		if (state.state === 'rejected')
+			throw state.value;
 	}
 
 	function runHooks(list) {
-		for (var i = 0; i < list.length; i++)
-			await_(list[i]());
+		for (var i = 0; i < list.length; i++) {
+			var fn = list[i]; /* called without the list as its this */
+			await_(fn());
+		}
 	}
 
+	/* The entries, in registration order: {name, passed, skipped?,
+	 * duration_ms, error?}, each without a prototype. */
 	function run() {
-		var results = [], passed = 0, failed = 0, skipped = 0, i;
+		phase = '';
+		var results = [], i;
 		var setup = null;
 		try {
 			runHooks(hooks.before);
@@ -303,45 +451,62 @@
 		for (i = 0; i < tests.length; i++) {
 			var t = tests[i];
 			if (t.skip || (only && !t.only)) {
-				skipped++;
-				results.push({name: t.name, passed: false, skipped: true, duration_ms: 0});
+				append(results, record({name: t.name, passed: false, skipped: true,
+							duration_ms: 0}));
 				continue;
 			}
 			var start = now(), error = setup;
 			if (!error) {
 				try {
 					runHooks(hooks.beforeEach);
-					await_(t.fn());
+					var fn = t.fn;
+					await_(fn());
 					runHooks(hooks.afterEach);
 				} catch (e) {
 					error = describe(e);
 				}
 			}
-			var r = {name: t.name, passed: !error, duration_ms: now() - start};
-			if (error) {
+			var r = record({name: t.name, passed: !error, duration_ms: now() - start});
+			if (error)
 				r.error = error;
-				failed++;
-			} else {
-				passed++;
-			}
-			results.push(r);
+			append(results, r);
 		}
 		try {
 			runHooks(hooks.after);
 		} catch (e) {
-			/* reported on every test would be noise: the summary says it */
-			failed++;
-			results.push({name: 'test.after', passed: false, error: describe(e),
-				      duration_ms: 0});
+			/* reported on every test would be noise: an entry says it */
+			append(results, record({name: 'test.after', passed: false, error: describe(e),
+						duration_ms: 0}));
 		}
-		return {
-			summary: {total: results.length, passed: passed, failed: failed,
-				  skipped: skipped},
-			tests: results
-		};
+		return results;
 	}
 
-	global.test = test;
-	global.assert = assert;
-	return run;
+	/* Freezes o and every function and object it holds, as far down as
+	 * they go (the harness's own: test, assert and their members). */
+	function deepFreeze(o) {
+		if (isFrozen(o))
+			return; /* not.ok is not itself */
+		freeze(o);
+		var names = keys(o);
+		for (var i = 0; i < names.length; i++) {
+			var v = o[names[i]];
+			if (v !== null && (typeof v === 'object' || typeof v === 'function'))
+				deepFreeze(v);
+		}
+	}
+
+	var controls = freeze({
+		begin: function (source) { phase = source; },
+		run: run
+	});
+
+	return function install(global) {
+		deepFreeze(test);
+		deepFreeze(assert);
+		defineProperty(global, 'test', {value: test, writable: false, enumerable: false,
+						 configurable: false});
+		defineProperty(global, 'assert', {value: assert, writable: false, enumerable: false,
+						   configurable: false});
+		return controls;
+	};
 })

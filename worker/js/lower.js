@@ -135,7 +135,7 @@
 	var BLOCK_KINDS = {let: true, 'const': true, 'class': true};
 
 	function analyze(program, rootScope) {
-		var refs = [], blockBindings = [], loops = [], used = {};
+		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [];
 
 		function declare(scope, name, kind, node) {
 			used['$' + name] = true;
@@ -144,6 +144,8 @@
 			var b = target.names[key];
 			if (!b) {
 				b = {name: name, kind: kind, scope: target, nodes: [], captured: false};
+				if (name.indexOf('$$') === 0)
+					reserved.push(b);
 				target.names[key] = b;
 				target.fn.hoisted[key] = (target.fn.hoisted[key] || 0) + 1;
 				if (BLOCK_KINDS[kind] === true) {
@@ -408,7 +410,29 @@
 				b.nodes.push(node);
 				if (b.scope.fn !== from.fn)
 					b.captured = true;
+			} else if (node.name.indexOf('$$') === 0) {
+				/* A global of such a name, renamed as its binding is
+				 * (below) in whichever source declares it. */
+				node.$orig = node.name;
+				node.name = '$$' + node.name;
 			}
+		}
+
+		/* Names beginning with $$ are the lowering's (its temporaries, the
+		 * runtime $$rt): the script's own bindings of such names, and the
+		 * references to them (and to globals of such names, above), become
+		 * $$ + name, which the lowering never makes (its names go on with a
+		 * letter). A script's variable can then never hide the runtime
+		 * from the code lowered around it, nor name it. */
+		for (var rb = 0; rb < reserved.length; rb++) {
+			var b2 = reserved[rb], renamed = '$$' + b2.name;
+			used['$' + renamed] = true;
+			for (var rn = 0; rn < b2.nodes.length; rn++) {
+				if (!b2.nodes[rn].$orig)
+					b2.nodes[rn].$orig = b2.name;
+				b2.nodes[rn].name = renamed;
+			}
+			b2.name = renamed;
 		}
 
 		/* A block binding moved to its function's scope must not meet
@@ -644,9 +668,15 @@
 		}
 	}
 
+	/* A name the lowering made ($$ and a letter; a script's own $$ names
+	 * have become $$$$..., see analyze). */
+	function ours(name) {
+		return name.indexOf('$$') === 0 && name.charAt(2) !== '$';
+	}
+
 	/* A name holding value: value itself when it is already one of ours. */
 	function holder(value, c, out, decl, fresh) {
-		if (!fresh && value.type === 'Identifier' && value.name.indexOf('$$') === 0)
+		if (!fresh && value.type === 'Identifier' && ours(value.name))
 			return value.name;
 		var name;
 		if (decl) {
@@ -2208,20 +2238,103 @@
 			} else {
 				stmts = txList(program.body, top);
 			}
+			var directives = [];
+			while (stmts.length && stmts[0].directive)
+				directives.push(stmts.shift());
+			var globals = [];
+			if (!body)
+				stmts = globalize(stmts, top, globals);
 			var head = declarations(top);
+			if (!body)
+				head = head.concat(top.globalHead);
 			/* String methods learn about named groups before any of the
 			 * script's calls looks them up. */
 			if (usesNamedGroups)
 				head.unshift(stmt(rtCall('namedGroups', [])));
 			var pr = new Printer();
-			pr.statements(head.concat(stmts));
-			return {code: pr.out.join('')};
+			pr.statements(directives.concat(head, stmts));
+			return body ? {code: pr.out.join('')} : {code: pr.out.join(''), globals: globals};
 		} catch (e) {
 			var err = syntaxError(e);
 			if (!err)
 				throw e;
 			return {error: {message: err.message, line: err.line, column: err.column}};
 		}
+	}
+
+	/* Program code (test mode's sources) runs inside the engine's wrapper,
+	 * function ($$rt) { return function () { CODE }; }, which hands it the
+	 * runtime without a global. Its declarations must still be globals,
+	 * seen by the other source: a var (anywhere outside functions) becomes
+	 * an assignment to a global the engine declares before the wrapper
+	 * (names in globals); a function declaration is renamed within the
+	 * wrapper and assigned to its global at the start, as hoisting would,
+	 * keeping its name for .name and stacks. The lowering's own names
+	 * ($$...) stay the wrapper's. */
+	function globalize(stmts, top, globals) {
+		top.globalHead = [];
+		var seen = {};
+		function global(name) {
+			if (ours(name)) {
+				if (top.temps.indexOf(name) < 0)
+					top.temps.push(name);
+			} else if (!hasOwn.call(seen, '$' + name)) {
+				seen['$' + name] = true;
+				globals.push(name);
+			}
+		}
+		function assignments(decl) {
+			var list = [];
+			for (var i = 0; i < decl.declarations.length; i++) {
+				var d = decl.declarations[i];
+				global(d.id.name);
+				if (d.init)
+					list.push(at(assign(d.id, d.init), d));
+			}
+			return list;
+		}
+		function walk(x) {
+			if (!x || typeof x.type !== 'string' || isFunction(x))
+				return x;
+			if (x.type === 'VariableDeclaration') {
+				var list = assignments(x);
+				return list.length ? stmt(seq(list), x) : at({type: 'EmptyStatement'}, x);
+			}
+			if (x.type === 'ForStatement' && x.init && x.init.type === 'VariableDeclaration') {
+				var init = assignments(x.init);
+				x.init = init.length ? seq(init) : null;
+			}
+			if (x.type === 'ForInStatement' && x.left.type === 'VariableDeclaration') {
+				global(x.left.declarations[0].id.name);
+				x.left = x.left.declarations[0].id;
+			}
+			for (var k in x) {
+				if (k === 'loc' || k.charAt(0) === '$' || !hasOwn.call(x, k))
+					continue;
+				var v = x[k];
+				if (v instanceof Array) {
+					for (var i = 0; i < v.length; i++)
+						v[i] = walk(v[i]);
+				} else if (v && typeof v.type === 'string') {
+					x[k] = walk(v);
+				}
+			}
+			return x;
+		}
+		var fnN = 0;
+		for (var i = 0; i < stmts.length; i++) {
+			var n = stmts[i];
+			if (n.type === 'FunctionDeclaration' && n.id && !ours(n.id.name)) {
+				var name = n.id.name, local = '$$fn' + (++fnN);
+				global(name);
+				n.id = at({type: 'Identifier', name: local, $orig: n.id.$orig}, n.id);
+				top.globalHead.push(stmt(assign(id(name),
+					rtCall('fname', [id(local), lit(n.id.$orig || name)]))));
+			} else {
+				stmts[i] = walk(n);
+			}
+		}
+		return stmts;
 	}
 
 	/* A body with top-level await: the whole of it is an async function

@@ -6,12 +6,21 @@
  * it stands in for. Evaluates to the internals the engine itself uses
  * (draining the microtask queue, inspecting a promise); scripts cannot
  * reach them.
+ *
+ * The state behind a Map, a Set, a WeakMap's entries and a Promise lives
+ * under the keys the engine passes in: Duktape's hidden symbols, which no
+ * script can name or list (getOwnPropertySymbols and Reflect.ownKeys skip
+ * them), so a script can neither read nor forge it. hidden.fresh() makes
+ * another such key.
  */
-(function (global, notify) {
+(function (global, notify, hidden) {
 	'use strict';
 	var defineProperty = Object.defineProperty;
 	var hasOwn = Object.prototype.hasOwnProperty;
 	var ITERATOR = Symbol.iterator;
+	/* The group names of a regular expression the lowering made from one
+	 * with named groups (see runtime.js). */
+	var GROUPS = hidden.groups;
 
 	function define(obj, name, value) {
 		if (!hasOwn.call(obj, name))
@@ -288,8 +297,8 @@
 		var s = String(this), copy = new RegExp(re.source, 'g'), out = [], m;
 		if (re.exec !== RegExp.prototype.exec)
 			copy.exec = re.exec;
-		if (re.$$groups)
-			Object.defineProperty(copy, '$$groups', {value: re.$$groups});
+		if (re[GROUPS])
+			Object.defineProperty(copy, GROUPS, {value: re[GROUPS]});
 		copy.lastIndex = re.lastIndex;
 		while ((m = copy.exec(s)) !== null) {
 			out.push(m);
@@ -321,7 +330,7 @@
 	 * iterators that survive deletes), indexed for primitives by a typed
 	 * key and for objects by a hidden per-object id. */
 
-	var ID = Symbol('sandboxd.id');
+	var ID = hidden.id;
 	var nextId = 1;
 
 	function indexKey(k) {
@@ -400,7 +409,7 @@
 		});
 	};
 
-	var TABLE = Symbol('sandboxd.table');
+	var TABLE = hidden.table;
 
 	function table(o, what) {
 		var t = o !== null && typeof o === 'object' ? o[TABLE] : undefined;
@@ -505,7 +514,7 @@
 		function W(iterable) {
 			if (!(this instanceof W))
 				throw new TypeError('Constructor ' + kind + ' requires new');
-			defineProperty(this, TABLE, {value: {kind: kind, sym: Symbol(kind), frozen: []}});
+			defineProperty(this, TABLE, {value: {kind: kind, sym: hidden.fresh(), frozen: []}});
 			var self = this;
 			if (iterable != null)
 				forOf(iterable, function (v) {
@@ -584,7 +593,7 @@
 		jobHead = 0;
 	}
 
-	var STATE = Symbol('sandboxd.promise');
+	var STATE = hidden.promise;
 	var PENDING = 0, FULFILLED = 1, REJECTED = 2;
 
 	function isPromise(p) {

@@ -4,8 +4,11 @@
  * and the coroutines behind generators and async functions.
  *
  * Runs once, in the forkserver's prepared engine. ES5 only. Evaluates to a
- * function of Duktape's Thread constructor returning the runtime object,
- * which the engine binds to the global $$rt (not enumerable, not writable).
+ * function of Duktape's Thread constructor and the engine's hidden keys
+ * returning the runtime object (frozen), which lowered code receives as a
+ * parameter (see the engine's compile). Nothing here hands a script the
+ * Thread constructor or a thread: a generator's state, its thread with it,
+ * lives under keys.gen, a hidden symbol no script can name or list.
  *
  * Generators and async functions run their bodies in Duktape coroutines:
  * `yield` and `await` suspend the body's thread, so lowered code keeps its
@@ -13,7 +16,7 @@
  * A coroutine cannot yield across a native call, which the lowering never
  * puts between a body and its yields.
  */
-(function (Thread) {
+(function (Thread, keys) {
 	'use strict';
 	var ITERATOR = Symbol.iterator;
 	var defineProperty = Object.defineProperty;
@@ -23,6 +26,14 @@
 	var isArray = Array.isArray;
 	var arrayIterator = [][ITERATOR];
 	var slice = Array.prototype.slice;
+	var GEN = keys.gen, GROUPS = keys.groups;
+	/* Promises as the engine made them, whatever a script does to the
+	 * globals later: in test mode, code under test must not be able to
+	 * settle the tests' async functions its own way. */
+	var PromiseC = Promise, promiseResolve = Promise.resolve, promiseThen = Promise.prototype.then;
+	function when(v, onValue, onError) {
+		return promiseThen.call(promiseResolve.call(PromiseC, v), onValue, onError);
+	}
 
 	function isObject(v) {
 		return v !== null && (typeof v === 'object' || typeof v === 'function');
@@ -345,7 +356,7 @@
 	var GP = GeneratorObject.prototype;
 	function method(name, mode) {
 		defineProperty(GP, name, {writable: true, configurable: true, value: function (v) {
-			var g = this.$$gen;
+			var g = this[GEN];
 			if (!g)
 				throw new TypeError(name + ' called on an object that is not a generator');
 			return g.resume(v, mode);
@@ -361,7 +372,7 @@
 
 	function generator(self, list, body) {
 		var o = new GeneratorObject();
-		defineProperty(o, '$$gen', {value: new Generator(self, list, body)});
+		defineProperty(o, GEN, {value: new Generator(self, list, body)});
 		return o;
 	}
 
@@ -374,7 +385,7 @@
 	 * resumes it from a promise reaction after each: the microtask order is
 	 * the one the specification gives. */
 	function async(self, list, body) {
-		return new Promise(function (resolve, reject) {
+		return new PromiseC(function (resolve, reject) {
 			var thread = new Thread(function () {
 				return body.apply(self, list);
 			});
@@ -387,7 +398,7 @@
 					return;
 				}
 				if (r instanceof Awaited)
-					Promise.resolve(r.v).then(onValue, onError);
+					when(r.v, onValue, onError);
 				else
 					resolve(r);
 			}
@@ -412,7 +423,7 @@
 	function namedExec(s) {
 		var m = execNative.call(this, s);
 		if (m)
-			m.groups = groupsOf(this.$$groups, m);
+			m.groups = groupsOf(this[GROUPS], m);
 		return m;
 	}
 
@@ -423,13 +434,13 @@
 		stringsPatched = true;
 		var SP = String.prototype, match = SP.match, replace = SP.replace;
 		defineProperty(SP, 'match', {writable: true, configurable: true, value: function (re) {
-			if (re && re.$$groups && !re.global)
+			if (re && re[GROUPS] && !re.global)
 				return re.exec(String(this));
 			return match.apply(this, arguments);
 		}});
 		defineProperty(SP, 'replace', {writable: true, configurable: true,
 					       value: function (re, with_) {
-			var map = re && re.$$groups;
+			var map = re && re[GROUPS];
 			if (!map)
 				return replace.apply(this, arguments);
 			if (typeof with_ === 'function') {
@@ -451,9 +462,16 @@
 	function named(re, map) {
 		if (!stringsPatched)
 			patchStrings();
-		defineProperty(re, '$$groups', {value: map});
+		defineProperty(re, GROUPS, {value: map});
 		defineProperty(re, 'exec', {value: namedExec, writable: true, configurable: true});
 		return re;
+	}
+
+	/* A top-level function of program code, renamed inside the wrapper
+	 * (see the lowering's globalize), under its own name again. */
+	function fname(fn, name) {
+		defineProperty(fn, 'name', {value: name, configurable: true});
+		return fn;
 	}
 
 	/* for-of left early: the iterator's return, when it has one. */
@@ -482,14 +500,14 @@
 		return {
 			next: function (x) {
 				var s = it.next(x), done = s.done;
-				return Promise.resolve(s.value).then(function (value) {
+				return when(s.value, function (value) {
 					return {value: value, done: done};
 				});
 			},
 			'return': function (x) {
 				if (typeof it['return'] === 'function')
 					it['return'](x);
-				return Promise.resolve({value: x, done: true});
+				return promiseResolve.call(PromiseC, {value: x, done: true});
 			}
 		};
 	}
@@ -549,7 +567,7 @@
 			return;
 		}
 		if (r instanceof Awaited) {
-			Promise.resolve(r.v).then(function (x) {
+			when(r.v, function (x) {
 				g.resume(x, false);
 				g.pump();
 			}, function (e) {
@@ -561,7 +579,7 @@
 		this.queue.shift();
 		if (r instanceof Yielded) {
 			this.state = 1;
-			Promise.resolve(r.v).then(function (x) {
+			when(r.v, function (x) {
 				req.resolve({value: x, done: false});
 			}, req.reject);
 		} else {
@@ -574,8 +592,8 @@
 	var AGP = AsyncGeneratorObject.prototype;
 	function asyncMethod(name, mode) {
 		defineProperty(AGP, name, {writable: true, configurable: true, value: function (v) {
-			var g = this.$$gen;
-			return new Promise(function (resolve, reject) {
+			var g = this[GEN];
+			return new PromiseC(function (resolve, reject) {
 				if (!g)
 					throw new TypeError(name + ' called on an object that is not an async generator');
 				g.queue.push({mode: mode, v: v, resolve: resolve, reject: reject});
@@ -591,15 +609,15 @@
 
 	function asyncGenerator(self, list, body) {
 		var o = new AsyncGeneratorObject();
-		defineProperty(o, '$$gen', {value: new AsyncGen(self, list, body)});
+		defineProperty(o, GEN, {value: new AsyncGen(self, list, body)});
 		return o;
 	}
 
 	/* The loop wrapper's answer for `break` (see the lowering of loops
 	 * whose bindings closures capture). */
-	var BREAK = {};
+	var BREAK = Object.freeze({});
 
-	return {
+	return Object.freeze({
 		iter: iter,
 		close: close,
 		named: named,
@@ -630,6 +648,7 @@
 		generator: generator,
 		awaitValue: awaitValue,
 		async: async,
+		fname: fname,
 		BREAK: BREAK
-	};
+	});
 })

@@ -1,0 +1,131 @@
+/* uidpool.c - worker identities from a dedicated range; see uidpool.h. */
+#include "uidpool.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t pool_first, pool_size, pool_free;
+static uint64_t *taken; /* one bit per id: taken or retired */
+static uint32_t cursor; /* where the next search starts */
+
+static bool overlaps(uint64_t a_first, uint64_t a_last, uint64_t b_first, uint64_t b_last)
+{
+	return a_first <= b_last && b_first <= a_last;
+}
+
+/* An /etc/subuid-style file ("name:start:count" lines): 0 when none of its
+ * ranges meets [first, last] (or it does not exist), else -1 with why. */
+static int check_subids(const char *path, uint32_t first, uint32_t last, char *why, size_t why_len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	char line[512];
+	int rc = 0;
+	while (rc == 0 && fgets(line, sizeof line, f)) {
+		char *name = line, *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		char *end;
+		errno = 0;
+		unsigned long long start = strtoull(colon + 1, &end, 10);
+		if (errno || *end != ':')
+			continue;
+		unsigned long long count = strtoull(end + 1, &end, 10);
+		if (errno || count == 0)
+			continue;
+		if (overlaps(first, last, start, start + count - 1)) {
+			snprintf(why, why_len, "%s gives %s the ids %llu-%llu", path, name, start,
+				 start + count - 1);
+			rc = -1;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+int uidpool_check(uint32_t first, uint32_t last, char *why, size_t why_len)
+{
+	int rc = 0;
+	struct passwd *pw;
+	setpwent();
+	while (rc == 0 && (pw = getpwent()) != NULL) {
+		if (pw->pw_uid >= first && pw->pw_uid <= last) {
+			snprintf(why, why_len, "user %s has uid %u", pw->pw_name,
+				 (unsigned)pw->pw_uid);
+			rc = -1;
+		} else if (pw->pw_gid >= first && pw->pw_gid <= last) {
+			snprintf(why, why_len, "user %s has gid %u", pw->pw_name,
+				 (unsigned)pw->pw_gid);
+			rc = -1;
+		}
+	}
+	endpwent();
+	struct group *gr;
+	setgrent();
+	while (rc == 0 && (gr = getgrent()) != NULL) {
+		if (gr->gr_gid >= first && gr->gr_gid <= last) {
+			snprintf(why, why_len, "group %s has gid %u", gr->gr_name,
+				 (unsigned)gr->gr_gid);
+			rc = -1;
+		}
+	}
+	endgrent();
+	if (rc == 0)
+		rc = check_subids("/etc/subuid", first, last, why, why_len);
+	if (rc == 0)
+		rc = check_subids("/etc/subgid", first, last, why, why_len);
+	return rc;
+}
+
+int uidpool_init(uint32_t first, uint32_t last)
+{
+	uint64_t size = (uint64_t)last - first + 1;
+	uint64_t *bits = calloc((size_t)((size + 63) / 64), sizeof *bits);
+	if (!bits || first > last) {
+		free(bits);
+		return -1;
+	}
+	free(taken);
+	taken = bits;
+	pool_first = first;
+	pool_size = (uint32_t)size;
+	pool_free = pool_size;
+	cursor = 0;
+	return 0;
+}
+
+static bool is_taken(uint32_t i) { return taken[i / 64] >> (i % 64) & 1; }
+
+int uidpool_take(uint32_t *id)
+{
+	if (!pool_free)
+		return -1;
+	/* Round-robin from the cursor; pool_free > 0 means this ends. */
+	uint32_t i = cursor;
+	while (is_taken(i))
+		i = i + 1 == pool_size ? 0 : i + 1;
+	taken[i / 64] |= 1ull << (i % 64);
+	pool_free--;
+	cursor = i + 1 == pool_size ? 0 : i + 1;
+	*id = pool_first + i;
+	return 0;
+}
+
+void uidpool_put(uint32_t id)
+{
+	uint32_t i = id - pool_first;
+	if (id < pool_first || i >= pool_size || !is_taken(i))
+		return;
+	taken[i / 64] &= ~(1ull << (i % 64));
+	pool_free++;
+}
+
+uint32_t uidpool_free_count(void) { return pool_free; }

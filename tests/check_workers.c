@@ -1,0 +1,976 @@
+/*
+ * check_workers.c - what a worker is, seen from outside and from inside,
+ * through the real daemon: its identity (a uid and gid of its own from
+ * --worker-uids, given back once it is reaped), its environment (nothing
+ * of the daemon's), the globals a script can reach (standard ECMAScript
+ * and the documented ones, nothing of the engine), and a test mode whose
+ * report code under test cannot bend.
+ *
+ * Nothing here sleeps to hide a race: every wait is for an event or a
+ * reply, with a deadline.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define REPLY_MS 10000
+#define UID_FIRST 2000000000u
+#define UID_LAST 2000065535u
+#define SECRET_VAR "SANDBOXD_TEST_SECRET"
+
+static struct daemon shared;
+
+static void shared_up(void)
+{
+	/* The daemon inherits this; no process it starts may. */
+	setenv(SECRET_VAR, "hunter2", 1);
+	const char *args[] = {"--max-workers", "4", "--max-running-per-owner", "4", NULL};
+	daemon_start(&shared, args);
+	unsetenv(SECRET_VAR);
+}
+static void shared_down(void) { daemon_stop(&shared); }
+
+/* ---- processes */
+
+/* Reads /proc/pid/name whole into buf (NUL-terminated); its length, or -1. */
+static ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t n = 0;
+	ssize_t r;
+	while (n + 1 < size && (r = read(fd, buf + n, size - 1 - n)) > 0)
+		n += (size_t)r;
+	close(fd);
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+/* The daemon's children whose comm is comm; returns how many (at most max). */
+static int children_named(const struct daemon *d, const char *comm, pid_t *out, int max)
+{
+	pid_t pids[64];
+	int n = daemon_children(d, pids, 64), found = 0;
+	for (int i = 0; i < n && found < max; i++) {
+		char c[32];
+		if (proc_read(pids[i], "comm", c, sizeof c) > 0 &&
+		    strncmp(c, comm, strlen(comm)) == 0)
+			out[found++] = pids[i];
+	}
+	return found;
+}
+
+/* The four ids of a "Uid:" or "Gid:" line of /proc/pid/status, and whether
+ * its "Groups:" line is empty. */
+struct ids {
+	unsigned long uid[4], gid[4];
+	bool no_groups;
+};
+
+static void proc_ids(pid_t pid, struct ids *ids)
+{
+	char st[8192];
+	ck_assert_int_gt(proc_read(pid, "status", st, sizeof st), 0);
+	const char *u = strstr(st, "\nUid:"), *g = strstr(st, "\nGid:"),
+		   *gr = strstr(st, "\nGroups:");
+	ck_assert(u && g && gr);
+	ck_assert_int_eq(sscanf(u, "\nUid: %lu %lu %lu %lu", &ids->uid[0], &ids->uid[1],
+				&ids->uid[2], &ids->uid[3]),
+			 4);
+	ck_assert_int_eq(sscanf(g, "\nGid: %lu %lu %lu %lu", &ids->gid[0], &ids->gid[1],
+				&ids->gid[2], &ids->gid[3]),
+			 4);
+	gr += strlen("\nGroups:");
+	while (*gr == ' ' || *gr == '\t')
+		gr++;
+	ids->no_groups = *gr == '\n';
+}
+
+/* The worker's one id: real, effective, saved and fs uid and gid all the
+ * same number, no supplementary groups. */
+static unsigned long worker_id(pid_t pid)
+{
+	struct ids ids;
+	proc_ids(pid, &ids);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_uint_eq(ids.uid[i], ids.uid[0]);
+		ck_assert_uint_eq(ids.gid[i], ids.uid[0]);
+	}
+	ck_assert_msg(ids.no_groups, "worker %d has supplementary groups", (int)pid);
+	return ids.uid[0];
+}
+
+/* ---- requests */
+
+static json_t *hold_req(const char *id)
+{
+	return json_pack("{s:s, s:s, s:s, s:[{s:s}]}", "op", "execute", "id", id, "code",
+			 "tools.hold(); return 1", "tools", "name", "hold");
+}
+
+/* Waits for the tool_call event that says the worker is up and waiting. */
+static json_t *expect_call(struct client *c)
+{
+	json_t *ev = client_recv(c, REPLY_MS);
+	ck_assert_msg(ev != NULL, "no tool_call event");
+	ck_assert_str_eq(jstr(ev, "event"), "tool_call");
+	return ev;
+}
+
+/* Answers the call ev and returns the execution's final reply. */
+static json_t *release(struct client *c, json_t *ev)
+{
+	json_t *req = json_pack("{s:s, s:s, s:s, s:I, s:n}", "op", "tool_result", "id", "answer",
+				"execution_id", jstr(ev, "execution_id"), "call_id",
+				(json_int_t)jint(ev, "call_id"), "value");
+	client_request(c, req);
+	for (;;) {
+		json_t *m = client_recv(c, REPLY_MS);
+		ck_assert_msg(m != NULL, "no reply after the answer");
+		if (json_object_get(m, "ok") && strcmp(jstr(m, "id"), "answer") != 0)
+			return m;
+		json_decref(m);
+	}
+}
+
+static json_t *health(const char *sock)
+{
+	json_t *h = call_once(sock, json_pack("{s:s}", "op", "health"));
+	ck_assert(jtrue(h, "ok"));
+	return h;
+}
+
+/* ---- identity */
+
+/* n workers held at once on d: their uids, all different, all in
+ * [first, last]; then released, every uid back in the pool. */
+static void check_held_workers(struct daemon *d, int n, unsigned long first, unsigned long last)
+{
+	struct client c[8];
+	json_t *ev[8];
+	ck_assert_int_le(n, 8);
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(client_open(&c[i], d->sock, FRAME_MODE_LINE), 0);
+		char id[16];
+		snprintf(id, sizeof id, "h%d", i);
+		client_request(&c[i], hold_req(id));
+	}
+	for (int i = 0; i < n; i++)
+		ev[i] = expect_call(&c[i]);
+	pid_t pids[8];
+	ck_assert_int_eq(children_named(d, "sandboxd-work", pids, 8), n);
+	unsigned long uids[8];
+	for (int i = 0; i < n; i++) {
+		uids[i] = worker_id(pids[i]);
+		ck_assert_msg(uids[i] >= first && uids[i] <= last, "worker uid %lu not in %lu-%lu",
+			      uids[i], first, last);
+		for (int j = 0; j < i; j++)
+			ck_assert_msg(uids[i] != uids[j], "workers %d and %d share uid %lu",
+				      (int)pids[i], (int)pids[j], uids[i]);
+	}
+	printf("check_workers: %d concurrent workers ran as uids", n);
+	for (int i = 0; i < n; i++)
+		printf(" %lu", uids[i]);
+	printf("\n");
+	json_t *h = health(d->sock);
+	json_t *pool = json_object_get(json_object_get(h, "sandbox"), "worker_uids");
+	ck_assert_int_eq(jint(pool, "free"), (long long)(last - first + 1) - n);
+	json_decref(h);
+	for (int i = 0; i < n; i++) {
+		json_t *r = release(&c[i], ev[i]);
+		ck_assert_msg(jtrue(r, "success"), "held execution failed: %s", err_msg(r));
+		json_decref(r);
+		json_decref(ev[i]);
+		client_close(&c[i]);
+	}
+	/* The final reply comes only once the worker is reaped: every uid is
+	 * back. */
+	h = health(d->sock);
+	pool = json_object_get(json_object_get(h, "sandbox"), "worker_uids");
+	ck_assert_int_eq(jint(pool, "free"), (long long)(last - first + 1));
+	json_decref(h);
+}
+
+START_TEST(test_worker_uids_default)
+{
+	if (geteuid() != 0) {
+		printf("check_workers: not root: workers keep the daemon's uid; per-worker uids "
+		       "not checked\n");
+		return;
+	}
+	check_held_workers(&shared, 3, UID_FIRST, UID_LAST);
+}
+END_TEST
+
+/* A range exactly --max-workers wide: every worker still gets its own, and
+ * ids come back so that many more executions than ids all run. */
+START_TEST(test_worker_uids_tight_range)
+{
+	if (geteuid() != 0) {
+		printf("check_workers: not root: --worker-uids not checked\n");
+		return;
+	}
+	struct daemon d;
+	const char *args[] = {
+		"--max-workers",	 "4", "--max-running-per-owner", "4", "--worker-uids",
+		"3000000000-3000000003", NULL};
+	daemon_start(&d, args);
+	check_held_workers(&d, 4, 3000000000ul, 3000000003ul);
+	for (int round = 0; round < 3; round++)
+		check_held_workers(&d, 4, 3000000000ul, 3000000003ul);
+	for (int i = 0; i < 12; i++) {
+		json_t *r = exec_once(d.sock, "{\"op\":\"execute\",\"code\":\"return %d\"}", i);
+		ck_assert_msg(jtrue(r, "success"), "execution %d failed: %s", i, err_msg(r));
+		json_decref(r);
+	}
+	daemon_stop(&d);
+}
+END_TEST
+
+START_TEST(test_worker_user_fixed)
+{
+	if (geteuid() != 0) {
+		printf("check_workers: not root: --worker-user not checked\n");
+		return;
+	}
+	struct daemon d;
+	const char *args[] = {"--max-workers", "2", "--worker-user", "nobody", NULL};
+	daemon_start(&d, args);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
+	client_request(&c, hold_req("h"));
+	json_t *ev = expect_call(&c);
+	pid_t pid;
+	ck_assert_int_eq(children_named(&d, "sandboxd-work", &pid, 1), 1);
+	ck_assert_uint_eq(worker_id(pid), 65534);
+	json_t *h = health(d.sock);
+	json_t *sb = json_object_get(h, "sandbox");
+	ck_assert_int_eq(jint(sb, "worker_uid"), 65534);
+	ck_assert(json_is_null(json_object_get(sb, "worker_uids")));
+	json_decref(h);
+	json_decref(release(&c, ev));
+	json_decref(ev);
+	client_close(&c);
+	daemon_stop(&d);
+}
+END_TEST
+
+/* Runs the daemon with args, expecting it to refuse to start: its exit
+ * status, with what it printed in out. */
+static int refused(const char *const *args, char *out, size_t size)
+{
+	const char *bin = getenv("SANDBOXD_BIN");
+	ck_assert_ptr_nonnull(bin);
+	int p[2];
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	const char *argv[16] = {bin, "--socket", "/tmp/sandboxd-never.sock", "--no-cache"};
+	int n = 4;
+	for (; *args && n < 15; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execv(bin, (char **)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	size_t len = 0;
+	struct pollfd pfd = {p[0], POLLIN, 0};
+	while (len + 1 < size && poll(&pfd, 1, REPLY_MS) == 1) {
+		ssize_t r = read(p[0], out + len, size - 1 - len);
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	out[len] = '\0';
+	close(p[0]);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st), "the daemon did not exit by itself");
+	return WEXITSTATUS(st);
+}
+
+static void assert_refused(const char *const *args, const char *needle)
+{
+	char out[4096];
+	int st = refused(args, out, sizeof out);
+	ck_assert_msg(st == 100, "expected exit status 100, got %d (%s)", st, out);
+	ck_assert_msg(strstr(out, needle) != NULL, "\"%s\" not in \"%s\"", needle, out);
+}
+
+START_TEST(test_worker_uids_usage)
+{
+	const char *both[] = {"--worker-user", "nobody", "--worker-uids", "3000000000-3000000099",
+			      NULL};
+	assert_refused(both, "exclude each other");
+	const char *small[] = {"--max-workers", "8", "--worker-uids", "3000000000-3000000006",
+			       NULL};
+	assert_refused(small, "at least --max-workers");
+	const char *zero[] = {"--worker-uids", "0-100", NULL};
+	assert_refused(zero, "FIRST-LAST");
+	const char *reversed[] = {"--worker-uids", "3000000009-3000000000", NULL};
+	assert_refused(reversed, "FIRST-LAST");
+	const char *junk[] = {"--worker-uids", "3000000000-", NULL};
+	assert_refused(junk, "FIRST-LAST");
+	const char *huge[] = {"--worker-uids", "1-4294967295", NULL};
+	assert_refused(huge, "FIRST-LAST");
+	if (geteuid() != 0) {
+		printf("check_workers: not root: the clash with existing users is not checked\n");
+		return;
+	}
+	/* nobody's uid, and root's group. */
+	const char *clash[] = {"--max-workers", "1", "--worker-uids", "65534-65534", NULL};
+	assert_refused(clash, "in use: user ");
+	/* A gid only a group has: the range must not meet groups either. */
+	struct group *gr;
+	char range[64] = "", needle[128] = "";
+	setgrent();
+	while (!*range && (gr = getgrent()) != NULL) {
+		if (gr->gr_gid == 0 || getpwuid(gr->gr_gid))
+			continue;
+		bool primary = false;
+		struct passwd *pw;
+		setpwent();
+		while (!primary && (pw = getpwent()) != NULL)
+			primary = pw->pw_gid == gr->gr_gid;
+		endpwent();
+		if (primary)
+			continue;
+		snprintf(range, sizeof range, "%u-%u", (unsigned)gr->gr_gid, (unsigned)gr->gr_gid);
+		snprintf(needle, sizeof needle, "group %s has gid %u", gr->gr_name,
+			 (unsigned)gr->gr_gid);
+	}
+	endgrent();
+	ck_assert_msg(*range, "no group whose gid no user has: cannot test the group check");
+	const char *group[] = {"--max-workers", "1", "--worker-uids", range, NULL};
+	assert_refused(group, needle);
+}
+END_TEST
+
+/* ---- environment */
+
+/* Whether the NUL-separated environ block holds a variable named name. */
+static bool env_has(const char *env, size_t len, const char *name)
+{
+	for (size_t i = 0; i < len; i += strlen(env + i) + 1)
+		if (strncmp(env + i, name, strlen(name)) == 0 && env[i + strlen(name)] == '=')
+			return true;
+	return false;
+}
+
+START_TEST(test_minimal_environment)
+{
+	/* The variable did reach the daemon... */
+	char env[65536];
+	ssize_t n = proc_read(shared.pid, "environ", env, sizeof env);
+	ck_assert_int_gt(n, 0);
+	ck_assert(env_has(env, (size_t)n, SECRET_VAR));
+	/* ...and nothing the daemon started. */
+	pid_t fs;
+	ck_assert_int_eq(children_named(&shared, "sandboxd-fork", &fs, 1), 1);
+	n = proc_read(fs, "environ", env, sizeof env);
+	ck_assert_int_gt(n, 0);
+	ck_assert(!env_has(env, (size_t)n, SECRET_VAR));
+	ck_assert(!env_has(env, (size_t)n, "PATH"));
+	ck_assert(!env_has(env, (size_t)n, "HOME"));
+	/* Exactly what it needs, in order. */
+	static const char want[] = "LD_BIND_NOW=1\0TZ=UTC";
+	ck_assert_int_eq(n, sizeof want);
+	ck_assert(memcmp(env, want, sizeof want) == 0);
+
+	struct client c;
+	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_LINE), 0);
+	client_request(&c, hold_req("env"));
+	json_t *ev = expect_call(&c);
+	pid_t w;
+	ck_assert_int_eq(children_named(&shared, "sandboxd-work", &w, 1), 1);
+	n = proc_read(w, "environ", env, sizeof env);
+	if (n < 0) {
+		/* Not dumpable: its environ is root's to read. */
+		ck_assert_int_ne(geteuid(), 0);
+		printf("check_workers: not root: a worker's environ is not readable\n");
+	} else {
+		ck_assert(!env_has(env, (size_t)n, SECRET_VAR));
+		ck_assert(!env_has(env, (size_t)n, "PATH"));
+	}
+	json_decref(release(&c, ev));
+	json_decref(ev);
+	client_close(&c);
+}
+END_TEST
+
+/* ---- what a script can reach */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_append(&b, chunk, n);
+	buf_append(&b, "", 1);
+	fclose(f);
+	return b.data;
+}
+
+/* The global object's own names a script sees: standard ECMAScript, and
+ * what PROTOCOL.md documents (console, tools, load, store, queueMicrotask,
+ * TextEncoder, TextDecoder, performance). */
+static const char *const allowed_globals[] = {"AggregateError",
+					      "Array",
+					      "ArrayBuffer",
+					      "Boolean",
+					      "DataView",
+					      "Date",
+					      "Error",
+					      "EvalError",
+					      "Float32Array",
+					      "Float64Array",
+					      "Function",
+					      "Infinity",
+					      "Int16Array",
+					      "Int32Array",
+					      "Int8Array",
+					      "JSON",
+					      "Map",
+					      "Math",
+					      "NaN",
+					      "Number",
+					      "Object",
+					      "Promise",
+					      "Proxy",
+					      "RangeError",
+					      "ReferenceError",
+					      "Reflect",
+					      "RegExp",
+					      "Set",
+					      "String",
+					      "Symbol",
+					      "SyntaxError",
+					      "TextDecoder",
+					      "TextEncoder",
+					      "TypeError",
+					      "URIError",
+					      "Uint16Array",
+					      "Uint32Array",
+					      "Uint8Array",
+					      "Uint8ClampedArray",
+					      "WeakMap",
+					      "WeakSet",
+					      "console",
+					      "decodeURI",
+					      "decodeURIComponent",
+					      "encodeURI",
+					      "encodeURIComponent",
+					      "escape",
+					      "eval",
+					      "globalThis",
+					      "isFinite",
+					      "isNaN",
+					      "load",
+					      "parseFloat",
+					      "parseInt",
+					      "performance",
+					      "queueMicrotask",
+					      "store",
+					      "tools",
+					      "undefined",
+					      "unescape",
+					      NULL};
+/* Object.prototype, the global's prototype: ES2022 with Annex B. */
+static const char *const allowed_object_proto[] = {"__defineGetter__",
+						   "__defineSetter__",
+						   "__lookupGetter__",
+						   "__lookupSetter__",
+						   "__proto__",
+						   "constructor",
+						   "hasOwnProperty",
+						   "isPrototypeOf",
+						   "propertyIsEnumerable",
+						   "toLocaleString",
+						   "toString",
+						   "valueOf",
+						   NULL};
+static const char *const test_globals[] = {"assert", "test", NULL};
+
+static bool listed(const char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (strcmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+static size_t list_len(const char *const *list)
+{
+	size_t n = 0;
+	while (list && list[n])
+		n++;
+	return n;
+}
+
+/* names (a JSON array of strings) is exactly a, plus b. */
+static void assert_names(json_t *names, const char *const *a, const char *const *b,
+			 const char *what)
+{
+	ck_assert_msg(json_is_array(names), "%s: no list of names", what);
+	size_t i;
+	json_t *v;
+	json_array_foreach (names, i, v) {
+		const char *n = json_string_value(v);
+		ck_assert_msg(n && (listed(a, n) || listed(b, n)),
+			      "%s: %s is neither standard nor documented", what, n ? n : "?");
+	}
+	ck_assert_msg(json_array_size(names) == list_len(a) + list_len(b),
+		      "%s: %zu names, expected %zu (one is missing)", what, json_array_size(names),
+		      list_len(a) + list_len(b));
+}
+
+/* Checks the walk's report (walk.js): the global's own names and its
+ * prototype's, and nothing of the engine reached anywhere. */
+static void assert_walk(json_t *w, bool test_mode, const char *what)
+{
+	ck_assert_msg(json_is_object(w), "%s: no walk report", what);
+	json_t *chain = json_object_get(w, "chain");
+	ck_assert_uint_eq(json_array_size(chain), 2);
+	assert_names(json_array_get(chain, 0), allowed_globals, test_mode ? test_globals : NULL,
+		     what);
+	assert_names(json_array_get(chain, 1), allowed_object_proto, NULL, what);
+	json_t *bad = json_object_get(w, "bad");
+	ck_assert_msg(json_array_size(bad) == 0, "%s reaches engine internals: %s", what,
+		      json_dumps(bad, 0));
+	ck_assert_int_gt(jint(w, "reached"), 400);
+	printf("check_workers: %s: %lld objects reached, none of the engine's\n", what,
+	       jint(w, "reached"));
+}
+
+static json_t *execute_code(const char *code)
+{
+	json_t *r = call_once(shared.sock, json_pack("{s:s, s:s}", "op", "execute", "code", code));
+	ck_assert_msg(jtrue(r, "success"), "script failed: %s", err_msg(r));
+	return r;
+}
+
+static json_t *walk_report(json_t *value)
+{
+	json_error_t e;
+	json_t *w = json_loads(json_string_value(value), 0, &e);
+	ck_assert_msg(w != NULL, "walk report: %s", e.text);
+	return w;
+}
+
+START_TEST(test_globals_plain_and_lowered)
+{
+	char *walk = slurp("tests/data/globals/walk.js");
+	char *modern = slurp("tests/data/globals/modern.js");
+	static const char tail[] = "\nreturn JSON.stringify(walk(roots));\n";
+	for (int lowered = 0; lowered < 2; lowered++) {
+		struct buf code = BUF_INIT;
+		buf_append(&code, walk, strlen(walk));
+		if (lowered)
+			buf_append(&code, modern, strlen(modern));
+		buf_append(&code, tail, sizeof tail);
+		json_t *r = execute_code(code.data);
+		json_t *w = walk_report(json_object_get(r, "value"));
+		assert_walk(w, false, lowered ? "lowered code" : "plain code");
+		json_decref(w);
+		json_decref(r);
+		buf_free(&code);
+	}
+	free(walk);
+	free(modern);
+}
+END_TEST
+
+/* Test mode's globals: the same and test and assert, seen from the code
+ * under test and from the tests, plain and lowered. */
+START_TEST(test_globals_test_mode)
+{
+	char *walk = slurp("tests/data/globals/walk.js");
+	char *modern = slurp("tests/data/globals/modern.js");
+	for (int lowered = 0; lowered < 2; lowered++) {
+		/* In a function, so that the walk's own names stay out of the
+		 * globals it lists. */
+		struct buf src = BUF_INIT;
+		static const char head[] = "(function () {\n";
+		static const char tail[] = "\nconsole.log(JSON.stringify(walk(roots)));\n})();\n";
+		buf_append(&src, head, sizeof head - 1);
+		buf_append(&src, walk, strlen(walk));
+		if (lowered)
+			buf_append(&src, modern, strlen(modern));
+		buf_append(&src, tail, sizeof tail);
+		json_t *r = call_once(shared.sock, json_pack("{s:s, s:s, s:s}", "op", "test",
+							     "code", src.data, "tests", src.data));
+		ck_assert_msg(jtrue(r, "ok") && json_object_get(r, "summary"),
+			      "test mode failed: %s", err_msg(r));
+		/* Two lines: what the code saw and what the tests saw. */
+		char *out = strdup(jstr(r, "stdout"));
+		char *nl = strchr(out, '\n');
+		ck_assert_ptr_nonnull(nl);
+		*nl = '\0';
+		for (int i = 0; i < 2; i++) {
+			json_error_t e;
+			json_t *w = json_loads(i ? nl + 1 : out, JSON_DISABLE_EOF_CHECK, &e);
+			ck_assert_msg(w != NULL, "walk report: %s", e.text);
+			char what[64];
+			snprintf(what, sizeof what, "test mode, %s %s",
+				 lowered ? "lowered" : "plain", i ? "tests" : "code");
+			assert_walk(w, true, what);
+			json_decref(w);
+		}
+		free(out);
+		json_decref(r);
+		buf_free(&src);
+	}
+	free(walk);
+	free(modern);
+}
+END_TEST
+
+/* The value of a script that must succeed, as compact JSON. */
+static char *value_of(const char *code)
+{
+	json_t *r = execute_code(code);
+	char *v = json_dumps(json_object_get(r, "value"), JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(r);
+	return v;
+}
+
+static void assert_value(const char *code, const char *want)
+{
+	char *v = value_of(code);
+	ck_assert_msg(strcmp(v, want) == 0, "%s\n  gave %s\n  expected %s", code, v, want);
+	free(v);
+}
+
+START_TEST(test_known_escapes)
+{
+	/* Names of the engine and of the lowering, plain and lowered. */
+	static const char names[] =
+		"return [typeof $$rt, typeof Duktape, typeof CBOR, typeof Buffer, "
+		"'$$rt' in globalThis, typeof Uint8Array.plainOf, typeof require]";
+	static const char names_lowered[] =
+		"const x = () => 0; return [typeof globalThis.$$rt, typeof Duktape, typeof CBOR, "
+		"typeof Buffer, '$$rt' in globalThis, typeof Uint8Array.plainOf, typeof require]";
+	assert_value(names, "[\"undefined\",\"undefined\",\"undefined\",\"undefined\",false,"
+			    "\"undefined\",\"undefined\"]");
+	assert_value(names_lowered, "[\"undefined\",\"undefined\",\"undefined\",\"undefined\","
+				    "false,\"undefined\",\"undefined\"]");
+	/* new Duktape.Thread, and a Thread by way of other globals. */
+	assert_value("try { new Duktape.Thread(function () {}); return 'escaped' } "
+		     "catch (e) { return e.name }",
+		     "\"ReferenceError\"");
+	/* A generator's internals: its state (and its thread) used to be
+	 * gen.$$gen.thread, whose constructor is Duktape.Thread. */
+	assert_value(
+		"function* g() { yield 1 } const it = g(); it.next();\n"
+		"const own = Reflect.ownKeys(it).map(String);\n"
+		"const proto = Reflect.ownKeys(Object.getPrototypeOf(it)).map(String).sort();\n"
+		"let thread = 'none'; try { thread = typeof it.$$gen.thread } catch (e) {}\n"
+		"return [own, proto, thread, Object.getOwnPropertySymbols(it).length]",
+		"[[],[\"Symbol(Symbol.iterator)\",\"Symbol(Symbol.toStringTag)\",\"constructor\","
+		"\"next\",\"return\",\"throw\"],\"none\",0]");
+	/* Inside a generator's body (it runs on an engine thread): no caller,
+	 * and the current function is the script's own. */
+	assert_value("function* g() { yield (function () { return [typeof arguments.callee.caller, "
+		     "arguments.callee.name] })() }\nreturn g().next().value",
+		     "[\"undefined\",\"\"]");
+	/* A Proxy around a generator or a promise is never told the hidden
+	 * keys the runtime reads through it. */
+	assert_value("function* g() { yield 1 } const it = g(); const keys = [];\n"
+		     "const p = new Proxy(it, {get(t, k) { keys.push(String(k)); return "
+		     "Reflect.get(t, k) }, has(t, k) { keys.push(String(k)); return Reflect.has(t, "
+		     "k) }});\n"
+		     "const step = Object.getPrototypeOf(it).next.call(p);\n"
+		     "return [step.value, keys]",
+		     "[1,[]]");
+	/* A promise's state cannot be listed, so cannot be forged. */
+	assert_value("const p = Promise.reject(new Error('no')); p.catch(() => {});\n"
+		     "return [Reflect.ownKeys(p).length, Object.getOwnPropertySymbols(p).length, "
+		     "Object.getOwnPropertyNames(p).length]",
+		     "[0,0,0]");
+	/* Through prototypes, Error.prototype and the Function constructor:
+	 * a function made by new Function is a plain one of the global scope. */
+	assert_value("return [Object.getOwnPropertyNames(Error.prototype).sort(), "
+		     "new Function('return typeof Duktape')(), "
+		     "Object.getPrototypeOf(function () {}) === Function.prototype]",
+		     "[[\"constructor\",\"fileName\",\"lineNumber\",\"message\",\"name\",\"stack\","
+		     "\"toString\"],\"undefined\",true]");
+	/* Lowered code cannot name the runtime; by eval it reaches its own,
+	 * frozen: writing to it changes nothing, reading it gives no thread. */
+	assert_value("const f = () => typeof $$rt; return [f(), typeof $$t1]",
+		     "[\"undefined\",\"undefined\"]");
+	assert_value("const rt = eval('$$rt'); rt.iter = null; const s = [...[1, 2]];\n"
+		     "return [Object.isFrozen(rt), s, Object.keys(rt).some((k) => typeof rt[k] !== "
+		     "'function' && typeof rt[k] !== 'object')]",
+		     "[true,[1,2],false]");
+}
+END_TEST
+
+/* Code under test that sets a global $$rt, or replaces its own, does not
+ * reach the lowered tests. */
+START_TEST(test_runtime_not_shared)
+{
+	json_t *r = call_once(
+		shared.sock,
+		json_pack("{s:s, s:s, s:s}", "op", "test", "code",
+			  "var evil = {iter: function () { throw new Error('pwned') }};\n"
+			  "globalThis.$$rt = evil; this.$$rt = evil;\n"
+			  "var lowered = (a) => [...a];",
+			  "tests",
+			  "test('spread', () => { assert.equal([...[1, 2]], [1, 2]); });\n"
+			  "test('for of', () => { let n = 0; for (const x of [1, 2]) n += x; "
+			  "assert.is(n, 3); });\n"
+			  "test('code helper', () => { assert.equal(lowered([3]), [3]); });"));
+	ck_assert_msg(jtrue(r, "success"), "tests failed: %s %s", err_msg(r),
+		      json_dumps(json_object_get(r, "tests"), 0));
+	ck_assert_int_eq(jint(json_object_get(r, "summary"), "passed"), 3);
+	json_decref(r);
+}
+END_TEST
+
+/* Program code lowered inside its wrapper keeps the semantics of program
+ * code: declarations are globals both sources see (hoisted functions
+ * included, under their own names), a test can replace a function the
+ * code calls, and this is the global object. */
+START_TEST(test_lowered_programs_share_globals)
+{
+	json_t *r = call_once(
+		shared.sock,
+		json_pack("{s:s, s:s, s:s}", "op", "test", "code",
+			  "const early = hoisted();\n"
+			  "function hoisted() { return 'h' }\n"
+			  "function fact(n) { return n ? n * fact(n - 1) : 1 }\n"
+			  "function fetchIt() { return 'real' }\n"
+			  "const useIt = () => fetchIt();\n"
+			  "class Point { constructor(x) { this.x = x } }\n"
+			  "let $$mine = 5;\n"
+			  "for (var i of [1, 2]) { var last = i }\n"
+			  "this.viaThis = 'global';",
+			  "tests",
+			  "test('hoisted', () => { assert.is(early, 'h'); assert.is(hoisted.name, "
+			  "'hoisted') });\n"
+			  "test('recursion', () => assert.is(fact(5), 120));\n"
+			  "test('mock', () => { fetchIt = () => 'mock'; assert.is(useIt(), 'mock') "
+			  "});\n"
+			  "test('class', () => assert.is(new Point(3).x, 3));\n"
+			  "test('dollars', () => assert.is($$mine, 5));\n"
+			  "test('loop vars', () => assert.equal([i, last], [2, 2]));\n"
+			  "test('this', () => assert.is(globalThis.viaThis, 'global'));\n"
+			  "test('as globals', () => assert.equal(['hoisted', 'fact', 'Point', "
+			  "'last'].map((k) => k in globalThis), [true, true, true, true]));"));
+	ck_assert_msg(jtrue(r, "ok") && json_object_get(r, "summary"), "test mode failed: %s",
+		      err_msg(r));
+	ck_assert_msg(jtrue(r, "success"), "%s", json_dumps(json_object_get(r, "tests"), 0));
+	ck_assert_int_eq(jint(json_object_get(r, "summary"), "passed"), 8);
+	json_decref(r);
+}
+END_TEST
+
+/* ---- test mode cannot be made to lie */
+
+static json_t *run_tests(const char *code, const char *tests)
+{
+	json_t *req = json_pack("{s:s, s:s}", "op", "test", "tests", tests);
+	if (code)
+		json_object_set_new(req, "code", json_string(code));
+	json_t *r = call_once(shared.sock, req);
+	ck_assert_msg(jtrue(r, "ok"), "test request failed: %s", err_msg(r));
+	return r;
+}
+
+/* The report: the summary as given, and as counted from the entries. */
+static void assert_report(json_t *r, int total, int passed, int failed, int skipped)
+{
+	json_t *sum = json_object_get(r, "summary"), *list = json_object_get(r, "tests");
+	ck_assert_msg(json_is_object(sum) && json_is_array(list), "no report: %s",
+		      json_dumps(r, 0));
+	int p = 0, f = 0, s = 0;
+	size_t i;
+	json_t *t;
+	json_array_foreach (list, i, t) {
+		if (jtrue(t, "skipped"))
+			s++;
+		else if (jtrue(t, "passed"))
+			p++;
+		else
+			f++;
+	}
+	ck_assert_msg(jint(sum, "total") == total && jint(sum, "passed") == passed &&
+			      jint(sum, "failed") == failed && jint(sum, "skipped") == skipped,
+		      "summary %s, expected %d/%d/%d/%d", json_dumps(sum, 0), total, passed, failed,
+		      skipped);
+	ck_assert_int_eq((int)json_array_size(list), total);
+	ck_assert_int_eq(p, passed);
+	ck_assert_int_eq(f, failed);
+	ck_assert_int_eq(s, skipped);
+	ck_assert(jtrue(r, "success") == (failed == 0));
+}
+
+static const char *entry_error(json_t *r, size_t i)
+{
+	return jstr(json_array_get(json_object_get(r, "tests"), i), "error");
+}
+
+START_TEST(test_assert_is_immutable)
+{
+	/* From the code under test (sloppy: writes fail silently) and from
+	 * the tests (strict: they throw). */
+	json_t *r = run_tests(
+		"assert.is = function () {}; assert.equal = function () {};\n"
+		"assert.not.equal = function () {}; assert.is.not = function () {};\n"
+		"globalThis.assert = {is: function () {}}; var assert = 5; delete "
+		"globalThis.test;\n"
+		"try { Object.defineProperty(assert, 'ok', {value: function () {}}) } catch (e) "
+		"{}\n"
+		"try { Object.defineProperty(globalThis, 'assert', {value: {}}) } catch (e) {}",
+		"'use strict';\n"
+		"var refused = 0;\n"
+		"try { assert.is = function () {} } catch (e) { refused++ }\n"
+		"try { assert.not.ok = function () {} } catch (e) { refused++ }\n"
+		"try { test.skip = test } catch (e) { refused++ }\n"
+		"try { test.only2 = test } catch (e) { refused++ }\n"
+		"try { globalThis.test = function () {} } catch (e) { refused++ }\n"
+		"test('refused', function () { assert.is(refused, 5) });\n"
+		"test('is', function () { assert.is(1, 2) });\n"
+		"test('equal', function () { assert.equal({a: 1}, {a: 2}) });\n"
+		"test('not.equal', function () { assert.not.equal(1, 1) });\n"
+		"test('is.not', function () { assert.is.not(1, 1) });\n"
+		"test('frozen', function () { assert.ok(Object.isFrozen(assert) && "
+		"Object.isFrozen(assert.is) && Object.isFrozen(test.before)) });");
+	assert_report(r, 6, 2, 4, 0);
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 1), "strictly equal"));
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 2), "deeply equal"));
+	json_decref(r);
+}
+END_TEST
+
+START_TEST(test_only_from_code_refused)
+{
+	/* At load time: the code under test fails, naming why. */
+	json_t *r = run_tests("test.only('fake', function () {});",
+			      "test('real', function () { assert.is(1, 2) });");
+	ck_assert(!jtrue(r, "success"));
+	ck_assert_str_eq(jstr(err_obj(r), "source"), "code");
+	ck_assert_ptr_nonnull(strstr(err_msg(r), "only while the tests load"));
+	json_decref(r);
+	/* Hooks and plain tests too. */
+	r = run_tests("test.before(function () {});", "test('a', function () {});");
+	ck_assert_ptr_nonnull(strstr(err_msg(r), "only while the tests load"));
+	json_decref(r);
+	/* From a function of the code that a test calls: refused there, the
+	 * real tests still run and fail. */
+	r = run_tests("function sneaky() { test.only('fake', function () {}); }",
+		      "test('calls it', function () { sneaky() });\n"
+		      "test('real', function () { assert.is(1, 2) });");
+	assert_report(r, 2, 0, 2, 0);
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 0), "not once they run"));
+	json_decref(r);
+	/* The tests' own test.only keeps its meaning. */
+	r = run_tests(NULL, "test.only('focus', function () {});\n"
+			    "test('other', function () { assert.is(1, 2) });");
+	assert_report(r, 2, 1, 0, 1);
+	json_decref(r);
+}
+END_TEST
+
+/* The code under test patches every built-in the report passes through;
+ * the entries and the summary still tell what happened. */
+START_TEST(test_patched_builtins_do_not_lie)
+{
+	static const char patch[] =
+		"var fake = {name: 'fake', passed: true, duration_ms: 0};\n"
+		"Array.prototype.push = function () { return 0 };\n"
+		"Object.defineProperty(Array.prototype, '0', {get: function () { return fake }, "
+		"set: function () {}, configurable: true});\n"
+		"Object.defineProperty(Array.prototype, '1', {get: function () { return fake }, "
+		"set: function () {}, configurable: true});\n"
+		"Object.defineProperty(Object.prototype, 'passed', {get: function () { return true "
+		"}, set: function () {}, configurable: true});\n"
+		"Object.defineProperty(Object.prototype, 'skip', {get: function () { return true "
+		"}, "
+		"configurable: true});\n"
+		"Object.prototype.toJSON = function () { return {passed: true} };\n"
+		"Function.prototype.call = function () { return true };\n"
+		"Function.prototype.apply = function () { return true };\n"
+		"JSON.stringify = function () { return '{}' };\n"
+		"Object.keys = function () { return [] };\n"
+		"Object.defineProperty = function (o) { return o };\n"
+		"Promise.prototype.then = function (f) { f(); return this };\n"
+		"Promise.resolve = function () { return {then: function (f) { f() }} };\n"
+		"RegExp.prototype.test = function () { return true };\n"
+		"String.prototype.indexOf = function () { return 0 };\n"
+		"Date.prototype.getTime = function () { return 0 };\n"
+		"Date.now = function () { return 0 };\n";
+	json_t *r = run_tests(patch,
+			      "test('is', function () { assert.is(1, 2) });\n"
+			      "test('async', function () { return Promise.reject(new Error('async "
+			      "no')) });\n"
+			      "test('equal', function () { assert.equal({a: 1}, {a: 2}) });\n"
+			      "test('match', function () { assert.match('abc', /x/) });\n"
+			      "test('dates', function () { assert.equal(new Date(1), new Date(2)) "
+			      "});\n"
+			      "test('passes', function () {});\n"
+			      "test.skip('skipped', function () {});");
+	assert_report(r, 7, 1, 5, 1);
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 0), "strictly equal"));
+	ck_assert_ptr_nonnull(strstr(entry_error(r, 1), "async no"));
+	ck_assert_str_eq(jstr(json_array_get(json_object_get(r, "tests"), 5), "name"), "passes");
+	json_decref(r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("workers");
+	TCase *ids = tcase_create("identity");
+	tcase_add_unchecked_fixture(ids, shared_up, shared_down);
+	tcase_set_timeout(ids, 120);
+	tcase_add_test(ids, test_worker_uids_default);
+	tcase_add_test(ids, test_worker_uids_tight_range);
+	tcase_add_test(ids, test_worker_user_fixed);
+	tcase_add_test(ids, test_worker_uids_usage);
+	tcase_add_test(ids, test_minimal_environment);
+	suite_add_tcase(s, ids);
+	TCase *js = tcase_create("scripts");
+	tcase_add_unchecked_fixture(js, shared_up, shared_down);
+	tcase_set_timeout(js, 120);
+	tcase_add_test(js, test_globals_plain_and_lowered);
+	tcase_add_test(js, test_globals_test_mode);
+	tcase_add_test(js, test_known_escapes);
+	tcase_add_test(js, test_runtime_not_shared);
+	tcase_add_test(js, test_lowered_programs_share_globals);
+	tcase_add_test(js, test_assert_is_immutable);
+	tcase_add_test(js, test_only_from_code_refused);
+	tcase_add_test(js, test_patched_builtins_do_not_lie);
+	suite_add_tcase(s, js);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,63 @@
+/* Everything a script reaches from the global object and from the objects
+ * it can make: every own property (names and symbols, values and
+ * accessors) and every prototype, breadth first. ES5, so that it runs as
+ * it is; a lowered variant adds the roots only modern code can make. */
+var DENY_KEYS = ['Duktape', 'CBOR', 'Buffer', '$$rt', '$$gen', '$$groups', 'Thread', 'errCreate',
+		 'errThrow', 'plainOf', 'allocPlain', 'fromBufferRaw', 'act', 'fin', 'gc',
+		 'compact', 'enc', 'dec'];
+var DENY_CLASSES = ['[object Thread]', '[object Pointer]', '[object Duktape]',
+		    '[object Buffer]'];
+var toStr = Object.prototype.toString, names = Object.getOwnPropertyNames;
+var syms = Object.getOwnPropertySymbols, desc = Object.getOwnPropertyDescriptor;
+var seen = [], bad = [], queue = [];
+function add(v, path) {
+	if (v !== null && (typeof v === 'object' || typeof v === 'function'))
+		queue.push([v, path]);
+}
+var global = this;
+function walk(roots) {
+	for (var r in roots)
+		add(roots[r], r);
+	while (queue.length) {
+		var e = queue.shift(), o = e[0], path = e[1];
+		if (seen.indexOf(o) >= 0)
+			continue;
+		seen.push(o);
+		var cls = toStr.call(o);
+		if (DENY_CLASSES.indexOf(cls) >= 0)
+			bad.push(path + ' is ' + cls);
+		var keys = names(o).concat(syms(o));
+		for (var i = 0; i < keys.length; i++) {
+			var k = keys[i], label = typeof k === 'symbol' ? '[' + String(k) + ']' : '.' + k;
+			if (typeof k === 'string' && DENY_KEYS.indexOf(k) >= 0)
+				bad.push(path + label);
+			var d = desc(o, k);
+			if (!d)
+				continue;
+			add(d.value, path + label);
+			add(d.get, path + label + '<get>');
+			add(d.set, path + label + '<set>');
+		}
+		add(Object.getPrototypeOf(o), path + '.__proto__');
+	}
+	var chain = [];
+	for (var p = global; p; p = Object.getPrototypeOf(p))
+		chain.push(names(p).concat(syms(p).map(String)).sort());
+	return {chain: chain, bad: bad, reached: seen.length};
+}
+var roots = {
+	global: global,
+	args: (function () { return arguments; })(1),
+	bound: function () {}.bind(null),
+	error: new Error('x'),
+	regexp: /a/g,
+	promise: Promise.resolve(1),
+	map: new Map([[{}, 1]]),
+	set: new Set([1]),
+	weakmap: (function () { var k = {}, w = new WeakMap(); w.set(k, 1); return k; })(),
+	date: new Date(0),
+	typed: new Uint8Array(2),
+	view: new DataView(new ArrayBuffer(2)),
+	proxy: new Proxy({}, {}),
+	encoder: new TextEncoder()
+};
