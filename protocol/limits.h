@@ -91,4 +91,13 @@
 /* One read from a worker pipe, and so at most one output event's data. */
 #define LIMIT_PIPE_READ_BYTES 65536u
 
+/* declarations: the TypeScript rendered from a request's tool schemas.
+ * 1 MiB is far more than a model's context can use, yet small enough to
+ * build in a few milliseconds; the work budget (schema nodes visited,
+ * $refs resolved, required names compared) bounds the time spent on
+ * schemas that render to little (a step is about 5 ns: 1M of them take
+ * 5 ms). */
+#define LIMIT_DECL_OUTPUT_BYTES (1024u * 1024u)
+#define LIMIT_DECL_STEPS 1000000u
+
 #endif

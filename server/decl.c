@@ -3,27 +3,96 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../protocol/buf.h"
+#include "../protocol/limits.h"
 
 /* Nesting beyond this renders as unknown: schemas are client data. */
 #define MAX_DEPTH 32
 /* $refs being expanded, to render recursion as unknown. */
 #define MAX_REFS 64
 
+/*
+ * A $ref rendered once, kept as where its text sits in the output (which
+ * only grows, so the bytes stay there): the next use at the same
+ * indentation and depth copies them instead of expanding the ref again.
+ * Without this a schema whose definitions each refer to the next several
+ * times renders in time exponential in its size.
+ */
+struct memo {
+	const json_t *target; /* NULL: free slot */
+	int level, depth;
+	size_t off, len;
+};
+
+/* The rendering of one tools array; errors are sticky: once one is set,
+ * nothing more is written. */
+struct out {
+	struct buf b;
+	enum decl_err err;
+	size_t steps; /* work done, against LIMIT_DECL_STEPS */
+	struct memo *memo;
+	size_t memo_cap, memo_len;
+};
+
 struct ctx {
-	struct buf *out;
+	struct out *out;
 	const json_t *root; /* the schema $refs resolve against */
 	const char *refs[MAX_REFS];
 	int n_refs;
+	/* The lowest index in refs that a recursion cut hit while rendering:
+	 * a ref's text depends on the refs around it only if this falls below
+	 * its own slot, and then it is not memoised. */
+	int lowest_cut;
 };
 
-static void put(struct buf *b, const char *s) { buf_append(b, s, strlen(s)); }
+static bool failed(struct out *o) { return o->err != DECL_OK; }
 
-__attribute__((format(printf, 2, 3))) static void putf(struct buf *b, const char *fmt, ...)
+/* Counts n units of work; false (and the error set) once past the budget. */
+static bool work(struct out *o, size_t n)
+{
+	o->steps += n;
+	if (o->steps > LIMIT_DECL_STEPS && !failed(o))
+		o->err = DECL_ERR_WORK;
+	return !failed(o);
+}
+
+static void put_n(struct out *o, const char *s, size_t n)
+{
+	if (failed(o))
+		return;
+	if (buf_len(&o->b) + n > LIMIT_DECL_OUTPUT_BYTES)
+		o->err = DECL_ERR_OUTPUT;
+	else if (buf_append(&o->b, s, n) < 0)
+		o->err = DECL_ERR_NOMEM;
+}
+
+static void put(struct out *o, const char *s) { put_n(o, s, strlen(s)); }
+
+/* Appends a copy of bytes already in the output. */
+static void put_again(struct out *o, size_t off, size_t n)
+{
+	if (failed(o))
+		return;
+	if (buf_len(&o->b) + n > LIMIT_DECL_OUTPUT_BYTES) {
+		o->err = DECL_ERR_OUTPUT;
+		return;
+	}
+	/* Reserve first: it may move the data the copy comes from. */
+	char *dst = buf_reserve(&o->b, n);
+	if (!dst) {
+		o->err = DECL_ERR_NOMEM;
+		return;
+	}
+	memcpy(dst, o->b.data + o->b.start + off, n);
+	buf_commit(&o->b, n);
+}
+
+__attribute__((format(printf, 2, 3))) static void putf(struct out *o, const char *fmt, ...)
 {
 	char tmp[256];
 	va_list ap;
@@ -31,17 +100,67 @@ __attribute__((format(printf, 2, 3))) static void putf(struct buf *b, const char
 	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		buf_append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+		put_n(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-static void indent(struct buf *b, int level)
+static void indent(struct out *o, int level)
 {
 	for (int i = 0; i < level; i++)
-		put(b, "  ");
+		put(o, "  ");
+}
+
+/* ---- the memo: open addressing on (target, level, depth) */
+
+static size_t memo_hash(const json_t *t, int level, int depth, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull;
+	h ^= ((uint64_t)(unsigned)level << 32 | (unsigned)depth) * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static struct memo *memo_find(struct out *o, const json_t *t, int level, int depth)
+{
+	if (!o->memo_cap)
+		return NULL;
+	for (size_t i = memo_hash(t, level, depth, o->memo_cap);; i = (i + 1) & (o->memo_cap - 1)) {
+		struct memo *m = &o->memo[i];
+		if (!m->target)
+			return NULL;
+		if (m->target == t && m->level == level && m->depth == depth)
+			return m;
+	}
+}
+
+/* Remembers a rendering; a failed allocation only costs the reuse. */
+static void memo_add(struct out *o, const json_t *t, int level, int depth, size_t off, size_t len)
+{
+	if (2 * (o->memo_len + 1) > o->memo_cap) {
+		size_t cap = o->memo_cap ? 2 * o->memo_cap : 64;
+		struct memo *m = calloc(cap, sizeof *m);
+		if (!m)
+			return;
+		struct memo *old = o->memo;
+		size_t old_cap = o->memo_cap;
+		o->memo = m;
+		o->memo_cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].target) {
+				size_t k = memo_hash(old[i].target, old[i].level, old[i].depth, cap);
+				while (m[k].target)
+					k = (k + 1) & (cap - 1);
+				m[k] = old[i];
+			}
+		free(old);
+	}
+	size_t k = memo_hash(t, level, depth, o->memo_cap);
+	while (o->memo[k].target)
+		k = (k + 1) & (o->memo_cap - 1);
+	o->memo[k] = (struct memo){t, level, depth, off, len};
+	o->memo_len++;
 }
 
 /* A JSDoc comment; "*" "/" inside the text is broken up. */
-static void jsdoc(struct buf *b, const char *text, int level)
+static void jsdoc(struct out *b, const char *text, int level)
 {
 	if (!text || !*text)
 		return;
@@ -56,7 +175,7 @@ static void jsdoc(struct buf *b, const char *text, int level)
 			put(b, " * ");
 		}
 		for (size_t i = 0; i < n; i++) {
-			buf_append(b, p + i, 1);
+			put_n(b, p + i, 1);
 			if (p[i] == '*' && i + 1 < n && p[i + 1] == '/')
 				put(b, "\\");
 		}
@@ -83,7 +202,7 @@ static bool identifier(const char *s)
 }
 
 /* A property name as TypeScript takes it: bare when it can be. */
-static void prop_name(struct buf *b, const char *name)
+static void prop_name(struct out *b, const char *name)
 {
 	if (identifier(name)) {
 		put(b, name);
@@ -96,10 +215,16 @@ static void prop_name(struct buf *b, const char *name)
 	json_decref(s);
 }
 
-static void literal(struct buf *b, const json_t *v)
+static void literal(struct out *b, const json_t *v)
 {
 	char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-	put(b, text ? text : "unknown");
+	if (!text) {
+		b->err = failed(b) ? b->err : DECL_ERR_NOMEM;
+		return;
+	}
+	size_t n = strlen(text);
+	if (work(b, n / 16))
+		put_n(b, text, n);
 	free(text);
 }
 
@@ -172,6 +297,8 @@ static void object_type(struct ctx *c, const json_t *s, int level, int depth)
 		bool req = false;
 		size_t i;
 		json_t *r;
+		if (!work(c->out, 1 + json_array_size(required)))
+			return;
 		json_array_foreach (required, i, r)
 			req = req || (json_is_string(r) && strcmp(json_string_value(r), key) == 0);
 		jsdoc(c->out, json_string_value(json_object_get(p, "description")), level + 1);
@@ -235,28 +362,54 @@ static void simple_type(struct ctx *c, const char *t, const json_t *s, int level
 		put(c->out, "unknown");
 }
 
+/* The type a local $ref names: expanded once per indentation and depth,
+ * copied after that; recursion (a ref inside its own expansion) is unknown. */
+static void ref_type(struct ctx *c, const char *ref, int level, int depth)
+{
+	if (!work(c->out, 1 + (size_t)c->n_refs + strlen(ref) / 16))
+		return;
+	for (int i = 0; i < c->n_refs; i++)
+		if (strcmp(c->refs[i], ref) == 0) {
+			if (i < c->lowest_cut)
+				c->lowest_cut = i;
+			put(c->out, "unknown"); /* recursive */
+			return;
+		}
+	const json_t *target = resolve(c->root, ref);
+	if (!target || c->n_refs == MAX_REFS) {
+		put(c->out, "unknown"); /* remote, or not there */
+		return;
+	}
+	const struct memo *m = memo_find(c->out, target, level, depth);
+	if (m) {
+		put_again(c->out, m->off, m->len);
+		return;
+	}
+	int slot = c->n_refs, outer_cut = c->lowest_cut;
+	size_t start = buf_len(&c->out->b);
+	c->refs[c->n_refs++] = ref;
+	c->lowest_cut = MAX_REFS;
+	type_of(c, target, level, depth + 1);
+	c->n_refs--;
+	/* Its text stands for it anywhere only if no cut reached outside it. */
+	if (c->lowest_cut >= slot && !failed(c->out))
+		memo_add(c->out, target, level, depth, start, buf_len(&c->out->b) - start);
+	if (outer_cut < c->lowest_cut)
+		c->lowest_cut = outer_cut;
+}
+
 /* The TypeScript type of schema s. */
 static void type_of(struct ctx *c, const json_t *s, int level, int depth)
 {
+	if (!work(c->out, 1))
+		return;
 	if (depth > MAX_DEPTH || !s || json_is_true(s) || !json_is_object(s)) {
 		put(c->out, json_is_false(s) ? "never" : "unknown");
 		return;
 	}
 	const char *ref = json_string_value(json_object_get(s, "$ref"));
 	if (ref) {
-		for (int i = 0; i < c->n_refs; i++)
-			if (strcmp(c->refs[i], ref) == 0) {
-				put(c->out, "unknown"); /* recursive */
-				return;
-			}
-		const json_t *target = resolve(c->root, ref);
-		if (!target || c->n_refs == MAX_REFS) {
-			put(c->out, "unknown"); /* remote, or not there */
-			return;
-		}
-		c->refs[c->n_refs++] = ref;
-		type_of(c, target, level, depth + 1);
-		c->n_refs--;
+		ref_type(c, ref, level, depth);
 		return;
 	}
 	const json_t *v;
@@ -271,6 +424,8 @@ static void type_of(struct ctx *c, const json_t *s, int level, int depth)
 			if (i)
 				put(c->out, " | ");
 			literal(c->out, m);
+			if (failed(c->out))
+				return;
 		}
 		return;
 	}
@@ -303,29 +458,32 @@ static void type_of(struct ctx *c, const json_t *s, int level, int depth)
 }
 
 /* One tool: its JSDoc and its signature. */
-static void tool_decl(struct buf *out, const json_t *tool, const char *leaf, int level)
+static void tool_decl(struct out *out, const json_t *tool, const char *leaf, int level)
 {
 	jsdoc(out, json_string_value(json_object_get(tool, "description")), level);
 	indent(out, level);
 	prop_name(out, leaf);
 	const json_t *in = json_object_get(tool, "input_schema");
 	put(out, in ? "(args: " : "(args?: ");
-	struct ctx c = {out, in, {NULL}, 0};
+	/* Each schema is its own root: its $refs resolve in it alone. */
+	struct ctx c = {out, in, {NULL}, 0, MAX_REFS};
 	type_of(&c, in, level, 0);
 	put(out, "): ");
 	const json_t *result = json_object_get(tool, "output_schema");
-	struct ctx r = {out, result, {NULL}, 0};
+	struct ctx r = {out, result, {NULL}, 0, MAX_REFS};
 	type_of(&r, result, level, 0);
 	put(out, ";\n");
 }
 
 /* Emits the tools whose names start with prefix, grouping dotted ones. */
-static void group(struct buf *out, const json_t *tools, const char *prefix, int level)
+static void group(struct out *out, const json_t *tools, const char *prefix, int level)
 {
 	size_t plen = strlen(prefix);
 	size_t i;
 	json_t *t;
 	json_array_foreach (tools, i, t) {
+		if (!work(out, 1))
+			return;
 		const char *name = json_string_value(json_object_get(t, "name"));
 		if (!name || strncmp(name, prefix, plen) != 0)
 			continue;
@@ -340,14 +498,18 @@ static void group(struct buf *out, const json_t *tools, const char *prefix, int 
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++) {
 			const char *other = json_string_value(json_object_get(json_array_get(tools, k), "name"));
-			seen = strncmp(other, prefix, plen) == 0 &&
+			seen = other && strncmp(other, prefix, plen) == 0 &&
 			       strncmp(other + plen, rest, glen + 1) == 0;
 		}
+		if (!work(out, i))
+			return;
 		if (seen)
 			continue;
 		char *sub = malloc(plen + glen + 2);
-		if (!sub)
-			continue;
+		if (!sub) {
+			out->err = DECL_ERR_NOMEM;
+			return;
+		}
 		memcpy(sub, name, plen + glen + 1);
 		sub[plen + glen + 1] = '\0';
 		indent(out, level);
@@ -359,9 +521,9 @@ static void group(struct buf *out, const json_t *tools, const char *prefix, int 
 	}
 }
 
-char *decl_typescript(const json_t *tools)
+char *decl_render(const json_t *tools, enum decl_err *err)
 {
-	struct buf out = BUF_INIT;
+	struct out out = {BUF_INIT, DECL_OK, 0, NULL, 0, 0};
 	put(&out, "/** The client's tools. Each call is synchronous: it returns the result\n"
 		  " * (or throws the tool's error) before the script goes on. */\n"
 		  "declare const tools: {\n");
@@ -371,6 +533,37 @@ char *decl_typescript(const json_t *tools)
 		  "declare function load(key: string): unknown;\n"
 		  "/** Stores a JSON value (undefined deletes it); at most 256 KiB each, 1 MiB in all. */\n"
 		  "declare function store(key: string, value: unknown): void;\n");
-	buf_append(&out, "", 1);
-	return out.data;
+	if (!failed(&out) && buf_append(&out.b, "", 1) < 0)
+		out.err = DECL_ERR_NOMEM;
+	free(out.memo);
+	*err = out.err;
+	if (failed(&out)) {
+		buf_free(&out.b);
+		return NULL;
+	}
+	return out.b.data;
+}
+
+char *decl_typescript(const json_t *tools)
+{
+	enum decl_err err;
+	return decl_render(tools, &err);
+}
+
+void decl_describe(enum decl_err err, char *msg, size_t n)
+{
+	switch (err) {
+	case DECL_OK: snprintf(msg, n, "no error"); return;
+	case DECL_ERR_NOMEM: snprintf(msg, n, "out of memory"); return;
+	case DECL_ERR_OUTPUT:
+		snprintf(msg, n, "the declarations would be longer than %u bytes, their output budget",
+			 (unsigned)LIMIT_DECL_OUTPUT_BYTES);
+		return;
+	case DECL_ERR_WORK:
+		snprintf(msg, n,
+			 "the schemas need more than %u rendering steps, the declarations' work budget",
+			 (unsigned)LIMIT_DECL_STEPS);
+		return;
+	}
+	snprintf(msg, n, "unknown error");
 }
