@@ -145,7 +145,8 @@ static void memo_add(struct out *o, const json_t *t, int level, int depth, size_
 		o->memo_cap = cap;
 		for (size_t i = 0; i < old_cap; i++)
 			if (old[i].target) {
-				size_t k = memo_hash(old[i].target, old[i].level, old[i].depth, cap);
+				size_t k =
+					memo_hash(old[i].target, old[i].level, old[i].depth, cap);
 				while (m[k].target)
 					k = (k + 1) & (cap - 1);
 				m[k] = old[i];
@@ -429,7 +430,8 @@ static void type_of(struct ctx *c, const json_t *s, int level, int depth)
 		}
 		return;
 	}
-	if ((v = json_object_get(s, "anyOf")) != NULL || (v = json_object_get(s, "oneOf")) != NULL) {
+	if ((v = json_object_get(s, "anyOf")) != NULL ||
+	    (v = json_object_get(s, "oneOf")) != NULL) {
 		joined(c, v, " | ", level, depth);
 		return;
 	}
@@ -446,7 +448,8 @@ static void type_of(struct ctx *c, const json_t *s, int level, int depth)
 		json_array_foreach (type, i, t) {
 			if (i)
 				put(c->out, " | ");
-			simple_type(c, json_is_string(t) ? json_string_value(t) : "", s, level, depth);
+			simple_type(c, json_is_string(t) ? json_string_value(t) : "", s, level,
+				    depth);
 		}
 	} else if (json_object_get(s, "properties")) {
 		object_type(c, s, level, depth);
@@ -497,7 +500,8 @@ static void group(struct out *out, const json_t *tools, const char *prefix, int 
 		size_t glen = (size_t)(dot - rest);
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++) {
-			const char *other = json_string_value(json_object_get(json_array_get(tools, k), "name"));
+			const char *other = json_string_value(
+				json_object_get(json_array_get(tools, k), "name"));
 			seen = other && strncmp(other, prefix, plen) == 0 &&
 			       strncmp(other + plen, rest, glen + 1) == 0;
 		}
@@ -531,7 +535,8 @@ char *decl_render(const json_t *tools, enum decl_err *err)
 	put(&out, "};\n");
 	put(&out, "/** A copy of the stored value, or undefined. */\n"
 		  "declare function load(key: string): unknown;\n"
-		  "/** Stores a JSON value (undefined deletes it); at most 256 KiB each, 1 MiB in all. */\n"
+		  "/** Stores a JSON value (undefined deletes it); at most 256 KiB each, 1 MiB in "
+		  "all. */\n"
 		  "declare function store(key: string, value: unknown): void;\n");
 	if (!failed(&out) && buf_append(&out.b, "", 1) < 0)
 		out.err = DECL_ERR_NOMEM;
@@ -556,12 +561,14 @@ void decl_describe(enum decl_err err, char *msg, size_t n)
 	case DECL_OK: snprintf(msg, n, "no error"); return;
 	case DECL_ERR_NOMEM: snprintf(msg, n, "out of memory"); return;
 	case DECL_ERR_OUTPUT:
-		snprintf(msg, n, "the declarations would be longer than %u bytes, their output budget",
+		snprintf(msg, n,
+			 "the declarations would be longer than %u bytes, their output budget",
 			 (unsigned)LIMIT_DECL_OUTPUT_BYTES);
 		return;
 	case DECL_ERR_WORK:
 		snprintf(msg, n,
-			 "the schemas need more than %u rendering steps, the declarations' work budget",
+			 "the schemas need more than %u rendering steps, the declarations' work "
+			 "budget",
 			 (unsigned)LIMIT_DECL_STEPS);
 		return;
 	}

@@ -23,10 +23,11 @@ static char *render(const char *tools_json)
 
 START_TEST(test_plain_and_nested)
 {
-	char *ts = render("[{\"name\": \"read\", \"description\": \"Read a file\", \"input_schema\": "
-			  "{\"type\": \"object\", \"properties\": {\"path\": {\"type\": \"string\"}}, "
-			  "\"required\": [\"path\"]}, \"output_schema\": {\"type\": \"string\"}},"
-			  "{\"name\": \"github.issues.list\"}, {\"name\": \"github.search\"}]");
+	char *ts =
+		render("[{\"name\": \"read\", \"description\": \"Read a file\", \"input_schema\": "
+		       "{\"type\": \"object\", \"properties\": {\"path\": {\"type\": \"string\"}}, "
+		       "\"required\": [\"path\"]}, \"output_schema\": {\"type\": \"string\"}},"
+		       "{\"name\": \"github.issues.list\"}, {\"name\": \"github.search\"}]");
 	HAS(ts, "declare const tools: {\n");
 	HAS(ts, "  /** Read a file */\n  read(args: {\n    path: string;\n  }): string;\n");
 	HAS(ts, "  github: {\n    issues: {\n      list(args?: unknown): unknown;\n    };\n"
@@ -78,9 +79,10 @@ START_TEST(test_refs)
 		"\"Node\": {\"type\": \"object\", \"properties\": {\"label\": {\"$ref\": "
 		"\"#/definitions/Label\"}, \"children\": {\"type\": \"array\", \"items\": "
 		"{\"$ref\": \"#/$defs/Node\"}}}}}, \"definitions\": {\"Label\": {\"type\": "
-		"\"string\"}}}, \"input_schema\": {\"$ref\": \"https://example.com/remote.json\"}}]");
-	HAS(ts, "tree(args: unknown)"); /* remote */
-	HAS(ts, "label?: string;");      /* a local ref, expanded */
+		"\"string\"}}}, \"input_schema\": {\"$ref\": "
+		"\"https://example.com/remote.json\"}}]");
+	HAS(ts, "tree(args: unknown)");	       /* remote */
+	HAS(ts, "label?: string;");	       /* a local ref, expanded */
 	HAS(ts, "children?: Array<unknown>;"); /* recursion */
 	free(ts);
 }
@@ -94,7 +96,6 @@ START_TEST(test_comment_safety)
 	free(ts);
 }
 END_TEST
-
 
 /* A schema whose definitions d0..d(n-1) each refer to the next `fan`
  * times, as properties: its full expansion has fan^n leaves. */
@@ -113,7 +114,8 @@ static json_t *chain_schema(int n, int fan)
 					    i + 1 < n ? json_pack("{s:s}", "$ref", ref)
 						      : json_pack("{s:s}", "type", "string"));
 		}
-		json_object_set_new(defs, name, json_pack("{s:s, s:o}", "type", "object", "properties", props));
+		json_object_set_new(defs, name,
+				    json_pack("{s:s, s:o}", "type", "object", "properties", props));
 	}
 	return json_pack("[{s:s, s:{s:s, s:o}}]", "name", "t", "input_schema", "$ref", "#/$defs/d0",
 			 "$defs", defs);
@@ -181,7 +183,9 @@ START_TEST(test_deep_schema)
 		char name[16], ref[32];
 		snprintf(name, sizeof name, "d%d", i);
 		snprintf(ref, sizeof ref, "#/$defs/d%d", i + 1);
-		json_object_set_new(defs, name, json_pack("{s:s, s:{s:s}}", "type", "array", "items", "$ref", ref));
+		json_object_set_new(
+			defs, name,
+			json_pack("{s:s, s:{s:s}}", "type", "array", "items", "$ref", ref));
 	}
 	json_t *tools = json_pack("[{s:s, s:{s:s, s:o}}]", "name", "t", "input_schema", "$ref",
 				  "#/$defs/d0", "$defs", defs);
@@ -231,7 +235,8 @@ START_TEST(test_recursion_not_memoised_outside)
 		"[{\"name\": \"t\", \"input_schema\": {\"$ref\": \"#/$defs/A\", \"$defs\": {"
 		"\"A\": {\"type\": \"object\", \"properties\": {\"b\": {\"$ref\": \"#/$defs/B\"}, "
 		"\"b2\": {\"$ref\": \"#/$defs/B\"}}}, "
-		"\"B\": {\"type\": \"object\", \"properties\": {\"a\": {\"$ref\": \"#/$defs/A\"}}}}}},"
+		"\"B\": {\"type\": \"object\", \"properties\": {\"a\": {\"$ref\": "
+		"\"#/$defs/A\"}}}}}},"
 		"{\"name\": \"u\", \"input_schema\": {\"$ref\": \"#/$defs/B\", \"$defs\": {"
 		"\"B\": {\"type\": \"string\"}}}}]");
 	HAS(ts, "    b?: {\n      a?: unknown;\n    };\n    b2?: {\n      a?: unknown;\n    };\n");
