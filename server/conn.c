@@ -299,9 +299,7 @@ int conn_accept_ready(int listen_fd)
 			close(fd);
 			unsigned long held;
 			if (log_every_pass(&refused_log, &held))
-				log_warn("connection refused: %u open (%lu more refused since the "
-					 "last "
-					 "such message)",
+				log_warn("connection refused: %u open (%lu more since the last)",
 					 count, held);
 			continue;
 		}

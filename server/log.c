@@ -1,8 +1,6 @@
 /* log.c - line-per-event logging to stderr; see log.h. */
 #include "log.h"
 
-#include "../protocol/limits.h"
-
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -11,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../protocol/limits.h"
 
 static enum log_level max_level = LOG_LEVEL_INFO;
 static bool journal;

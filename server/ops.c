@@ -122,9 +122,8 @@ static json_t *status_reply(struct exec *e, json_t *id, const uint64_t offset[2]
 	for (int i = 0; i < 2; i++) {
 		const struct buf *b = exec_output(e, i);
 		size_t off = (size_t)offset[i];
-		json_object_set_new(
-			r, i ? "stderr" : "stdout",
-			json_stringn(b->data ? buf_peek(b) + off : "", buf_len(b) - off));
+		json_object_set_new(r, i ? "stderr" : "stdout",
+				    json_stringn(b->data ? buf_peek(b) + off : "", buf_len(b) - off));
 		json_object_set_new(r, i ? "stderr_length" : "stdout_length",
 				    json_integer((json_int_t)buf_len(b)));
 	}
@@ -171,7 +170,8 @@ static struct exec *find(struct conn *c, const struct request *req)
 		reply_error(c, req->id, STATUS_NOT_FOUND,
 			    "execution_id: no execution \"%.64s\" (finished ones are kept for %llu "
 			    "s)",
-			    req->execution_id, (unsigned long long)(ops_retention_ms / 1000));
+			    req->execution_id,
+			    (unsigned long long)(ops_retention_ms / 1000));
 	return e;
 }
 
@@ -190,8 +190,7 @@ static void status(struct conn *c, const struct request *req)
 			return;
 		}
 	}
-	struct waiter *w =
-		req->wait && !exec_fields(e) ? waiter_new(c, req->id, WAIT_STATUS) : NULL;
+	struct waiter *w = req->wait && !exec_fields(e) ? waiter_new(c, req->id, WAIT_STATUS) : NULL;
 	if (!w) {
 		json_t *r = status_reply(e, req->id, offset);
 		conn_send(c, r);
@@ -287,11 +286,10 @@ static void submit(struct conn *c, const struct request *req)
 	}
 	if (opts.timeout_ms) {
 		if (opts.timeout_ms > ops_limits.timeout_ms_max) {
-			reply_error(
-				c, req->id, STATUS_INVALID_ARGUMENT,
-				"@options.timeout: %llu ms is over the daemon's maximum of %llu ms",
-				(unsigned long long)opts.timeout_ms,
-				(unsigned long long)ops_limits.timeout_ms_max);
+			reply_error(c, req->id, STATUS_INVALID_ARGUMENT,
+				    "@options.timeout: %llu ms is over the daemon's maximum of %llu ms",
+				    (unsigned long long)opts.timeout_ms,
+				    (unsigned long long)ops_limits.timeout_ms_max);
 			return;
 		}
 		with.timeout_ms = opts.timeout_ms;
@@ -300,8 +298,7 @@ static void submit(struct conn *c, const struct request *req)
 	}
 	enum status code_err;
 	const char *why;
-	struct exec *e =
-		exec_submit(c, &with, code, len, opts.line_len, cached_name, &code_err, &why);
+	struct exec *e = exec_submit(c, &with, code, len, opts.line_len, cached_name, &code_err, &why);
 	if (!e) {
 		reply_error(c, req->id, code_err, "%s", why);
 		return;
@@ -398,20 +395,21 @@ static void health(struct conn *c, const struct request *req)
 	spawn_describe_sandbox(sandbox);
 	json_object_set_new(r, "sandbox", sandbox);
 	json_object_set_new(r, "cache", cache_describe());
-	json_t *limits = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
-				   (json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
-				   (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
-				   (json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
-				   (json_int_t)ops_limits.memory_bytes_max, "output_bytes",
-				   (json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
-				   (json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
-				   (json_int_t)ops_limits.wait_ms_max);
+	json_t *limits = json_pack(
+		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
+		(json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
+		(json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
+		(json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
+		(json_int_t)ops_limits.memory_bytes_max, "output_bytes",
+		(json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
+		(json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
+		(json_int_t)ops_limits.wait_ms_max);
 	json_object_set_new(r, "limits", limits);
 	struct loop_stats ls;
 	loop_get_stats(&ls);
 	json_object_set_new(r, "loop",
-			    json_pack("{s:I, s:I, s:I}", "turns", (json_int_t)ls.turns,
-				      "max_turn_us", (json_int_t)ls.max_turn_us, "turns_over_10ms",
+			    json_pack("{s:I, s:I, s:I}", "turns", (json_int_t)ls.turns, "max_turn_us",
+				      (json_int_t)ls.max_turn_us, "turns_over_10ms",
 				      (json_int_t)ls.turns_over_10ms));
 	conn_send(c, r);
 	json_decref(r);
