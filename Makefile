@@ -61,7 +61,7 @@ UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_fds
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
-.PHONY: all deps run check bench install uninstall clean format lint
+.PHONY: all deps run check check-unit bench install uninstall clean format lint
 
 all: $(BINS)
 
@@ -122,7 +122,10 @@ build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PRO
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
-$(TESTS) build/tests/bench: build/tests/%:
+# Runs a program under a system call allow list (scripts/check-unit.sh).
+build/tests/syscall_allow: $(call obj,tests/syscall_allow.c)
+
+$(TESTS) build/tests/bench build/tests/syscall_allow: build/tests/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CHECK_LIBS) -lpthread -lm
 
@@ -130,9 +133,17 @@ $(TESTS) build/tests/bench: build/tests/%:
 export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
 
+# The unit's checks run after the suites, and fail the target as they do.
 check: deps
-	@$(MAKE) --no-print-directory $(BINS) $(TESTS)
-	@sh scripts/run-tests.sh $(TESTS)
+	@$(MAKE) --no-print-directory $(BINS) $(TESTS) build/tests/syscall_allow
+	@rc=0; sh scripts/run-tests.sh $(TESTS) || rc=1; \
+	 echo "== sandboxd.service"; \
+	 sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
+	    $(CURDIR)/build/tests/syscall_allow || rc=1; exit $$rc
+
+check-unit: $(BINS) build/tests/syscall_allow
+	@sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
+	    $(CURDIR)/build/tests/syscall_allow
 
 build/tests/bench: $(call obj,tests/bench.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
 

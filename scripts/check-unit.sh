@@ -1,0 +1,95 @@
+#!/bin/sh
+# check-unit.sh - checks sandboxd.service where systemd's tools exist: it
+# parses (systemd-analyze verify), its exposure is at most 2.0
+# (systemd-analyze security --offline), and the daemon still starts and
+# runs a script under the unit's SystemCallFilter= (emulated with
+# build/tests/syscall_allow when systemd is not running here).
+#
+# usage: check-unit.sh SERVICE SOCKET BINDIR ALLOW_HELPER
+set -u
+service=$1 socket=$2 bindir=$3 allow=$4
+max=2.0
+
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+	echo "check-unit: systemd-analyze is missing: the unit's exposure was NOT checked"
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/sandboxd-unit-XXXXXX) || exit 1
+trap 'kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+pid=
+sed "s|@BINDIR@|$bindir|g; s|@DOCDIR@|/usr/share/doc/sandboxd|g" "$service" >"$tmp/sandboxd.service"
+sed "s|@DOCDIR@|/usr/share/doc/sandboxd|g" "$socket" >"$tmp/sandboxd.socket"
+fail=0
+
+if ! out=$(cd "$tmp" && systemd-analyze verify --man=no ./sandboxd.service 2>&1) || [ -n "$out" ]; then
+	echo "check-unit: FAIL: systemd-analyze verify: $out"
+	fail=1
+fi
+
+score=$(cd "$tmp" && systemd-analyze security --offline=true ./sandboxd.service 2>&1 |
+	sed -n 's/.*Overall exposure level for sandboxd.service: \([0-9.]*\).*/\1/p')
+if [ -z "$score" ]; then
+	echo "check-unit: FAIL: systemd-analyze security gave no exposure level"
+	fail=1
+elif awk "BEGIN { exit !($score > $max) }"; then
+	echo "check-unit: FAIL: exposure $score is above $max"
+	fail=1
+else
+	echo "check-unit: exposure $score (at most $max)"
+fi
+
+# The allow list as systemd builds it: the first SystemCallFilter= line
+# sets it, later lines add (NAME) or remove (~NAME) calls and @groups.
+expand() { # a name or a @group -> its system calls, one a line
+	case $1 in
+	@*) systemd-analyze syscall-filter "$1" 2>/dev/null | sed 1d |
+		sed 's/^[[:space:]]*//' | grep -v '^#' | grep -v '^$' |
+		while read -r m; do expand "$m"; done ;;
+	*) echo "$1" ;;
+	esac
+}
+: >"$tmp/allow"
+sed -n 's/^SystemCallFilter=//p' "$tmp/sandboxd.service" | while read -r line; do
+	case $line in
+	~*) for g in ${line#\~}; do expand "$g"; done | sort -u >"$tmp/drop"
+	    grep -vxF -f "$tmp/drop" "$tmp/allow" >"$tmp/allow.new"; mv "$tmp/allow.new" "$tmp/allow" ;;
+	*) { cat "$tmp/allow"; for g in $line; do expand "$g"; done; } | sort -u >"$tmp/allow.new"
+	   mv "$tmp/allow.new" "$tmp/allow" ;;
+	esac
+done
+n=$(wc -l <"$tmp/allow")
+if [ "$n" -lt 100 ]; then
+	echo "check-unit: FAIL: the unit's SystemCallFilter= came to only $n calls"
+	exit 1
+fi
+
+# The daemon under that list, as root when run as root (workers then
+# switch ids), answering health and running a script.
+"$allow" "$tmp/allow" "$bindir/sandboxd" --socket "$tmp/s.sock" --cache-dir "$tmp/cache" \
+	--max-workers 2 2>"$tmp/log" &
+pid=$!
+i=0
+until "$bindir/sandboxctl" --socket "$tmp/s.sock" health >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 "$pid" 2>/dev/null; then
+		echo "check-unit: FAIL: the daemon did not start under the unit's system call filter:"
+		cat "$tmp/log"
+		exit 1
+	fi
+	sleep 0.1
+done
+got=$("$bindir/sandboxctl" --socket "$tmp/s.sock" exec -e 'console.log("hi"); return 6 * 7' 2>&1)
+case $got in
+*42*) echo "check-unit: the daemon runs a script under the unit's filter ($n calls allowed)" ;;
+*) echo "check-unit: FAIL: a script under the unit's filter: $got"; cat "$tmp/log"; fail=1 ;;
+esac
+kill "$pid"
+wait "$pid"
+rc=$?
+pid=
+if [ $rc -ne 0 ]; then
+	echo "check-unit: FAIL: the daemon exited with $rc on SIGTERM under the filter"
+	cat "$tmp/log"
+	fail=1
+fi
+exit $fail
