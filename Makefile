@@ -58,7 +58,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl
-INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_fds
+INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_fds check_hostile
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
 .PHONY: all deps run check check-unit bench install uninstall clean format lint
@@ -121,6 +121,7 @@ build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 # Runs a program under a system call allow list (scripts/check-unit.sh).
 build/tests/syscall_allow: $(call obj,tests/syscall_allow.c)
@@ -145,11 +146,11 @@ check-unit: $(BINS) build/tests/syscall_allow
 	@sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
 	    $(CURDIR)/build/tests/syscall_allow
 
-build/tests/bench: $(call obj,tests/bench.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
+build/tests/bench: $(call obj,tests/bench.c tests/hostile.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BINS) build/tests/bench
-	@build/tests/bench
+	@BENCH=$(BENCH) build/tests/bench
 
 run: deps
 	@$(MAKE) -s --no-print-directory $(BINS)

@@ -13,6 +13,8 @@
 
 /* Nesting beyond this renders as unknown: schemas are client data. */
 #define MAX_DEPTH 32
+/* Steps one required name costs: adding it to a set allocates. */
+#define REQUIRED_STEPS 16u
 /* $refs being expanded, to render recursion as unknown. */
 #define MAX_REFS 64
 
@@ -175,11 +177,17 @@ static void jsdoc(struct out *b, const char *text, int level)
 			indent(b, level);
 			put(b, " * ");
 		}
-		for (size_t i = 0; i < n; i++) {
-			put_n(b, p + i, 1);
-			if (p[i] == '*' && i + 1 < n && p[i + 1] == '/')
+		/* In runs up to each star that a slash follows. */
+		for (size_t i = 0; i < n;) {
+			const char *star = memmem(p + i, n - i, "*/", 2);
+			size_t k = star ? (size_t)(star - (p + i)) + 1 : n - i;
+			put_n(b, p + i, k);
+			if (star)
 				put(b, "\\");
+			i += k;
 		}
+		if (failed(b))
+			return;
 		p += n;
 		if (*p == '\n')
 			p++;
@@ -292,16 +300,26 @@ static void object_type(struct ctx *c, const json_t *s, int level, int depth)
 		return;
 	}
 	put(c->out, "{\n");
+	/* The required names as a set, so that each property is one lookup
+	 * rather than a scan of the list. */
+	size_t i;
+	json_t *r;
+	json_t *req_set = json_object();
+	if (!req_set || !work(c->out, REQUIRED_STEPS * json_array_size(required))) {
+		c->out->err = failed(c->out) ? c->out->err : DECL_ERR_NOMEM;
+		json_decref(req_set);
+		return;
+	}
+	json_array_foreach (required, i, r)
+		if (json_is_string(r) &&
+		    json_object_set(req_set, json_string_value(r), json_true()) < 0)
+			c->out->err = DECL_ERR_NOMEM;
 	const char *key;
 	json_t *p;
 	json_object_foreach ((json_t *)props, key, p) {
-		bool req = false;
-		size_t i;
-		json_t *r;
-		if (!work(c->out, 1 + json_array_size(required)))
-			return;
-		json_array_foreach (required, i, r)
-			req = req || (json_is_string(r) && strcmp(json_string_value(r), key) == 0);
+		if (!work(c->out, 1))
+			break;
+		bool req = json_object_get(req_set, key) != NULL;
 		jsdoc(c->out, json_string_value(json_object_get(p, "description")), level + 1);
 		indent(c->out, level + 1);
 		prop_name(c->out, key);
@@ -309,6 +327,7 @@ static void object_type(struct ctx *c, const json_t *s, int level, int depth)
 		type_of(c, p, level + 1, depth + 1);
 		put(c->out, ";\n");
 	}
+	json_decref(req_set);
 	if (json_is_object(extra)) {
 		indent(c->out, level + 1);
 		put(c->out, "[key: string]: ");

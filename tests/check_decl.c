@@ -201,18 +201,27 @@ START_TEST(test_deep_schema)
 }
 END_TEST
 
-/* Little output, much work: every property scans a long required list. */
+/* Little output, much work: an object with a long required list, reached
+ * through refs at ten depths, so that no copy can be reused. */
 START_TEST(test_work_budget)
 {
-	json_t *props = json_object(), *required = json_array();
-	for (int i = 0; i < 3000; i++) {
-		char key[16];
-		snprintf(key, sizeof key, "k%d", i);
-		json_object_set_new(props, key, json_object());
-		json_array_append_new(required, json_string("nope"));
+	json_t *required = json_array();
+	for (int i = 0; i < 20000; i++)
+		json_array_append_new(required, json_string("x"));
+	json_t *defs = json_object();
+	json_object_set_new(defs, "big",
+			    json_pack("{s:s, s:{s:{}}, s:o}", "type", "object", "properties", "a",
+				      "required", required));
+	for (int i = 0; i < 10; i++) {
+		char name[16], next[32];
+		snprintf(name, sizeof name, "d%d", i);
+		snprintf(next, sizeof next, "#/$defs/d%d", i + 1);
+		json_object_set_new(defs, name,
+				    json_pack("{s:[{s:s}, {s:s}]}", "anyOf", "$ref", "#/$defs/big",
+					      "$ref", next));
 	}
-	json_t *tools = json_pack("[{s:s, s:{s:s, s:o, s:o}}]", "name", "t", "input_schema", "type",
-				  "object", "properties", props, "required", required);
+	json_t *tools = json_pack("[{s:s, s:{s:s, s:o}}]", "name", "t", "input_schema", "$ref",
+				  "#/$defs/d0", "$defs", defs);
 	double t0 = cpu_ms();
 	enum decl_err err;
 	char *ts = decl_render(tools, &err);
