@@ -61,7 +61,7 @@ UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_fds check_hostile
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
-.PHONY: all deps run check check-unit bench install uninstall clean format lint
+.PHONY: all deps run check check-unit bench soak install uninstall clean format lint
 
 all: $(BINS)
 
@@ -126,7 +126,7 @@ build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(T
 # Runs a program under a system call allow list (scripts/check-unit.sh).
 build/tests/syscall_allow: $(call obj,tests/syscall_allow.c)
 
-$(TESTS) build/tests/bench build/tests/syscall_allow: build/tests/%:
+$(TESTS) build/tests/bench build/tests/soak build/tests/syscall_allow: build/tests/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CHECK_LIBS) -lpthread -lm
 
@@ -151,6 +151,14 @@ build/tests/bench: $(call obj,tests/bench.c tests/hostile.c) $(TESTLIB) $(call o
 bench: deps
 	@$(MAKE) --no-print-directory $(BINS) build/tests/bench
 	@BENCH=$(BENCH) build/tests/bench
+
+# make soak N=1000000: N mixed executions, then zombies, fds and RSS checked.
+N ?= 100000
+build/tests/soak: $(call obj,tests/soak.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+
+soak: deps
+	@$(MAKE) --no-print-directory $(BINS) build/tests/soak
+	@N=$(N) build/tests/soak
 
 run: deps
 	@$(MAKE) -s --no-print-directory $(BINS)
