@@ -7,8 +7,8 @@
  * first client, and that its RSS stayed flat after warm-up: it prints the
  * RSS at 1k, 10k, every 100k and at the end, and fails when the end is
  * more than RSS_MARGIN_PCT percent plus RSS_MARGIN_KIB above the largest
- * figure seen up to the checkpoint at WARMUP executions (by then the retained executions and
- * the script cache are at their caps).
+ * figure up to the checkpoint at WARMUP executions (by then the retained
+ * executions and the script cache are at their caps).
  */
 #include <check.h>
 #include <signal.h>
