@@ -99,6 +99,10 @@
  * 5 ms). */
 #define LIMIT_DECL_OUTPUT_BYTES (1024u * 1024u)
 #define LIMIT_DECL_STEPS 1000000u
+/* $ref renderings remembered for reuse (32 bytes each, in a table twice
+ * as large: 1 MiB); past it refs are expanded again, still within the
+ * budgets above. */
+#define LIMIT_DECL_MEMO_ENTRIES 16384u
 
 /* File descriptors. At start the soft RLIMIT_NOFILE is raised to the hard
  * one, and clients may hold only what is left once the daemon's own fds

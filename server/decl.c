@@ -133,9 +133,12 @@ static struct memo *memo_find(struct out *o, const json_t *t, int level, int dep
 	}
 }
 
-/* Remembers a rendering; a failed allocation only costs the reuse. */
+/* Remembers a rendering; a failed allocation, or a full memo, only costs
+ * the reuse (the budgets still bound the work). */
 static void memo_add(struct out *o, const json_t *t, int level, int depth, size_t off, size_t len)
 {
+	if (o->memo_len >= LIMIT_DECL_MEMO_ENTRIES)
+		return;
 	if (2 * (o->memo_len + 1) > o->memo_cap) {
 		size_t cap = o->memo_cap ? 2 * o->memo_cap : 64;
 		struct memo *m = calloc(cap, sizeof *m);
