@@ -273,6 +273,48 @@ static const json_t *resolve(const json_t *root, const char *ref)
 	return at;
 }
 
+/* The keywords of one schema object that shape its type, read in one pass
+ * over its keys rather than a hash lookup per keyword. */
+struct keys {
+	const json_t *ref, *cnst, *enm, *any_of, *one_of, *all_of, *type;
+	const json_t *props, *required, *extra, *prefix_items, *items;
+};
+
+static bool read_keys(struct ctx *c, const json_t *s, struct keys *k)
+{
+	memset(k, 0, sizeof *k);
+	if (!work(c->out, json_object_size(s)))
+		return false;
+	const char *key;
+	json_t *v;
+	json_object_foreach ((json_t *)s, key, v) {
+		const json_t **slot = NULL;
+		switch (key[0]) {
+		case '$': slot = strcmp(key, "$ref") == 0 ? &k->ref : NULL; break;
+		case 'c': slot = strcmp(key, "const") == 0 ? &k->cnst : NULL; break;
+		case 'e': slot = strcmp(key, "enum") == 0 ? &k->enm : NULL; break;
+		case 'a':
+			slot = strcmp(key, "anyOf") == 0		  ? &k->any_of
+			       : strcmp(key, "allOf") == 0		  ? &k->all_of
+			       : strcmp(key, "additionalProperties") == 0 ? &k->extra
+									  : NULL;
+			break;
+		case 'o': slot = strcmp(key, "oneOf") == 0 ? &k->one_of : NULL; break;
+		case 't': slot = strcmp(key, "type") == 0 ? &k->type : NULL; break;
+		case 'p':
+			slot = strcmp(key, "properties") == 0	 ? &k->props
+			       : strcmp(key, "prefixItems") == 0 ? &k->prefix_items
+								 : NULL;
+			break;
+		case 'r': slot = strcmp(key, "required") == 0 ? &k->required : NULL; break;
+		case 'i': slot = strcmp(key, "items") == 0 ? &k->items : NULL; break;
+		}
+		if (slot)
+			*slot = v;
+	}
+	return true;
+}
+
 /* Joins a list of schemas with sep (" | " or " & "). */
 static void joined(struct ctx *c, const json_t *list, const char *sep, int level, int depth)
 {
@@ -293,11 +335,9 @@ static void joined(struct ctx *c, const json_t *list, const char *sep, int level
 		put(c->out, ")");
 }
 
-static void object_type(struct ctx *c, const json_t *s, int level, int depth)
+static void object_type(struct ctx *c, const struct keys *k, int level, int depth)
 {
-	const json_t *props = json_object_get(s, "properties");
-	const json_t *required = json_object_get(s, "required");
-	const json_t *extra = json_object_get(s, "additionalProperties");
+	const json_t *props = k->props, *required = k->required, *extra = k->extra;
 	if (!json_object_size(props) && !json_is_object(extra)) {
 		put(c->out, json_is_false(extra) ? "{}" : "Record<string, unknown>");
 		return;
@@ -341,10 +381,9 @@ static void object_type(struct ctx *c, const json_t *s, int level, int depth)
 	put(c->out, "}");
 }
 
-static void array_type(struct ctx *c, const json_t *s, int level, int depth)
+static void array_type(struct ctx *c, const struct keys *k, int level, int depth)
 {
-	const json_t *tuple = json_object_get(s, "prefixItems");
-	const json_t *items = json_object_get(s, "items");
+	const json_t *tuple = k->prefix_items, *items = k->items;
 	if (!tuple && json_is_array(items))
 		tuple = items; /* the older tuple form */
 	if (tuple) {
@@ -367,7 +406,7 @@ static void array_type(struct ctx *c, const json_t *s, int level, int depth)
 	put(c->out, ">");
 }
 
-static void simple_type(struct ctx *c, const char *t, const json_t *s, int level, int depth)
+static void simple_type(struct ctx *c, const char *t, const struct keys *k, int level, int depth)
 {
 	if (strcmp(t, "string") == 0)
 		put(c->out, "string");
@@ -378,9 +417,9 @@ static void simple_type(struct ctx *c, const char *t, const json_t *s, int level
 	else if (strcmp(t, "null") == 0)
 		put(c->out, "null");
 	else if (strcmp(t, "array") == 0)
-		array_type(c, s, level, depth);
+		array_type(c, k, level, depth);
 	else if (strcmp(t, "object") == 0)
-		object_type(c, s, level, depth);
+		object_type(c, k, level, depth);
 	else
 		put(c->out, "unknown");
 }
@@ -430,17 +469,20 @@ static void type_of(struct ctx *c, const json_t *s, int level, int depth)
 		put(c->out, json_is_false(s) ? "never" : "unknown");
 		return;
 	}
-	const char *ref = json_string_value(json_object_get(s, "$ref"));
+	struct keys k;
+	if (!read_keys(c, s, &k))
+		return;
+	const char *ref = json_string_value(k.ref);
 	if (ref) {
 		ref_type(c, ref, level, depth);
 		return;
 	}
 	const json_t *v;
-	if ((v = json_object_get(s, "const")) != NULL) {
+	if ((v = k.cnst) != NULL) {
 		literal(c->out, v);
 		return;
 	}
-	if (json_is_array(v = json_object_get(s, "enum")) && json_array_size(v)) {
+	if (json_is_array(v = k.enm) && json_array_size(v)) {
 		size_t i;
 		json_t *m;
 		json_array_foreach (v, i, m) {
@@ -452,31 +494,32 @@ static void type_of(struct ctx *c, const json_t *s, int level, int depth)
 		}
 		return;
 	}
-	if ((v = json_object_get(s, "anyOf")) != NULL ||
-	    (v = json_object_get(s, "oneOf")) != NULL) {
+	if ((v = k.any_of) != NULL || (v = k.one_of) != NULL) {
 		joined(c, v, " | ", level, depth);
 		return;
 	}
-	if ((v = json_object_get(s, "allOf")) != NULL) {
+	if ((v = k.all_of) != NULL) {
 		joined(c, v, " & ", level, depth);
 		return;
 	}
-	const json_t *type = json_object_get(s, "type");
+	const json_t *type = k.type;
 	if (json_is_string(type)) {
-		simple_type(c, json_string_value(type), s, level, depth);
+		simple_type(c, json_string_value(type), &k, level, depth);
 	} else if (json_is_array(type) && json_array_size(type)) {
 		size_t i;
 		json_t *t;
 		json_array_foreach (type, i, t) {
 			if (i)
 				put(c->out, " | ");
-			simple_type(c, json_is_string(t) ? json_string_value(t) : "", s, level,
+			simple_type(c, json_is_string(t) ? json_string_value(t) : "", &k, level,
 				    depth);
+			if (failed(c->out))
+				return;
 		}
-	} else if (json_object_get(s, "properties")) {
-		object_type(c, s, level, depth);
-	} else if (json_object_get(s, "items")) {
-		array_type(c, s, level, depth);
+	} else if (k.props) {
+		object_type(c, &k, level, depth);
+	} else if (k.items) {
+		array_type(c, &k, level, depth);
 	} else {
 		put(c->out, "unknown");
 	}
