@@ -297,6 +297,7 @@ static void hostile_each(struct hostile_case *cases, int n)
 struct normal_tally {
 	long ok, failed;
 	double max_us;
+	char first_error[96];
 };
 
 static volatile sig_atomic_t normal_stop;
@@ -311,7 +312,7 @@ static void on_normal_stop(int sig)
 static void normal_client(const char *sock, int fd)
 {
 	signal(SIGTERM, on_normal_stop);
-	struct normal_tally t = {0, 0, 0};
+	struct normal_tally t = {0, 0, 0, ""};
 	struct client c;
 	if (client_open(&c, sock, FRAME_MODE_BINARY) < 0)
 		_exit(1);
@@ -320,10 +321,12 @@ static void normal_client(const char *sock, int fd)
 		send_exec(&c, i);
 		json_t *r = client_reply(&c, NULL, 60000);
 		double took = now_us() - t0;
-		if (r && jtrue(r, "success") && jint(r, "value") == 2)
+		if (r && jtrue(r, "success") && jint(r, "value") == 2) {
 			t.ok++;
-		else
-			t.failed++;
+		} else if (!t.failed++) {
+			snprintf(t.first_error, sizeof t.first_error, "%s: %.80s",
+				 r ? err_code(r) : "no reply", r ? err_msg(r) : "");
+		}
 		if (took > t.max_us)
 			t.max_us = took;
 		json_decref(r);
@@ -369,12 +372,14 @@ static void hostile_all(struct hostile_case *cases, int n)
 	long long turns = jint(json_object_get(h, "loop"), "turns");
 	json_decref(h);
 	double secs = (now_us() - t0) / 1e6;
-	struct normal_tally all = {0, 0, 0};
+	struct normal_tally all = {0, 0, 0, ""};
 	for (int i = 0; i < NORMAL; i++) {
 		kill(kids[i], SIGTERM);
 		struct normal_tally t;
 		if (read(p[0], &t, sizeof t) == (ssize_t)sizeof t) {
 			all.ok += t.ok;
+			if (t.failed && !all.failed)
+				memcpy(all.first_error, t.first_error, sizeof all.first_error);
 			all.failed += t.failed;
 			if (t.max_us > all.max_us)
 				all.max_us = t.max_us;
@@ -389,6 +394,8 @@ static void hostile_all(struct hostile_case *cases, int n)
 	hostile_row("all at once", &d, turn, note);
 	printf("  %-22s %ld executions beside it in %.1f s, %ld failed, slowest %.1f ms\n", "",
 	       all.ok + all.failed, secs, all.failed, all.max_us / 1000);
+	if (all.failed)
+		printf("  %-22s the first failure: %s\n", "", all.first_error);
 	for (int i = 0; i < n; i++)
 		hostile_finish(&runs[i], 1000);
 	daemon_stop(&d);
