@@ -241,8 +241,12 @@ int main(int argc, char **argv)
 	signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (signal_fd < 0)
 		fatal("signalfd");
-	struct conn_settings cs = {cfg.max_frame_bytes, cfg.max_connections, cfg.frame_timeout_ms,
-				   cfg.idle_timeout_ms, client_fds(nofile)};
+	/* Last, once every fd of the daemon's own is open. */
+	struct conn_settings cs = {.max_frame_bytes = cfg.max_frame_bytes,
+				   .max_connections = cfg.max_connections,
+				   .frame_timeout_ms = cfg.frame_timeout_ms,
+				   .idle_timeout_ms = cfg.idle_timeout_ms,
+				   .max_fds = client_fds(nofile)};
 	unsigned served = conn_init(&cs);
 	if (served < cfg.max_connections)
 		log_warn("--max-connections %u lowered to %u: the open-files limit holds no more",
