@@ -96,6 +96,8 @@ static void conn_close(struct conn *c, const char *why)
 	buf_free(&c->in);
 	buf_free(&c->out);
 	free(c);
+	if (settings.fd_freed)
+		settings.fd_freed();
 }
 
 static void on_deferred_close(struct loop_timer *t)

@@ -41,6 +41,7 @@ struct conn_settings {
 	uint64_t frame_timeout_ms; /* a started frame must be whole by then */
 	uint64_t idle_timeout_ms;  /* nothing in flight, nothing said */
 	unsigned max_fds;	   /* fds all connections may hold; 0: no bound */
+	void (*fd_freed)(void);	   /* a connection's fd was closed; may be NULL */
 };
 
 /* Returns how many connections are served at once: max_connections, or

@@ -49,9 +49,19 @@ static void on_accept_retry(struct loop_timer *t)
 		loop_mod(&listen_watch, EPOLLIN);
 }
 
+/* A connection closed: if accepting is paused, an fd is free now. */
+static void on_fd_freed(void)
+{
+	if (loop_timer_armed(&accept_timer)) {
+		loop_timer_cancel(&accept_timer);
+		on_accept_retry(NULL);
+	}
+}
+
 /* When accept fails for want of an fd (or of memory) the listener stays
- * readable: it is left alone for LIMIT_ACCEPT_RETRY_MS instead of waking
- * the loop again at once, and the failure is logged once a second. */
+ * readable: it is left alone for LIMIT_ACCEPT_RETRY_MS (or until a
+ * connection closes) instead of waking the loop again at once, and the
+ * failure is logged once a second. */
 static void on_accept(struct loop_watch *w, uint32_t events)
 {
 	(void)events;
@@ -246,7 +256,8 @@ int main(int argc, char **argv)
 				   .max_connections = cfg.max_connections,
 				   .frame_timeout_ms = cfg.frame_timeout_ms,
 				   .idle_timeout_ms = cfg.idle_timeout_ms,
-				   .max_fds = client_fds(nofile)};
+				   .max_fds = client_fds(nofile),
+				   .fd_freed = on_fd_freed};
 	unsigned served = conn_init(&cs);
 	if (served < cfg.max_connections)
 		log_warn("--max-connections %u lowered to %u: the open-files limit holds no more",
