@@ -28,6 +28,7 @@ int main(int argc, char **argv)
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	if (!ctx) {
 		fprintf(stderr, "syscall_allow: seccomp_init failed\n");
+		fclose(f);
 		return 111;
 	}
 	char name[128];
