@@ -142,9 +142,12 @@ check: deps
 	 sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
 	    $(CURDIR)/build/tests/syscall_allow || rc=1; exit $$rc
 
-check-unit: $(BINS) build/tests/syscall_allow
+# make check-unit SUITES=1 also runs the integration suites with their
+# daemons under the unit's system call filter.
+check-unit: $(BINS) build/tests/syscall_allow $(if $(SUITES),$(addprefix build/tests/,$(INT_TESTS)))
 	@sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
-	    $(CURDIR)/build/tests/syscall_allow
+	    $(CURDIR)/build/tests/syscall_allow \
+	    $(if $(SUITES),$(addprefix $(CURDIR)/build/tests/,$(INT_TESTS)))
 
 build/tests/bench: $(call obj,tests/bench.c tests/hostile.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
 

@@ -9,9 +9,12 @@
 # UMask= and the /proc of ProtectProc=invisible + ProcSubset=pid are set up
 # by hand. The other sandboxing settings are not reproduced.
 #
-# usage: check-unit.sh SERVICE SOCKET BINDIR ALLOW_HELPER
+# usage: check-unit.sh SERVICE SOCKET BINDIR ALLOW_HELPER [SUITE...]
+# Each SUITE (an integration test binary) is run too, with the daemon it
+# starts under the unit's system call list.
 set -u
 service=$1 socket=$2 bindir=$3 allow=$4
+shift 4
 max=2.0
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
@@ -111,5 +114,15 @@ if [ $rc -ne 0 ]; then
 	echo "check-unit: FAIL: the daemon exited with $rc on SIGTERM under the filter"
 	cat "$tmp/log"
 	fail=1
+fi
+
+# The integration suites given, each daemon they start under the list.
+if [ $# -gt 0 ]; then
+	printf '#!/bin/sh\nexec %s %s %s "$@"\n' "$allow" "$tmp/allow" "$bindir/sandboxd" >"$tmp/sandboxd"
+	chmod +x "$tmp/sandboxd"
+	for t in "$@"; do
+		echo "check-unit: $(basename "$t") under the unit's system call filter"
+		SANDBOXD_BIN=$tmp/sandboxd "$t" || fail=1
+	done
 fi
 exit $fail
