@@ -67,10 +67,17 @@ static void put_n(struct out *o, const char *s, size_t n)
 {
 	if (failed(o))
 		return;
-	if (buf_len(&o->b) + n > LIMIT_DECL_OUTPUT_BYTES)
+	if (buf_len(&o->b) + n > LIMIT_DECL_OUTPUT_BYTES) {
 		o->err = DECL_ERR_OUTPUT;
-	else if (buf_append(&o->b, s, n) < 0)
+		return;
+	}
+	char *dst = buf_reserve(&o->b, n);
+	if (!dst) {
 		o->err = DECL_ERR_NOMEM;
+		return;
+	}
+	memcpy(dst, s, n);
+	buf_commit(&o->b, n);
 }
 
 static void put(struct out *o, const char *s) { put_n(o, s, strlen(s)); }
@@ -107,8 +114,13 @@ __attribute__((format(printf, 2, 3))) static void putf(struct out *o, const char
 
 static void indent(struct out *o, int level)
 {
-	for (int i = 0; i < level; i++)
-		put(o, "  ");
+	static const char spaces[] =
+		"                                                                ";
+	for (size_t n = 2 * (size_t)level; n > 0;) {
+		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+		put_n(o, spaces, k);
+		n -= k;
+	}
 }
 
 /* ---- the memo: open addressing on (target, level, depth) */
