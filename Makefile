@@ -60,10 +60,10 @@ BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
-              check_workers
+              check_workers check_fds check_hostile
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
-.PHONY: all deps run check bench install uninstall clean format lint
+.PHONY: all deps run check check-unit bench soak install uninstall clean format lint
 
 all: $(BINS)
 
@@ -127,8 +127,13 @@ build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PRO
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_tenancy: $(call obj,tests/check_tenancy.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_workers: $(call obj,tests/check_workers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
-$(TESTS) build/tests/bench: build/tests/%:
+# Runs a program under a system call allow list (scripts/check-unit.sh).
+build/tests/syscall_allow: $(call obj,tests/syscall_allow.c)
+
+$(TESTS) build/tests/bench build/tests/soak build/tests/syscall_allow: build/tests/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CHECK_LIBS) -lpthread -lm
 
@@ -136,15 +141,34 @@ $(TESTS) build/tests/bench: build/tests/%:
 export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
 
+# The unit's checks run after the suites, and fail the target as they do.
 check: deps
-	@$(MAKE) --no-print-directory $(BINS) $(TESTS)
-	@sh scripts/run-tests.sh $(TESTS)
+	@$(MAKE) --no-print-directory $(BINS) $(TESTS) build/tests/syscall_allow
+	@rc=0; sh scripts/run-tests.sh $(TESTS) || rc=1; \
+	 echo "== sandboxd.service"; \
+	 sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
+	    $(CURDIR)/build/tests/syscall_allow || rc=1; exit $$rc
 
-build/tests/bench: $(call obj,tests/bench.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
+# make check-unit SUITES=1 also runs the integration suites with their
+# daemons under the unit's system call filter.
+check-unit: $(BINS) build/tests/syscall_allow $(if $(SUITES),$(addprefix build/tests/,$(INT_TESTS)))
+	@sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
+	    $(CURDIR)/build/tests/syscall_allow \
+	    $(if $(SUITES),$(addprefix $(CURDIR)/build/tests/,$(INT_TESTS)))
+
+build/tests/bench: $(call obj,tests/bench.c tests/hostile.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BINS) build/tests/bench
-	@build/tests/bench
+	@BENCH=$(BENCH) build/tests/bench
+
+# make soak N=1000000: N mixed executions, then zombies, fds and RSS checked.
+N ?= 100000
+build/tests/soak: $(call obj,tests/soak.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+
+soak: deps
+	@$(MAKE) --no-print-directory $(BINS) build/tests/soak
+	@N=$(N) build/tests/soak
 
 run: deps
 	@$(MAKE) -s --no-print-directory $(BINS)

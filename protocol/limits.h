@@ -117,5 +117,38 @@
 #define LIMIT_WORKER_UIDS_DEFAULT 65536u
 /* A larger range buys nothing and costs a bit per id in the pool. */
 #define LIMIT_WORKER_UIDS_MAX (1u << 24)
+/* declarations: the TypeScript rendered from a request's tool schemas.
+ * 1 MiB is far more than a model's context can use, yet small enough to
+ * build in a few milliseconds; the work budget (schema nodes visited,
+ * $refs resolved, required names compared) bounds the time spent on
+ * schemas that render to little (a step is about 5 ns: 1M of them take
+ * 5 ms). */
+#define LIMIT_DECL_OUTPUT_BYTES (1024u * 1024u)
+#define LIMIT_DECL_STEPS 1000000u
+/* $ref renderings remembered for reuse (32 bytes each, in a table twice
+ * as large: 1 MiB); past it refs are expanded again, still within the
+ * budgets above. */
+#define LIMIT_DECL_MEMO_ENTRIES 16384u
+
+/* File descriptors. At start the soft RLIMIT_NOFILE is raised to the hard
+ * one, and clients may hold only what is left once the daemon's own fds
+ * (those open after start-up), LIMIT_FD_PER_WORKER for each of
+ * --max-workers and LIMIT_FD_SPARE are set aside, so an execution never
+ * fails for an fd a client took. A running worker costs the supervisor its
+ * pidfd, its control socket and its stdout and stderr pipes (4), and while
+ * it is being spawned the three ends meant for the worker (7 at most). The
+ * spare covers the cache writer's temporary file, a read of a cached
+ * script, the sd_notify datagram socket and the fd a connection refused
+ * over the cap is accepted into before it is closed. */
+#define LIMIT_FD_PER_WORKER 7u
+#define LIMIT_FD_SPARE 8u
+/* With room for fewer clients than this the daemon does not start. */
+#define LIMIT_FD_MIN_CLIENTS 4u
+/* After accept fails for lack of fds (EMFILE, ENFILE) or memory, the
+ * listener is left alone this long, so the loop does not spin on it. */
+#define LIMIT_ACCEPT_RETRY_MS 100u
+/* A warning that could repeat with every event is logged at most once in
+ * this long, with a count of those held back. */
+#define LIMIT_LOG_REPEAT_MS 1000u
 
 #endif

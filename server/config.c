@@ -64,7 +64,9 @@ static const char usage[] =
 	"  --no-cache             do not cache scripts\n"
 	"  --log-level LEVEL      error, warn, info or debug (default info)\n"
 	"  --help, --version\n"
-	"Sizes take a K, M or G suffix (powers of 1024).\n";
+	"Sizes take a K, M or G suffix (powers of 1024).\n"
+	"Exit status: 0 stopped by SIGTERM/SIGINT (or --help, --version); 100 bad usage;\n"
+	"1 a system error (socket, forkserver, worker user, open-files limit, epoll).\n";
 
 enum {
 	OPT_SOCKET = 256,

@@ -49,7 +49,22 @@ static bool draining;
 
 static void update(struct conn *c);
 
-void conn_init(const struct conn_settings *s) { settings = *s; }
+/* Connections held at most, those kept to be refused included. */
+static unsigned max_open;
+static struct log_every refused_log;
+
+unsigned conn_init(const struct conn_settings *s)
+{
+	settings = *s;
+	max_open = settings.max_connections + REJECT_EXTRA;
+	if (settings.max_fds && max_open > settings.max_fds) {
+		max_open = settings.max_fds;
+		unsigned extra = max_open / 8 < REJECT_EXTRA ? max_open / 8 : REJECT_EXTRA;
+		if (settings.max_connections > max_open - extra)
+			settings.max_connections = max_open - extra;
+	}
+	return settings.max_connections;
+}
 unsigned conn_count(void) { return count; }
 unsigned long conn_serial(const struct conn *c) { return c->serial; }
 const struct owner *conn_owner(const struct conn *c) { return &c->owner; }
@@ -84,6 +99,8 @@ static void conn_close(struct conn *c, const char *why)
 	buf_free(&c->in);
 	buf_free(&c->out);
 	free(c);
+	if (settings.fd_freed)
+		settings.fd_freed();
 }
 
 static void on_deferred_close(struct loop_timer *t)
@@ -289,20 +306,21 @@ static void on_event(struct loop_watch *w, uint32_t events)
 	update(c);
 }
 
-void conn_accept_ready(int listen_fd)
+int conn_accept_ready(int listen_fd)
 {
 	for (;;) {
 		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			if (errno != EAGAIN)
-				log_warn("accept: %s", strerror(errno));
-			return;
+			return errno == EAGAIN ? 0 : -1;
 		}
-		if (count >= settings.max_connections + REJECT_EXTRA) {
+		if (count >= max_open) {
 			close(fd);
-			log_warn("connection refused: %u open", count);
+			unsigned long held;
+			if (log_every_pass(&refused_log, &held))
+				log_warn("connection refused: %u open (%lu more since the last)",
+					 count, held);
 			continue;
 		}
 		struct conn *c = calloc(1, sizeof *c);

@@ -41,12 +41,21 @@ struct conn_settings {
 	unsigned max_connections;
 	uint64_t frame_timeout_ms; /* a started frame must be whole by then */
 	uint64_t idle_timeout_ms;  /* nothing in flight, nothing said */
+	unsigned max_fds;	   /* fds all connections may hold; 0: no bound */
+	void (*fd_freed)(void);	   /* a connection's fd was closed; may be NULL */
 };
 
-void conn_init(const struct conn_settings *s);
+/* Returns how many connections are served at once: max_connections, or
+ * fewer when max_fds cannot hold them and the few over the cap that are
+ * kept to be told why. */
+unsigned conn_init(const struct conn_settings *s);
 
-/* Accepts every pending connection on the listening socket. */
-void conn_accept_ready(int listen_fd);
+/* Accepts every pending connection on the listening socket. 0 once none is
+ * left; -1 with errno when accept4 failed for another reason than an empty
+ * queue (EMFILE, ENFILE, ENOBUFS, ENOMEM...): the caller stops watching
+ * the listener for a while, since it stays readable. Connections beyond
+ * max_fds are closed as soon as accepted. */
+int conn_accept_ready(int listen_fd);
 
 /* Encodes msg in the connection's framing and queues it. When the client
  * is already gone this does nothing. */

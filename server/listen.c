@@ -105,9 +105,12 @@ int listen_open(struct listener *l, const char *path, mode_t mode, const char **
 		*why = "socket";
 		return -1;
 	}
-	/* Bind under a tight umask so the socket is never briefly wider than
-	 * mode, then widen it to exactly mode. */
-	mode_t old = umask(0177);
+	/* The socket file gets exactly mode from bind itself, under the umask
+	 * that leaves it: no chmod by path afterwards, which would follow a
+	 * symlink planted there between bind and chmod and change the mode of
+	 * whatever it points at. bind never follows one (an existing path,
+	 * link or not, is EADDRINUSE). */
+	mode_t old = umask(~mode & 0777);
 	rc = bind(fd, (struct sockaddr *)&addr, sizeof addr);
 	umask(old);
 	if (rc < 0) {
@@ -115,7 +118,7 @@ int listen_open(struct listener *l, const char *path, mode_t mode, const char **
 		close(fd);
 		return -1;
 	}
-	if (chmod(path, mode) < 0 || listen(fd, SOMAXCONN) < 0) {
+	if (listen(fd, SOMAXCONN) < 0) {
 		*why = "cannot set up the socket";
 		unlink(path);
 		close(fd);

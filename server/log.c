@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "../protocol/limits.h"
 
 static enum log_level max_level = LOG_LEVEL_INFO;
 static bool journal;
@@ -82,6 +85,21 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(level, NULL, fmt, ap);
 	va_end(ap);
+}
+
+bool log_every_pass(struct log_every *r, unsigned long *held)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	if (now < r->next_ms) {
+		r->held++;
+		return false;
+	}
+	r->next_ms = now + LIMIT_LOG_REPEAT_MS;
+	*held = r->held;
+	r->held = 0;
+	return true;
 }
 
 void fatal(const char *fmt, ...)

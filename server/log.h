@@ -8,6 +8,9 @@
 #ifndef SANDBOXD_LOG_H
 #define SANDBOXD_LOG_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 enum log_level {
 	LOG_LEVEL_ERR = 3,
 	LOG_LEVEL_WARN = 4,
@@ -24,6 +27,18 @@ __attribute__((format(printf, 2, 3))) void log_msg(enum log_level level, const c
 #define log_warn(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+/* A warning that may recur with every event (a failing accept, a refused
+ * connection) goes through one of these: at most one line each
+ * LIMIT_LOG_REPEAT_MS. */
+struct log_every {
+	uint64_t next_ms;
+	unsigned long held; /* lines held back since the last one logged */
+};
+
+/* True when a line may be logged now; *held then gets how many were held
+ * back since the previous one. False counts this one as held back. */
+bool log_every_pass(struct log_every *r, unsigned long *held);
 
 /* Start-up failures and broken invariants only: logs and exits 1. fatal
  * appends strerror(errno). */

@@ -17,6 +17,8 @@ static uint64_t now_ms;
 static struct epoll_event batch[BATCH];
 static int batch_len, batch_pos;
 
+static struct loop_stats stats;
+
 static struct loop_timer **heap;
 static size_t heap_len, heap_cap;
 
@@ -170,6 +172,18 @@ static int next_timeout(void)
 
 void loop_stop(void) { running = false; }
 
+void loop_get_stats(struct loop_stats *st) { *st = stats; }
+
+static void count_turn(uint64_t start_us)
+{
+	uint64_t took = loop_clock_us() - start_us;
+	stats.turns++;
+	if (took > stats.max_turn_us)
+		stats.max_turn_us = took;
+	if (took > LOOP_SLOW_TURN_US)
+		stats.turns_over_10ms++;
+}
+
 int loop_run(void)
 {
 	running = true;
@@ -180,7 +194,8 @@ int loop_run(void)
 				continue;
 			return -1;
 		}
-		now_ms = clock_ms(CLOCK_MONOTONIC);
+		uint64_t start_us = loop_clock_us();
+		now_ms = start_us / 1000u;
 		batch_len = n;
 		for (batch_pos = 0; batch_pos < batch_len;) {
 			struct epoll_event *ev = &batch[batch_pos++];
@@ -191,6 +206,7 @@ int loop_run(void)
 		batch_len = batch_pos = 0;
 		now_ms = clock_ms(CLOCK_MONOTONIC);
 		run_timers();
+		count_turn(start_us);
 	}
 	return 0;
 }

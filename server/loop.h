@@ -58,6 +58,18 @@ void loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb);
 void loop_timer_cancel(struct loop_timer *t);
 static inline bool loop_timer_armed(const struct loop_timer *t) { return t->slot != (size_t)-1; }
 
+/* How long the loop's turns take: a turn runs from epoll_wait's return to
+ * the end of that iteration's callbacks and timers, so its length is how
+ * long every other client waited. */
+struct loop_stats {
+	uint64_t turns;
+	uint64_t max_turn_us;
+	uint64_t turns_over_10ms;
+};
+#define LOOP_SLOW_TURN_US 10000u
+
+void loop_get_stats(struct loop_stats *st);
+
 /* Runs until loop_stop; 0, or -1 when epoll fails. */
 int loop_run(void);
 void loop_stop(void);

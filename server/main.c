@@ -1,4 +1,5 @@
 /* main.c - sandboxd: start-up, the signal-driven shutdown, and nothing else. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -6,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "../protocol/limits.h"
 #include "cache.h"
 #include "config.h"
 #include "conn.h"
@@ -34,14 +37,45 @@ static struct config cfg;
 static struct listener listener = {-1, false, NULL};
 static struct loop_watch listen_watch = LOOP_WATCH_INIT, signal_watch = LOOP_WATCH_INIT;
 static struct loop_timer grace_timer = LOOP_TIMER_INIT, poll_timer = LOOP_TIMER_INIT;
+static struct loop_timer accept_timer = LOOP_TIMER_INIT;
+static struct log_every accept_log;
 static int signal_fd = -1;
 static bool stopping, killed_all;
 static uint64_t stop_deadline;
 
+static void on_accept_retry(struct loop_timer *t)
+{
+	(void)t;
+	if (!stopping)
+		loop_mod(&listen_watch, EPOLLIN);
+}
+
+/* A connection closed: if accepting is paused, an fd is free now. */
+static void on_fd_freed(void)
+{
+	if (loop_timer_armed(&accept_timer)) {
+		loop_timer_cancel(&accept_timer);
+		on_accept_retry(NULL);
+	}
+}
+
+/* When accept fails for want of an fd (or of memory) the listener stays
+ * readable: it is left alone for LIMIT_ACCEPT_RETRY_MS (or until a
+ * connection closes) instead of waking the loop again at once, and the
+ * failure is logged once a second. */
 static void on_accept(struct loop_watch *w, uint32_t events)
 {
 	(void)events;
-	conn_accept_ready(w->fd);
+	if (conn_accept_ready(w->fd) == 0)
+		return;
+	int err = errno;
+	loop_mod(&listen_watch, 0);
+	loop_timer_set(&accept_timer, LIMIT_ACCEPT_RETRY_MS, on_accept_retry);
+	unsigned long held;
+	if (log_every_pass(&accept_log, &held))
+		log_warn("accept: %s: pausing accepting for %u ms (%lu such pauses since the last "
+			 "message)",
+			 strerror(err), LIMIT_ACCEPT_RETRY_MS, held);
 }
 
 static void on_grace_over(struct loop_timer *t)
@@ -78,6 +112,7 @@ static void begin_shutdown(int sig)
 	log_info("%s: stopping (%u running, grace %llu ms)", strsignal(sig), exec_live(),
 		 (unsigned long long)cfg.grace_ms);
 	loop_del(&listen_watch);
+	loop_timer_cancel(&accept_timer);
 	listen_close(&listener);
 	exec_shutdown();
 	conn_shutdown_all();
@@ -101,6 +136,62 @@ static void ensure_stdio(void)
 		fcntl(fd, F_SETFD, 0);
 	if (fd >= 3)
 		close(fd);
+}
+
+/* The soft RLIMIT_NOFILE raised to the hard one; returns the limit. */
+static rlim_t raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		fatal("getrlimit");
+	rlim_t was = rl.rlim_cur;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			fatal("setrlimit RLIMIT_NOFILE %llu", (unsigned long long)rl.rlim_max);
+	}
+	log_info("open files: at most %llu (soft limit %llu at start)",
+		 (unsigned long long)rl.rlim_cur, (unsigned long long)was);
+	return rl.rlim_cur;
+}
+
+/* The fds open now, or -1 when /proc cannot say. */
+static long open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	long n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+/*
+ * The fds clients may hold: the limit, less what the daemon holds once set
+ * up and what --max-workers running workers need (see LIMIT_FD_PER_WORKER).
+ * Call it when every fd of the daemon's own is open. Exits when too little
+ * is left for clients.
+ */
+static unsigned client_fds(rlim_t nofile)
+{
+	long own = open_fds();
+	if (own < 0)
+		own = 16; /* stdio, epoll, signalfd, listener, forkserver, cache */
+	uint64_t reserve =
+		(uint64_t)own + (uint64_t)LIMIT_FD_PER_WORKER * cfg.max_workers + LIMIT_FD_SPARE;
+	if (nofile < reserve + LIMIT_FD_MIN_CLIENTS)
+		fatalx("RLIMIT_NOFILE %llu is too low: the daemon and --max-workers %u need %llu "
+		       "fds, and clients at least %u more (raise LimitNOFILE= or lower "
+		       "--max-workers)",
+		       (unsigned long long)nofile, cfg.max_workers, (unsigned long long)reserve,
+		       LIMIT_FD_MIN_CLIENTS);
+	uint64_t left = nofile - reserve;
+	log_info("open files: %llu kept for the daemon and %u workers, %llu for clients",
+		 (unsigned long long)reserve, cfg.max_workers, (unsigned long long)left);
+	return left > UINT32_MAX ? UINT32_MAX : (unsigned)left;
 }
 
 /* Who workers run as: as root, each its own uid and gid from --worker-uids
@@ -157,6 +248,7 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
+	rlim_t nofile = raise_nofile();
 	if (loop_init() < 0)
 		fatal("epoll");
 	struct spawn_config sc = {.fs = {.max_job_bytes = cfg.max_frame_bytes + 65536}};
@@ -168,9 +260,6 @@ int main(int argc, char **argv)
 	if (listen_open(&listener, cfg.socket_path, cfg.socket_mode, &why) < 0)
 		fatal("%s: %s", cfg.socket_path, why);
 
-	struct conn_settings cs = {cfg.max_frame_bytes, cfg.max_connections, cfg.frame_timeout_ms,
-				   cfg.idle_timeout_ms};
-	conn_init(&cs);
 	struct exec_settings es = {
 		.max_workers = cfg.max_workers,
 		.queue_max = cfg.queue_max,
@@ -185,7 +274,20 @@ int main(int argc, char **argv)
 	struct cache_settings cache = {cfg.cache_dir, cfg.cache_max_entries, cfg.cache_max_bytes};
 	cache_init(&cache);
 	signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (signal_fd < 0 || loop_add(&signal_watch, signal_fd, EPOLLIN, on_signal) < 0 ||
+	if (signal_fd < 0)
+		fatal("signalfd");
+	/* Last, once every fd of the daemon's own is open. */
+	struct conn_settings cs = {.max_frame_bytes = cfg.max_frame_bytes,
+				   .max_connections = cfg.max_connections,
+				   .frame_timeout_ms = cfg.frame_timeout_ms,
+				   .idle_timeout_ms = cfg.idle_timeout_ms,
+				   .max_fds = client_fds(nofile),
+				   .fd_freed = on_fd_freed};
+	unsigned served = conn_init(&cs);
+	if (served < cfg.max_connections)
+		log_warn("--max-connections %u lowered to %u: the open-files limit holds no more",
+			 cfg.max_connections, served);
+	if (loop_add(&signal_watch, signal_fd, EPOLLIN, on_signal) < 0 ||
 	    loop_add(&listen_watch, listener.fd, EPOLLIN, on_accept) < 0)
 		fatal("event loop set-up");
 	log_info("sandboxd %s listening on %s (%u workers, queue %u; per owner %u running, %u "

@@ -383,9 +383,12 @@ static void tool_result(struct conn *c, const struct request *req)
 
 static void declarations(struct conn *c, const struct request *req)
 {
-	char *ts = decl_typescript(req->tools);
+	enum decl_err err;
+	char *ts = decl_render(req->tools, &err);
 	if (!ts) {
-		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "out of memory");
+		char why[160];
+		decl_describe(err, why, sizeof why);
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "%s", why);
 		return;
 	}
 	json_t *r = msg_reply_ok(req->id);
@@ -422,6 +425,12 @@ static void health(struct conn *c, const struct request *req)
 		(json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
 		(json_int_t)ops_limits.wait_ms_max);
 	json_object_set_new(r, "limits", limits);
+	struct loop_stats ls;
+	loop_get_stats(&ls);
+	json_object_set_new(r, "loop",
+			    json_pack("{s:I, s:I, s:I}", "turns", (json_int_t)ls.turns,
+				      "max_turn_us", (json_int_t)ls.max_turn_us, "turns_over_10ms",
+				      (json_int_t)ls.turns_over_10ms));
 	conn_send(c, r);
 	json_decref(r);
 }

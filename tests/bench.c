@@ -7,6 +7,9 @@
  *           against running a trivial script in a prepared one
  *   daemon: round-trip latency of a trivial execute, sequential (p50/p99),
  *           and throughput with 16 concurrent clients
+ *   hostile: the daemon's longest event-loop turn and its RSS under each
+ *           class of the hostile corpus (tests/data/hostile), then under all
+ *           of it at once while normal executions run beside it
  */
 #include <check.h>
 #include <errno.h>
@@ -15,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../worker/engine.h"
+#include "hostile.h"
 #include "testlib.h"
 
 #define SEQ_RUNS 2000
@@ -245,10 +250,180 @@ static void throughput(const char *sock)
 	       "execute `return 1+1`, 16 concurrent clients", (double)done / secs, done, secs);
 }
 
+/* ---- the hostile corpus */
+
+/* The longest turn the loop may take with anything a client sends. */
+#define TURN_TARGET_US 10000
+
+static void hostile_row(const char *what, const struct daemon *d, long long turn_us,
+			const char *note)
+{
+	printf("  %-22s max turn %8.2f ms  RSS %6.1f MiB (peak %6.1f)%s%s\n", what,
+	       (double)turn_us / 1000, (double)proc_status_kib(d->pid, "VmRSS") / 1024,
+	       (double)proc_status_kib(d->pid, "VmHWM") / 1024, note ? "  " : "", note ? note : "");
+}
+
+/* Each class alone on a fresh daemon: which holds the loop, and how long. */
+static void hostile_each(struct hostile_case *cases, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct daemon d;
+		const char *args[] = {"--log-level", "error", NULL};
+		daemon_start(&d, args);
+		static struct hostile_run r;
+		hostile_start(&r, d.sock, &cases[i]);
+		if (cases[i].mode == HOSTILE_READ)
+			hostile_finish(&r, 120000);
+		bool idle = hostile_wait_idle(d.sock, 120000);
+		json_t *h = hostile_health(d.sock);
+		long long turn = hostile_max_turn_us(h);
+		json_decref(h);
+		char note[256] = "";
+		if (turn > TURN_TARGET_US)
+			snprintf(note, sizeof note, "OVER by %.2f ms",
+				 (double)(turn - TURN_TARGET_US) / 1000);
+		if (!idle)
+			snprintf(note + strlen(note), sizeof note - strlen(note), " (still busy)");
+		if (r.errors)
+			snprintf(note + strlen(note), sizeof note - strlen(note),
+				 " [%d error(s): %s]", r.errors, r.first_error);
+		hostile_row(cases[i].name, &d, turn, note[0] ? note : NULL);
+		fflush(stdout);
+		hostile_finish(&r, 1000);
+		daemon_stop(&d);
+	}
+}
+
+struct normal_tally {
+	long ok, failed;
+	double max_us;
+	char first_error[96];
+};
+
+static volatile sig_atomic_t normal_stop;
+static void on_normal_stop(int sig)
+{
+	(void)sig;
+	normal_stop = 1;
+}
+
+/* A client running plain executions one after another until SIGTERM,
+ * then writing its tally to fd. Runs in a child process. */
+static void normal_client(const char *sock, int fd)
+{
+	signal(SIGTERM, on_normal_stop);
+	struct normal_tally t = {0, 0, 0, ""};
+	struct client c;
+	if (client_open(&c, sock, FRAME_MODE_BINARY) < 0)
+		_exit(1);
+	for (int i = 0; !normal_stop; i++) {
+		double t0 = now_us();
+		send_exec(&c, i);
+		json_t *r = client_reply(&c, NULL, 60000);
+		double took = now_us() - t0;
+		if (r && jtrue(r, "success") && jint(r, "value") == 2) {
+			t.ok++;
+		} else if (!t.failed++) {
+			snprintf(t.first_error, sizeof t.first_error, "%s: %.80s",
+				 r ? err_code(r) : "no reply", r ? err_msg(r) : "");
+		}
+		if (took > t.max_us)
+			t.max_us = took;
+		json_decref(r);
+	}
+	client_close(&c);
+	(void)!write(fd, &t, sizeof t);
+	_exit(0);
+}
+
+/* All of the corpus at once on one fresh daemon, beside normal clients. */
+static void hostile_all(struct hostile_case *cases, int n)
+{
+	enum { NORMAL = 4 };
+	struct daemon d;
+	const char *args[] = {"--log-level", "error", NULL};
+	daemon_start(&d, args);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t kids[NORMAL];
+	for (int i = 0; i < NORMAL; i++) {
+		kids[i] = fork();
+		ck_assert_int_ge(kids[i], 0);
+		if (kids[i] == 0) {
+			close(p[0]);
+			normal_client(d.sock, p[1]);
+		}
+	}
+	close(p[1]);
+	double t0 = now_us();
+	static struct hostile_run runs[HOSTILE_MAX_CASES];
+	for (int i = 0; i < n; i++)
+		hostile_start(&runs[i], d.sock, &cases[i]);
+	int errors = 0;
+	for (int i = 0; i < n; i++)
+		if (cases[i].mode == HOSTILE_READ) {
+			hostile_finish(&runs[i], 120000);
+			errors += runs[i].errors;
+		}
+	hostile_wait_idle(d.sock, 120000);
+	json_t *h = hostile_health(d.sock);
+	long long turn = hostile_max_turn_us(h),
+		  slow = jint(json_object_get(h, "loop"), "turns_over_10ms");
+	long long turns = jint(json_object_get(h, "loop"), "turns");
+	json_decref(h);
+	double secs = (now_us() - t0) / 1e6;
+	struct normal_tally all = {0, 0, 0, ""};
+	for (int i = 0; i < NORMAL; i++) {
+		kill(kids[i], SIGTERM);
+		struct normal_tally t;
+		if (read(p[0], &t, sizeof t) == (ssize_t)sizeof t) {
+			all.ok += t.ok;
+			if (t.failed && !all.failed)
+				memcpy(all.first_error, t.first_error, sizeof all.first_error);
+			all.failed += t.failed;
+			if (t.max_us > all.max_us)
+				all.max_us = t.max_us;
+		}
+	}
+	for (int i = 0; i < NORMAL; i++)
+		waitpid(kids[i], NULL, 0);
+	close(p[0]);
+	char note[128];
+	snprintf(note, sizeof note, "%s (target %d ms; %lld of %lld turns over 10 ms)",
+		 turn > TURN_TARGET_US ? "OVER" : "ok", TURN_TARGET_US / 1000, slow, turns);
+	hostile_row("all at once", &d, turn, note);
+	printf("  %-22s %ld executions beside it in %.1f s, %ld failed, slowest %.1f ms\n", "",
+	       all.ok + all.failed, secs, all.failed, all.max_us / 1000);
+	if (all.failed)
+		printf("  %-22s the first failure: %s\n", "", all.first_error);
+	for (int i = 0; i < n; i++)
+		hostile_finish(&runs[i], 1000);
+	daemon_stop(&d);
+	(void)errors;
+}
+
+static void hostile_phase(void)
+{
+	static struct hostile_case cases[HOSTILE_MAX_CASES];
+	int n = hostile_load(HOSTILE_DIR, cases, HOSTILE_MAX_CASES);
+	printf("hostile corpus (%s: each class on a fresh daemon, then all at once)\n",
+	       HOSTILE_DIR);
+	fflush(stdout);
+	hostile_each(cases, n);
+	hostile_all(cases, n);
+	hostile_free(cases, n);
+}
+
 /* The helpers of testlib report through Check, so the bench runs as one
  * Check test, in-process. */
 START_TEST(bench)
 {
+	/* BENCH=hostile runs only the hostile phase. */
+	const char *only = getenv("BENCH");
+	if (only && strcmp(only, "hostile") == 0) {
+		hostile_phase();
+		return;
+	}
 	printf("sandboxd bench (%ld CPUs)\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("floors\n");
 	floor_fork();
@@ -268,6 +443,7 @@ START_TEST(bench)
 	printf("  added p50: %.1f ms (10 lines), %.1f ms (60 lines)\n", (m10 - es5) / 1000,
 	       (m60 - es5) / 1000);
 	daemon_stop(&d);
+	hostile_phase();
 }
 END_TEST
 

@@ -428,6 +428,34 @@ START_TEST(clocks_advance)
 	ck_assert_uint_ge(loop_now_ms(), now + 26);
 	ck_assert_uint_ge(loop_clock_us() - us, 25000);
 }
+
+/* ---- turn latency */
+
+static void on_slow_timer(struct loop_timer *t)
+{
+	/* A callback that holds the loop for 15 ms, as a slow request would. */
+	uint64_t until = loop_clock_us() + 15000;
+	while (loop_clock_us() < until)
+		;
+	on_timer_stop(t);
+}
+
+START_TEST(slow_turns_are_measured)
+{
+	init_loop();
+	struct loop_stats before;
+	loop_get_stats(&before);
+	loop_timer_set(&timers[0], 0, on_timer);
+	loop_timer_set(&timers[1], 5, on_slow_timer);
+	ck_assert_int_eq(loop_run(), 0);
+	struct loop_stats st;
+	loop_get_stats(&st);
+	ck_assert_uint_ge(st.turns - before.turns, 2);
+	ck_assert_uint_ge(st.max_turn_us, 15000);
+	ck_assert_uint_lt(st.max_turn_us, 5000000);
+	ck_assert_uint_eq(st.turns_over_10ms - before.turns_over_10ms, 1);
+}
+END_TEST
 END_TEST
 
 static Suite *loop_suite(void)
@@ -442,6 +470,7 @@ static Suite *loop_suite(void)
 	tcase_add_test(tc, callback_cancels_another);
 	tcase_add_test(tc, stop_ends_run);
 	tcase_add_test(tc, clocks_advance);
+	tcase_add_test(tc, slow_turns_are_measured);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fds");
