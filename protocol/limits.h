@@ -91,4 +91,24 @@
 /* One read from a worker pipe, and so at most one output event's data. */
 #define LIMIT_PIPE_READ_BYTES 65536u
 
+/* ---- What the supervisor holds for clients and workers.
+ *
+ * Everything below bounds memory a client or a worker can make the
+ * supervisor hold; README's "Memory" section adds them up. */
+
+/* Tool calls one execution may make. Each is a round trip through the
+ * client and a line in the record; a script looping on a tool (its client
+ * gone, each call failing at once) would otherwise grow the record for as
+ * long as it runs. Past it a call throws inside the script and never
+ * reaches the client; the record's calls_dropped counts them. */
+#define LIMIT_TOOL_CALLS 1000u
+#define LIMIT_TOOL_CALLS_TEXT "1000"
+/* Answers to a worker waiting unsent. An honest worker reads each answer
+ * before it asks again, so this is only ever reached by one that does not
+ * read: it is killed (kind sandbox). */
+#define LIMIT_CTL_BACKLOG_BYTES (1024u * 1024u)
+/* stdout + stderr bytes in one status reply: a reader polls on with the
+ * offsets the reply gives, so no reply copies a whole big output. */
+#define LIMIT_STATUS_OUTPUT_BYTES (1024u * 1024u)
+
 #endif

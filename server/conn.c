@@ -121,14 +121,16 @@ static void flush(struct conn *c)
 	}
 }
 
-void conn_send(struct conn *c, const json_t *msg)
+void conn_send(struct conn *c, const json_t *msg) { conn_send_raw(c, msg, NULL, 0); }
+
+void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_t len)
 {
 	if (c->dead || c->broken)
 		return;
 	bool was_empty = buf_len(&c->out) == 0;
-	if (msg_encode(&c->out,
-		       c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY,
-		       msg) < 0) {
+	if (msg_encode_raw(&c->out,
+			   c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY,
+			   msg, members, len) < 0) {
 		log_err("conn %lu: cannot encode a reply (out of memory)", c->serial);
 		return;
 	}

@@ -50,6 +50,9 @@ void conn_accept_ready(int listen_fd);
 /* Encodes msg in the connection's framing and queues it. When the client
  * is already gone this does nothing. */
 void conn_send(struct conn *c, const json_t *msg);
+/* The same with pre-encoded members spliced into msg (see msg_encode_raw):
+ * kept JSON text goes out without being rebuilt as a tree. */
+void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_t len);
 
 /* True while more than LIMIT_CONN_BACKLOG_BYTES wait for the client. */
 bool conn_backlogged(const struct conn *c);

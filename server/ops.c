@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "../protocol/source.h"
 #include "cache.h"
@@ -111,7 +112,18 @@ static const char *bad_offset(const struct buf *b, uint64_t off)
 	return NULL;
 }
 
-static json_t *status_reply(struct exec *e, json_t *id, const uint64_t offset[2])
+/* The end of a chunk of b from off of at most max bytes, on a character. */
+static size_t chunk_end(const struct buf *b, size_t off, size_t max)
+{
+	size_t end = buf_len(b) - off > max ? off + max : buf_len(b);
+	while (end > off && end < buf_len(b) && ((unsigned char)buf_peek(b)[end] & 0xC0) == 0x80)
+		end--;
+	return end;
+}
+
+/* A status reply: output from the offsets, at most LIMIT_STATUS_OUTPUT_BYTES
+ * of it in all (stdout first), and the fields once done. */
+static void send_status(struct conn *c, struct exec *e, json_t *id, const uint64_t offset[2])
 {
 	json_t *r = msg_reply_ok(id);
 	json_object_set_new(r, "execution_id", json_string(exec_id(e)));
@@ -119,34 +131,44 @@ static json_t *status_reply(struct exec *e, json_t *id, const uint64_t offset[2]
 	unsigned pos = exec_queue_position(e);
 	if (pos)
 		json_object_set_new(r, "queue_position", json_integer(pos));
+	size_t room = LIMIT_STATUS_OUTPUT_BYTES;
+	bool more = false;
 	for (int i = 0; i < 2; i++) {
 		const struct buf *b = exec_output(e, i);
 		size_t off = (size_t)offset[i];
+		size_t end = chunk_end(b, off, room);
+		room -= end - off;
+		more = more || end < buf_len(b);
 		json_object_set_new(r, i ? "stderr" : "stdout",
-				    json_stringn(b->data ? buf_peek(b) + off : "", buf_len(b) - off));
+				    json_stringn(b->data ? buf_peek(b) + off : "", end - off));
 		json_object_set_new(r, i ? "stderr_length" : "stdout_length",
 				    json_integer((json_int_t)buf_len(b)));
+		json_object_set_new(r, i ? "stderr_next" : "stdout_next",
+				    json_integer((json_int_t)end));
 	}
+	json_object_set_new(r, "output_more", json_boolean(more));
 	json_t *fields = exec_fields(e);
 	if (fields)
 		json_object_update_missing(r, fields);
-	return r;
+	size_t len;
+	const char *kept = exec_kept(e, &len);
+	conn_send_raw(c, r, kept, len);
+	json_decref(r);
 }
 
 static void waiter_reply(struct waiter *w, struct exec *e)
 {
 	if (w->conn) {
-		json_t *r;
 		if (w->kind == WAIT_STATUS) {
-			r = status_reply(e, w->id, w->offset);
+			send_status(w->conn, e, w->id, w->offset);
 		} else {
-			r = msg_reply_ok(w->id);
+			json_t *r = msg_reply_ok(w->id);
 			json_object_set_new(r, "execution_id", json_string(exec_id(e)));
 			json_object_set_new(r, "state",
 					    json_string(request_state_name(exec_state(e))));
+			conn_send(w->conn, r);
+			json_decref(r);
 		}
-		conn_send(w->conn, r);
-		json_decref(r);
 	}
 	waiter_free(w);
 }
@@ -170,8 +192,7 @@ static struct exec *find(struct conn *c, const struct request *req)
 		reply_error(c, req->id, STATUS_NOT_FOUND,
 			    "execution_id: no execution \"%.64s\" (finished ones are kept for %llu "
 			    "s)",
-			    req->execution_id,
-			    (unsigned long long)(ops_retention_ms / 1000));
+			    req->execution_id, (unsigned long long)(ops_retention_ms / 1000));
 	return e;
 }
 
@@ -190,11 +211,10 @@ static void status(struct conn *c, const struct request *req)
 			return;
 		}
 	}
-	struct waiter *w = req->wait && !exec_fields(e) ? waiter_new(c, req->id, WAIT_STATUS) : NULL;
+	struct waiter *w =
+		req->wait && !exec_fields(e) ? waiter_new(c, req->id, WAIT_STATUS) : NULL;
 	if (!w) {
-		json_t *r = status_reply(e, req->id, offset);
-		conn_send(c, r);
-		json_decref(r);
+		send_status(c, e, req->id, offset);
 		return;
 	}
 	w->e = e;
@@ -286,10 +306,11 @@ static void submit(struct conn *c, const struct request *req)
 	}
 	if (opts.timeout_ms) {
 		if (opts.timeout_ms > ops_limits.timeout_ms_max) {
-			reply_error(c, req->id, STATUS_INVALID_ARGUMENT,
-				    "@options.timeout: %llu ms is over the daemon's maximum of %llu ms",
-				    (unsigned long long)opts.timeout_ms,
-				    (unsigned long long)ops_limits.timeout_ms_max);
+			reply_error(
+				c, req->id, STATUS_INVALID_ARGUMENT,
+				"@options.timeout: %llu ms is over the daemon's maximum of %llu ms",
+				(unsigned long long)opts.timeout_ms,
+				(unsigned long long)ops_limits.timeout_ms_max);
 			return;
 		}
 		with.timeout_ms = opts.timeout_ms;
@@ -298,7 +319,8 @@ static void submit(struct conn *c, const struct request *req)
 	}
 	enum status code_err;
 	const char *why;
-	struct exec *e = exec_submit(c, &with, code, len, opts.line_len, cached_name, &code_err, &why);
+	struct exec *e =
+		exec_submit(c, &with, code, len, opts.line_len, cached_name, &code_err, &why);
 	if (!e) {
 		reply_error(c, req->id, code_err, "%s", why);
 		return;
@@ -392,15 +414,14 @@ static void health(struct conn *c, const struct request *req)
 	spawn_describe_sandbox(sandbox);
 	json_object_set_new(r, "sandbox", sandbox);
 	json_object_set_new(r, "cache", cache_describe());
-	json_t *limits = json_pack(
-		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
-		(json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
-		(json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
-		(json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
-		(json_int_t)ops_limits.memory_bytes_max, "output_bytes",
-		(json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
-		(json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
-		(json_int_t)ops_limits.wait_ms_max);
+	json_t *limits = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
+				   (json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
+				   (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
+				   (json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
+				   (json_int_t)ops_limits.memory_bytes_max, "output_bytes",
+				   (json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
+				   (json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
+				   (json_int_t)ops_limits.wait_ms_max);
 	json_object_set_new(r, "limits", limits);
 	conn_send(c, r);
 	json_decref(r);
