@@ -138,6 +138,7 @@ static void key_start(struct jsonv *v, struct cursor *c)
 			struct jsonv_member *m = &v->members[c->cur];
 			memset(m, 0, sizeof *m);
 			m->key.off = c->olen;
+			m->key_in = v->in_at;
 		} else {
 			c->cur = -1;
 			v->members_overflow = true;
@@ -392,9 +393,10 @@ int jsonv_feed(struct jsonv *v, const char *p, size_t n)
 			break;
 		case S_OBJ_FIRST:
 		case S_KEY:
-			if (ch == '"')
+			if (ch == '"') {
+				v->in_at = base + i;
 				key_start(v, &c);
-			else if (ch == '}' && v->state == S_OBJ_FIRST)
+			} else if (ch == '}' && v->state == S_OBJ_FIRST)
 				rc = close_container(v, &c, ch, base + i);
 			else
 				rc = fail(v, "expected a string key", base + i);

@@ -40,6 +40,7 @@ struct jsonv_span {
  * and how many values the member's value holds (1 for a scalar). */
 struct jsonv_member {
 	struct jsonv_span key, value;
+	size_t key_in; /* where the key starts in the input (its text is the same) */
 	uint64_t nodes;
 };
 
@@ -62,6 +63,7 @@ struct jsonv {
 	uint8_t need;	 /* UTF-8 continuation bytes still expected */
 	uint8_t lo, hi;	 /* bounds for the next continuation byte */
 	bool key;	 /* the string being read is a member's key */
+	size_t in_at;	 /* input offset of the byte being read */
 	const char *lit; /* the literal being matched, and where in it */
 	uint8_t lit_at;
 	size_t out_base; /* buf_len(out) at init: spans count from here */

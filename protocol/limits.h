@@ -107,6 +107,16 @@
  * before it asks again, so this is only ever reached by one that does not
  * read: it is killed (kind sandbox). */
 #define LIMIT_CTL_BACKLOG_BYTES (1024u * 1024u)
+/* A request's JSON values in all (checked on the text, before a tree is
+ * built; the tree costs some 80 bytes a value while the request is
+ * handled), and what tool declarations and the store may hold of them.
+ * Only the tools' names outlive the request; schemas matter only to
+ * declarations, and 64 KiB is a very large schema. */
+#define LIMIT_REQUEST_NODES (512u * 1024u)
+#define LIMIT_TOOLS_NODES (64u * 1024u)
+#define LIMIT_TOOLS_BYTES (1024u * 1024u)
+#define LIMIT_SCHEMA_BYTES (64u * 1024u)
+#define LIMIT_STORE_NODES (256u * 1024u)
 /* stdout + stderr bytes in one status reply: a reader polls on with the
  * offsets the reply gives, so no reply copies a whole big output. */
 #define LIMIT_STATUS_OUTPUT_BYTES (1024u * 1024u)
