@@ -37,12 +37,14 @@
 #define LIMIT_LIST_MAX 100u
 
 /* Finished executions stay queryable this long, and at most this many, and
- * with at most this much buffered output among them (oldest dropped first):
+ * holding at most this many bytes among them (oldest dropped first; every
+ * byte an ended execution keeps counts: output, value, store_writes, test
+ * report, calls, fields, the record itself):
  * long enough for an agent to come back for a result, bounded so a burst of
  * big outputs cannot hold the daemon's memory. */
 #define LIMIT_RETENTION_MS_DEFAULT 600000u
 #define LIMIT_RETAIN_COUNT_DEFAULT 1000u
-#define LIMIT_RETAIN_BYTES_DEFAULT (256ull * 1024 * 1024)
+#define LIMIT_RETAIN_BYTES_DEFAULT (128ull * 1024 * 1024)
 
 /* The script cache: entries and bytes on disk (and in memory), oldest
  * evicted first. A description is the script's leading comment, cut. */
@@ -117,6 +119,20 @@
 #define LIMIT_TOOLS_BYTES (1024u * 1024u)
 #define LIMIT_SCHEMA_BYTES (64u * 1024u)
 #define LIMIT_STORE_NODES (256u * 1024u)
+/* Replies queued for all clients (--reply-bytes): work that must answer
+ * waits for room before it builds its reply, and past it no new execution
+ * starts. Room for two of the largest replies (a 16 MiB value with a chunk
+ * of output) keeps one big reader from stopping everyone. */
+#define LIMIT_REPLY_BYTES_DEFAULT (32u * 1024u * 1024u)
+/* Half-sent request frames over all connections (--partial-bytes): two
+ * frames of the largest size. Past it the connection whose bytes went over
+ * gets RESOURCE_EXHAUSTED and is closed. */
+#define LIMIT_PARTIAL_BYTES_DEFAULT (32u * 1024u * 1024u)
+/* Code and tests held by executions not yet done (--queue-bytes): 256
+ * queued requests of a full frame each would otherwise hold 4 GiB. */
+#define LIMIT_QUEUE_BYTES_DEFAULT (32u * 1024u * 1024u)
+/* The smallest a budget may be set to. */
+#define LIMIT_BUDGET_MIN (64u * 1024u)
 /* stdout + stderr bytes in one status reply: a reader polls on with the
  * offsets the reply gives, so no reply copies a whole big output. */
 #define LIMIT_STATUS_OUTPUT_BYTES (1024u * 1024u)

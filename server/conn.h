@@ -40,7 +40,33 @@ struct conn_settings {
 	unsigned max_connections;
 	uint64_t frame_timeout_ms; /* a started frame must be whole by then */
 	uint64_t idle_timeout_ms;  /* nothing in flight, nothing said */
+	size_t reply_bytes;	   /* replies queued on all connections */
+	size_t conn_reply_bytes;   /* replies queued on one connection */
+	size_t partial_bytes;	   /* half-sent requests on all connections */
 };
+
+/*
+ * Work that will answer on a connection waits for room before it builds
+ * its reply: the connection's queue and all connections' together stay
+ * within their budgets. ready is called once (maybe at once, from inside
+ * conn_when_room) when there is room for about size_hint bytes; it then
+ * sends. A reply bigger than a budget goes when the connection's queue is
+ * empty and, globally, when the others' replies leave room for it or none
+ * are queued, so none starves. Waiting work is served first come, first
+ * served. A connection that goes away forgets its pending ones silently:
+ * their owners hear it through their conn_sub.
+ */
+struct conn_pending {
+	struct list_node link;
+	struct conn *conn;
+	size_t size_hint;
+	void (*ready)(struct conn_pending *p);
+};
+void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint);
+/* Withdraws p if it still waits. */
+void conn_pending_cancel(struct conn_pending *p);
+/* Replies queued on all connections, in bytes. */
+size_t conn_reply_bytes_queued(void);
 
 void conn_init(const struct conn_settings *s);
 
@@ -54,7 +80,8 @@ void conn_send(struct conn *c, const json_t *msg);
  * kept JSON text goes out without being rebuilt as a tree. */
 void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_t len);
 
-/* True while more than LIMIT_CONN_BACKLOG_BYTES wait for the client. */
+/* True while more than the connection's reply budget waits for the
+ * client. */
 bool conn_backlogged(const struct conn *c);
 
 void conn_subscribe(struct conn *c, struct conn_sub *s);

@@ -14,6 +14,7 @@ static struct list_node live = {&live, &live};
 static unsigned live_count;
 static unsigned long total;
 static bool shutting_down;
+static struct exec_settings settings;
 
 unsigned long exec_total(void) { return total; }
 unsigned exec_live(void) { return live_count; }
@@ -238,39 +239,106 @@ static size_t kept_bytes(struct exec *e)
 	return n;
 }
 
-/* Final: replies to the requester, wakes the watches, and leaves the
- * record to the registry. */
+/* Replies waiting for room (their executions ended, their clients slow to
+ * read), in bytes: past the reply budget no new execution starts, so that
+ * unread replies cannot pile up without end. Executions whose slot came
+ * while over it wait here, holding the slot. */
+static size_t unsent_bytes;
+static struct list_node held = {&held, &held};
+
+static void start_held(void)
+{
+	struct list_node *n;
+	while (unsent_bytes <= settings.reply_bytes && (n = list_first(&held)) != NULL) {
+		struct exec *e = LIST_ITEM(n, struct exec, held_link);
+		list_del(n);
+		e->held = false;
+		run_start(e);
+	}
+}
+
+/* The source copies an execution holds count against --queue-bytes until
+ * they are freed. */
+static size_t source_bytes;
+
+void exec_drop_source(struct exec *e, bool keep_code)
+{
+	free(e->tests);
+	free(e->store);
+	e->tests = e->store = NULL;
+	if (!keep_code) {
+		free(e->code);
+		e->code = NULL;
+	}
+	if (!e->code && e->source_bytes) {
+		source_bytes -= e->source_bytes;
+		e->source_bytes = 0;
+	}
+}
+
+/* The record is final and its reply (if any) sent: it ages out now. */
+static void retire(struct exec *e)
+{
+	if (e->conn)
+		conn_unsubscribe(e->conn, &e->sub);
+	e->conn = NULL;
+	json_decref(e->req_id);
+	e->req_id = NULL;
+	registry_finished(&e->reg, kept_bytes(e));
+}
+
+static void reply_unwait(struct exec *e)
+{
+	if (!e->reply_waits)
+		return;
+	e->reply_waits = false;
+	unsent_bytes -= e->unsent;
+	e->unsent = 0;
+	start_held();
+}
+
+/* There is room on the requester's connection: the final reply. */
+static void on_room(struct conn_pending *p)
+{
+	struct exec *e = container_of(p, struct exec, room);
+	json_t *r = msg_reply_ok(e->req_id);
+	json_object_update(r, e->fields);
+	if (e->mode != EXEC_STREAM)
+		add_output(r, e);
+	conn_send_raw(e->conn, r, buf_peek(&e->kept), buf_len(&e->kept));
+	json_decref(r);
+	reply_unwait(e);
+	retire(e);
+}
+
+/* Final: wakes the watches, replies to the requester once its connection
+ * has room, and leaves the record to the registry. */
 static void complete(struct exec *e)
 {
 	e->phase = PHASE_DONE;
-	if (e->conn && e->mode != EXEC_ASYNC) {
-		json_t *r = msg_reply_ok(e->req_id);
-		json_object_update(r, e->fields);
-		if (e->mode != EXEC_STREAM)
-			add_output(r, e);
-		conn_send_raw(e->conn, r, buf_peek(&e->kept), buf_len(&e->kept));
-		json_decref(r);
-	}
-	if (e->conn)
-		conn_unsubscribe(e->conn, &e->sub);
 	log_info("%s %s %s in %lld ms (pid %d%s)", e->reg.id, mode_names[e->mode],
 		 request_state_name(e->state),
 		 (long long)json_integer_value(json_object_get(e->fields, "execution_time_ms")),
 		 (int)e->pid, e->conn || e->mode == EXEC_ASYNC ? "" : ", client gone");
-	e->conn = NULL;
+	exec_drop_source(e, false);
 	struct list_node *n;
 	while ((n = list_first(&e->watches)) != NULL) {
 		struct exec_watch *w = LIST_ITEM(n, struct exec_watch, link);
 		list_del(n);
 		w->done(w, e);
 	}
-	free(e->code);
-	free(e->tests);
-	free(e->store);
-	e->code = e->tests = e->store = NULL;
-	json_decref(e->req_id);
-	e->req_id = NULL;
-	registry_finished(&e->reg, kept_bytes(e));
+	if (!e->conn || e->mode == EXEC_ASYNC) {
+		retire(e);
+		return;
+	}
+	size_t hint = buf_len(&e->kept) + 4096;
+	if (e->mode != EXEC_STREAM)
+		hint += buf_len(&e->out[OUT]) + buf_len(&e->out[ERR]);
+	e->reply_waits = true;
+	e->unsent = hint;
+	unsent_bytes += hint;
+	e->room.ready = on_room;
+	conn_when_room(e->conn, &e->room, hint);
 }
 
 static void on_stored(void *arg, json_t *info)
@@ -400,16 +468,24 @@ void exec_ended(struct exec *e)
 static void end_queued(struct exec *e, enum kill_reason why)
 {
 	sched_remove(&e->sched);
+	bool had_slot = e->held;
+	if (e->held) {
+		list_del(&e->held_link);
+		e->held = false;
+	}
 	e->killed = why;
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
 	leave_live(e);
 	complete(e);
+	if (had_slot)
+		sched_release();
 }
 
 static void exec_free(struct registry_entry *r)
 {
 	struct exec *e = container_of(r, struct exec, reg);
+	source_bytes -= e->source_bytes;
 	json_decref(e->fields);
 	json_decref(e->req_id);
 	json_decref(e->tool_names);
@@ -471,6 +547,13 @@ static void on_conn_gone(struct conn_sub *s)
 {
 	struct exec *e = container_of(s, struct exec, sub);
 	e->conn = NULL;
+	if (e->reply_waits) {
+		/* Ended; its reply has no one to go to any more. */
+		conn_pending_cancel(&e->room);
+		reply_unwait(e);
+		retire(e);
+		return;
+	}
 	if (e->paused)
 		run_pause(e, false); /* drain and drop */
 	/* An async execution goes on; only its tools are out of reach. */
@@ -489,7 +572,16 @@ static void on_conn_drained(struct conn_sub *s)
 
 static const struct conn_sub_ops sub_ops = {on_conn_gone, on_conn_drained};
 
-static void on_start(struct sched_entry *s) { run_start(container_of(s, struct exec, sched)); }
+static void on_start(struct sched_entry *s)
+{
+	struct exec *e = container_of(s, struct exec, sched);
+	if (unsent_bytes > settings.reply_bytes && !shutting_down) {
+		e->held = true;
+		list_add_tail(&held, &e->held_link);
+		return;
+	}
+	run_start(e);
+}
 
 static char *copy(const char *s, size_t len)
 {
@@ -506,12 +598,22 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 			 size_t code_len, size_t options_len, const char *cached_name,
 			 enum status *status, const char **message)
 {
-	static char queue_msg[96];
+	static char queue_msg[160];
 	*status = STATUS_RESOURCE_EXHAUSTED;
 	*message = "out of memory";
 	if (shutting_down) {
 		*status = STATUS_UNAVAILABLE;
 		*message = "the daemon is shutting down";
+		return NULL;
+	}
+	/* What waits to run is bounded in bytes too, not only in number. */
+	size_t source = (code ? code_len : 0) + (req->tests ? req->tests_len : 0);
+	if (source_bytes && source_bytes + source > settings.queue_bytes) {
+		snprintf(queue_msg, sizeof queue_msg,
+			 "the executions waiting or running already hold %zu bytes of code "
+			 "(--queue-bytes %zu)",
+			 source_bytes, settings.queue_bytes);
+		*message = queue_msg;
 		return NULL;
 	}
 	struct exec *e = calloc(1, sizeof *e);
@@ -536,6 +638,8 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 		return NULL;
 	}
 	set_preview(e, code ? code : req->tests, code ? code_len : req->tests_len);
+	e->source_bytes = source;
+	source_bytes += source;
 	e->cache = req->cache;
 	e->timeout_ms = req->timeout_ms;
 	e->max_cpu_ms = req->max_cpu_ms;
@@ -594,6 +698,9 @@ void exec_shutdown(void)
 	struct sched_entry *s;
 	while ((s = sched_first_queued()) != NULL)
 		end_queued(container_of(s, struct exec, sched), KILL_SHUTDOWN);
+	struct list_node *n;
+	while ((n = list_first(&held)) != NULL)
+		end_queued(LIST_ITEM(n, struct exec, held_link), KILL_SHUTDOWN);
 }
 
 void exec_kill_all(void)
@@ -605,6 +712,7 @@ void exec_kill_all(void)
 
 void exec_init(const struct exec_settings *s)
 {
+	settings = *s;
 	sched_init(s->max_workers, s->queue_max, on_start);
 	struct registry_config rc = {s->retention_ms, s->retain_count, s->retain_bytes, exec_free};
 	registry_init(&rc);

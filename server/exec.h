@@ -35,6 +35,8 @@ struct exec_settings {
 	uint64_t retention_ms;
 	unsigned retain_count;
 	uint64_t retain_bytes;
+	size_t reply_bytes; /* --reply-bytes: see exec.c's unsent_bytes */
+	size_t queue_bytes; /* --queue-bytes: code and tests held, in all */
 };
 
 void exec_init(const struct exec_settings *s);

@@ -62,7 +62,13 @@ struct exec {
 	json_t *tool_names; /* the declared tools' names (strings), or NULL */
 	char *store;	    /* the starting store as compact JSON, until sent */
 	size_t store_len;
-	bool had_store;		     /* the request gave a store */
+	bool had_store;	     /* the request gave a store */
+	size_t source_bytes; /* code and tests counted against --queue-bytes */
+	bool held;	     /* has a slot, waits for the reply budget to start */
+	struct list_node held_link;
+	bool reply_waits; /* ended; its final reply waits for room */
+	size_t unsent;	  /* the size it waits with */
+	struct conn_pending room;
 	json_t *calls;		     /* [{call_id, name, status, duration_ms}] so far */
 	unsigned long calls_dropped; /* calls past LIMIT_TOOL_CALLS */
 	json_int_t pending_call;     /* the call the worker waits on, or 0 */
@@ -121,6 +127,9 @@ void run_release(struct exec *e);
 void run_pause(struct exec *e, bool paused);
 /* run.c: sends msg to the worker on its control channel. */
 void run_send(struct exec *e, json_t *msg);
+/* exec.c: the worker has the job: the request's copies of the tests and
+ * the store go, and the code unless keep_code (it is to be cached). */
+void exec_drop_source(struct exec *e, bool keep_code);
 /* exec.c: the worker calls a tool (args: compact JSON text, borrowed). */
 void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const char *args,
 		    size_t args_len);

@@ -151,10 +151,12 @@ int main(int argc, char **argv)
 		fatal("%s: %s", cfg.socket_path, why);
 
 	struct conn_settings cs = {cfg.max_frame_bytes, cfg.max_connections, cfg.frame_timeout_ms,
-				   cfg.idle_timeout_ms};
+				   cfg.idle_timeout_ms, cfg.reply_bytes,     cfg.conn_reply_bytes,
+				   cfg.partial_bytes};
 	conn_init(&cs);
-	struct exec_settings es = {cfg.max_workers, cfg.queue_max, cfg.retention_ms,
-				   cfg.retain_count, cfg.retain_bytes};
+	struct exec_settings es = {cfg.max_workers,  cfg.queue_max,    cfg.retention_ms,
+				   cfg.retain_count, cfg.retain_bytes, cfg.reply_bytes,
+				   cfg.queue_bytes};
 	exec_init(&es);
 	ops_init(&cfg.limits, SANDBOXD_VERSION, cfg.retention_ms);
 	struct cache_settings cache = {cfg.cache_dir, cfg.cache_max_entries, cfg.cache_max_bytes};

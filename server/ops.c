@@ -59,11 +59,16 @@ struct waiter {
 	uint64_t offset[2];
 	struct loop_timer timer;
 	struct exec *e;
+	/* status: the reply waits for room on the connection, and finds its
+	 * execution again by id then (it may have aged out meanwhile) */
+	struct conn_pending room;
+	char exec_id[32];
 };
 
 static void waiter_free(struct waiter *w)
 {
 	loop_timer_cancel(&w->timer);
+	conn_pending_cancel(&w->room);
 	if (w->conn)
 		conn_unsubscribe(w->conn, &w->sub);
 	json_decref(w->id);
@@ -96,6 +101,7 @@ static struct waiter *waiter_new(struct conn *c, json_t *id, enum wait_kind kind
 	w->timer = (struct loop_timer)LOOP_TIMER_INIT;
 	w->sub.ops = &waiter_ops;
 	list_init(&w->watch.link);
+	list_init(&w->room.link);
 	conn_subscribe(c, &w->sub);
 	return w;
 }
@@ -156,11 +162,47 @@ static void send_status(struct conn *c, struct exec *e, json_t *id, const uint64
 	json_decref(r);
 }
 
+static void on_status_room(struct conn_pending *p)
+{
+	struct waiter *w = container_of(p, struct waiter, room);
+	struct exec *e = exec_find(w->exec_id);
+	if (e)
+		send_status(w->conn, e, w->id, w->offset);
+	else
+		reply_error(
+			w->conn, w->id, STATUS_NOT_FOUND,
+			"execution_id: execution \"%s\" aged out before its status could be sent",
+			w->exec_id);
+	waiter_free(w);
+}
+
+/* A status reply is built only once the connection has room for it. */
+static void status_when_room(struct waiter *w, struct exec *e)
+{
+	size_t hint = 4096, room = LIMIT_STATUS_OUTPUT_BYTES, kept;
+	for (int i = 0; i < 2; i++) {
+		size_t left = buf_len(exec_output(e, i)) - (size_t)w->offset[i];
+		size_t n = left < room ? left : room;
+		room -= n;
+		hint += n + n / 8; /* escapes */
+	}
+	exec_kept(e, &kept);
+	hint += kept;
+	/* Whatever woke it, the wait is over: only room is waited for now. */
+	loop_timer_cancel(&w->timer);
+	exec_unwatch(&w->watch);
+	w->kind = WAIT_STATUS;
+	snprintf(w->exec_id, sizeof w->exec_id, "%s", exec_id(e));
+	w->room.ready = on_status_room;
+	conn_when_room(w->conn, &w->room, hint);
+}
+
 static void waiter_reply(struct waiter *w, struct exec *e)
 {
 	if (w->conn) {
 		if (w->kind == WAIT_STATUS) {
-			send_status(w->conn, e, w->id, w->offset);
+			status_when_room(w, e);
+			return;
 		} else {
 			json_t *r = msg_reply_ok(w->id);
 			json_object_set_new(r, "execution_id", json_string(exec_id(e)));

@@ -544,15 +544,9 @@ static int encode_job(struct exec *e)
 		json_object_set_new(job, "language", json_string(e->language));
 	int rc = msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job);
 	json_decref(job);
-	/* The worker has all it needs now: the request's copies go. */
-	free(e->store);
-	e->store = NULL;
-	free(e->tests);
-	e->tests = NULL;
-	if (!e->cache || e->cached_name || e->mode == EXEC_TEST) {
-		free(e->code); /* kept only to be cached if it succeeds */
-		e->code = NULL;
-	}
+	/* The worker has all it needs now: the request's copies go, the code
+	 * too unless it is to be cached should it succeed. */
+	exec_drop_source(e, e->cache && !e->cached_name && e->mode != EXEC_TEST);
 	return rc;
 }
 
