@@ -59,7 +59,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_jsonv
-INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus
+INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_bounds
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
 
 .PHONY: all deps run check bench install uninstall clean format lint
@@ -122,6 +122,7 @@ build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(ca
 build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 $(TESTS) build/tests/bench: build/tests/%:
 	@mkdir -p $(dir $@)

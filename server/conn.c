@@ -36,6 +36,7 @@ struct conn {
 	bool over_cap;	       /* accepted past max_connections: refuse and close */
 	bool backlogged;
 	size_t out_counted, in_counted; /* what the global totals hold of it */
+	size_t pending_bytes;		/* size hints of its work waiting for room */
 	unsigned pass;			/* the kick() pass that found it full */
 	struct loop_timer timer;
 	uint64_t partial_since; /* a frame has been arriving since then */
@@ -60,17 +61,25 @@ unsigned conn_count(void) { return count; }
 unsigned long conn_serial(const struct conn *c) { return c->serial; }
 bool conn_backlogged(const struct conn *c) { return c->backlogged; }
 size_t conn_reply_bytes_queued(void) { return queued_total; }
+size_t conn_owed_bytes(const struct conn *c) { return buf_len(&c->out) + c->pending_bytes; }
+bool conn_owes_too_much(const struct conn *c)
+{
+	return conn_owed_bytes(c) > settings.conn_reply_bytes;
+}
 
-/* Keeps the global totals in step with c's buffers; a big buffer that
- * emptied is given back rather than kept for the connection's life. */
+/* Keeps the global totals in step with c's buffers; a buffer that emptied
+ * is given back rather than kept for the connection's life, so an idle
+ * connection costs its record and nothing more. */
 static void account(struct conn *c)
 {
-	if (!buf_len(&c->out) && c->out.cap > 65536)
+	if (!buf_len(&c->out) && c->out.cap > 4096)
 		buf_free(&c->out);
-	if (!buf_len(&c->in) && c->in.cap > 65536)
-		buf_free(&c->in);
-	queued_total = queued_total - c->out_counted + buf_len(&c->out);
-	c->out_counted = buf_len(&c->out);
+	if (!buf_len(&c->in))
+		buf_free(&c->in); /* an idle connection holds no read buffer */
+	/* What the buffer really holds, its spare room included. */
+	size_t out = buf_len(&c->out) ? c->out.cap : 0;
+	queued_total = queued_total - c->out_counted + out;
+	c->out_counted = out;
 	partial_total = partial_total - c->in_counted + buf_len(&c->in);
 	c->in_counted = buf_len(&c->in);
 }
@@ -117,6 +126,7 @@ again:;
 		if (!global_fits(p->size_hint))
 			break;
 		list_del(&p->link);
+		c->pending_bytes -= p->size_hint;
 		p->ready(p);
 		goto again; /* ready may have queued, cancelled or closed anything */
 	}
@@ -133,6 +143,7 @@ void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint)
 		return;
 	}
 	list_add_tail(&waiting, &p->link);
+	c->pending_bytes += size_hint;
 	kick();
 }
 
@@ -140,7 +151,7 @@ void conn_pending_cancel(struct conn_pending *p)
 {
 	if (list_linked(&p->link)) {
 		list_del(&p->link);
-		list_init(&p->link);
+		p->conn->pending_bytes -= p->size_hint;
 	}
 }
 

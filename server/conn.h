@@ -67,6 +67,10 @@ void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint);
 void conn_pending_cancel(struct conn_pending *p);
 /* Replies queued on all connections, in bytes. */
 size_t conn_reply_bytes_queued(void);
+/* What c owes its client: replies queued plus the size hints of work
+ * waiting for room; and whether that is past the connection's budget. */
+size_t conn_owed_bytes(const struct conn *c);
+bool conn_owes_too_much(const struct conn *c);
 
 void conn_init(const struct conn_settings *s);
 

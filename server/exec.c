@@ -230,6 +230,14 @@ static size_t kept_bytes(struct exec *e)
 			}
 		}
 	}
+	struct buf *k = &e->kept;
+	if (k->data && k->start == 0 && k->cap > k->end && k->end) {
+		char *p = realloc(k->data, k->end);
+		if (p) {
+			k->data = p;
+			k->cap = k->end;
+		}
+	}
 	size_t n = sizeof *e + e->out[OUT].cap + e->out[ERR].cap + e->kept.cap;
 	char *f = json_dumps(e->fields, JSON_COMPACT);
 	n += f ? 2 * strlen(f) : 0;
@@ -240,21 +248,46 @@ static size_t kept_bytes(struct exec *e)
 }
 
 /* Replies waiting for room (their executions ended, their clients slow to
- * read), in bytes: past the reply budget no new execution starts, so that
- * unread replies cannot pile up without end. Executions whose slot came
- * while over it wait here, holding the slot. */
+ * read), in bytes. Executions of clients that owe too much wait here
+ * instead of starting (see must_hold), so unread replies cannot pile up
+ * without end; they hold no worker slot while they wait. */
 static size_t unsent_bytes;
 static struct list_node held = {&held, &held};
 
+/* Should e wait before it starts? When its own client already owes more
+ * than its connection's budget, or when unsent replies are over the
+ * global budget and its client owes anything at all: clients that read
+ * their replies are never held back by those that do not. */
+static bool must_hold(const struct exec *e)
+{
+	if (!e->conn || e->mode == EXEC_ASYNC || shutting_down)
+		return false;
+	return conn_owes_too_much(e->conn) ||
+	       (unsent_bytes > settings.reply_bytes && conn_owed_bytes(e->conn) > 0);
+}
+
+/* Held executions whose clients caught up go back to the scheduler (at
+ * the end of the queue: they had their turn). */
 static void start_held(void)
 {
-	struct list_node *n;
-	while (unsent_bytes <= settings.reply_bytes && (n = list_first(&held)) != NULL) {
+	static bool starting;
+	if (starting)
+		return;
+	starting = true;
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &held) {
 		struct exec *e = LIST_ITEM(n, struct exec, held_link);
+		if (must_hold(e))
+			continue;
 		list_del(n);
 		e->held = false;
-		run_start(e);
+		if (sched_submit(&e->sched) < 0) { /* the queue is full: later */
+			e->held = true;
+			list_add_tail(&held, &e->held_link);
+			break;
+		}
 	}
+	starting = false;
 }
 
 /* The source copies an execution holds count against --queue-bytes until
@@ -468,7 +501,6 @@ void exec_ended(struct exec *e)
 static void end_queued(struct exec *e, enum kill_reason why)
 {
 	sched_remove(&e->sched);
-	bool had_slot = e->held;
 	if (e->held) {
 		list_del(&e->held_link);
 		e->held = false;
@@ -478,8 +510,6 @@ static void end_queued(struct exec *e, enum kill_reason why)
 	e->fields = build_fields(e);
 	leave_live(e);
 	complete(e);
-	if (had_slot)
-		sched_release();
 }
 
 static void exec_free(struct registry_entry *r)
@@ -568,6 +598,8 @@ static void on_conn_drained(struct conn_sub *s)
 	struct exec *e = container_of(s, struct exec, sub);
 	if (e->paused)
 		run_pause(e, false);
+	if (e->held)
+		start_held();
 }
 
 static const struct conn_sub_ops sub_ops = {on_conn_gone, on_conn_drained};
@@ -575,9 +607,11 @@ static const struct conn_sub_ops sub_ops = {on_conn_gone, on_conn_drained};
 static void on_start(struct sched_entry *s)
 {
 	struct exec *e = container_of(s, struct exec, sched);
-	if (unsent_bytes > settings.reply_bytes && !shutting_down) {
+	if (must_hold(e)) {
+		/* It gives its slot back and waits, holding only its code. */
 		e->held = true;
 		list_add_tail(&held, &e->held_link);
+		sched_release();
 		return;
 	}
 	run_start(e);

@@ -1,6 +1,7 @@
 /* main.c - sandboxd: start-up, the signal-driven shutdown, and nothing else. */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -133,6 +134,11 @@ int main(int argc, char **argv)
 	ensure_stdio();
 	/* A client that vanishes mid-write must not kill the daemon. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Big buffers (replies, results, frames) come and go: a fixed mmap
+	 * threshold gives each back to the system when freed, where glibc's
+	 * sliding one would keep them in the heap and the budgets would not be
+	 * what the daemon really holds. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	sigset_t mask;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

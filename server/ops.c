@@ -253,15 +253,18 @@ static void status(struct conn *c, const struct request *req)
 			return;
 		}
 	}
-	struct waiter *w =
-		req->wait && !exec_fields(e) ? waiter_new(c, req->id, WAIT_STATUS) : NULL;
+	struct waiter *w = waiter_new(c, req->id, WAIT_STATUS);
 	if (!w) {
-		send_status(c, e, req->id, offset);
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "out of memory");
 		return;
 	}
 	w->e = e;
 	w->offset[0] = offset[0];
 	w->offset[1] = offset[1];
+	if (!req->wait || exec_fields(e)) {
+		status_when_room(w, e);
+		return;
+	}
 	w->watch.done = on_watch_done;
 	loop_timer_set(&w->timer, req->wait_ms, on_wait_over);
 	exec_watch(e, &w->watch);
