@@ -30,7 +30,8 @@ void ctl_msg_clear(struct ctl_msg *m)
 {
 	free(m->name);
 	free(m->args);
-	free(m->value);
+	if (!m->value_borrowed)
+		free(m->value);
 	json_decref(m->error);
 	free(m->store_writes);
 	free(m->tests);
@@ -332,10 +333,15 @@ static const char *result(const struct jsonv *v, const char *text, struct ctl_ms
 	if (value) {
 		if (value->nodes > CTL_VALUE_NODES)
 			return "result value has too many JSON values";
-		m->value = copy_span(text, &value->value);
 		m->value_len = value->value.len;
-		if (!m->value)
+		if (m->value_borrowed) {
+			m->value = (char *)text + value->value.off;
+			m->value_member.off = value->key.off - 1;
+			m->value_member.len =
+				value->value.off + value->value.len - (value->key.off - 1);
+		} else if (!(m->value = copy_span(text, &value->value))) {
 			return "out of memory";
+		}
 	}
 	const struct jsonv_member *writes = jsonv_member(v, "store_writes", NULL);
 	if (writes && (why = parse_store_writes(text, writes, m)) != NULL)
@@ -346,11 +352,12 @@ static const char *result(const struct jsonv *v, const char *text, struct ctl_ms
 	return NULL;
 }
 
-int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, struct ctl_msg *m,
-		      const char **why)
+int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, unsigned flags,
+		      struct ctl_msg *m, const char **why)
 {
 	memset(m, 0, sizeof *m);
 	m->heap_peak = -1;
+	m->value_borrowed = flags & CTL_BORROW_VALUE;
 	*why = NULL;
 	if (len == 0 || text[0] != '{') {
 		*why = "a control frame is not a JSON object";
@@ -389,7 +396,7 @@ int ctl_parse(const char *payload, size_t len, struct ctl_msg *m, const char **w
 	if (jsonv_feed(v, payload, len) < 0 || jsonv_finish(v) < 0)
 		*why = v->why;
 	else
-		rc = ctl_parse_compact(v, buf_peek(&text), buf_len(&text), m, why);
+		rc = ctl_parse_compact(v, buf_peek(&text), buf_len(&text), 0, m, why);
 	buf_free(&text);
 	free(v);
 	return rc;

@@ -89,6 +89,12 @@ struct ctl_msg {
 	bool ok;
 	char *value; /* NULL when the script returned undefined */
 	size_t value_len;
+	/* With CTL_BORROW_VALUE, value points into the text parsed and is not
+	 * freed here; value_member is then where ,"value":V lies in that text
+	 * (its first byte is the one before the key: make it a comma), so
+	 * that the caller can keep the value without copying it. */
+	bool value_borrowed;
+	struct jsonv_span value_member;
 	json_t *error;	    /* new reference {kind, message, line?, column?, stack?, source?} */
 	int64_t heap_peak;  /* the script's heap peak, or -1 when not reported */
 	char *store_writes; /* {"set":{...},"delete":[...]} within the store limits */
@@ -109,8 +115,9 @@ void ctl_frame_limits(struct jsonv_limits *lim);
  * returns -1 with *why set to a static description when the worker broke
  * the protocol (*m is then empty).
  */
-int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, struct ctl_msg *m,
-		      const char **why);
+#define CTL_BORROW_VALUE 1u
+int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, unsigned flags,
+		      struct ctl_msg *m, const char **why);
 /* The same from the frame's raw payload (validated here). */
 int ctl_parse(const char *payload, size_t len, struct ctl_msg *m, const char **why);
 void ctl_msg_clear(struct ctl_msg *m);

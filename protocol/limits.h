@@ -109,16 +109,16 @@
  * before it asks again, so this is only ever reached by one that does not
  * read: it is killed (kind sandbox). */
 #define LIMIT_CTL_BACKLOG_BYTES (1024u * 1024u)
-/* A request's JSON values in all (checked on the text, before a tree is
- * built; the tree costs some 80 bytes a value while the request is
- * handled), and what tool declarations and the store may hold of them.
- * Only the tools' names outlive the request; schemas matter only to
- * declarations, and 64 KiB is a very large schema. */
-#define LIMIT_REQUEST_NODES (512u * 1024u)
+/* A request's JSON values in all, checked on the text before a tree is
+ * built: jansson spends some 80 bytes and 75 ns a value, so 128K values
+ * are a 10 MiB tree built in about 10 ms. Tool declarations and the store
+ * get shares of it. Only the tools' names outlive the request; schemas
+ * matter only to declarations, and 64 KiB is a very large schema. */
+#define LIMIT_REQUEST_NODES (128u * 1024u)
 #define LIMIT_TOOLS_NODES (64u * 1024u)
 #define LIMIT_TOOLS_BYTES (1024u * 1024u)
 #define LIMIT_SCHEMA_BYTES (64u * 1024u)
-#define LIMIT_STORE_NODES (256u * 1024u)
+#define LIMIT_STORE_NODES (64u * 1024u)
 /* Replies queued for all clients (--reply-bytes): work that must answer
  * waits for room before it builds its reply, and past it no new execution
  * starts. Room for two of the largest replies (a 16 MiB value with a chunk

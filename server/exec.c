@@ -169,8 +169,20 @@ static json_t *build_fields(struct exec *e)
 			rc |= keep(e, "tests", r->tests, r->tests_len);
 	}
 	json_object_set_new(f, "success", json_boolean(success));
-	if (e->state == STATE_COMPLETED && e->have_result && r->value && e->mode != EXEC_TEST)
-		rc |= keep(e, "value", r->value, r->value_len);
+	if (e->state == STATE_COMPLETED && e->have_result && r->value && e->mode != EXEC_TEST) {
+		if (!buf_len(&e->kept) && r->value_borrowed && e->result_text.data) {
+			/* The result frame becomes the kept text: from the value
+			 * member on, the rest cut off (and given back below). */
+			buf_free(&e->kept);
+			e->kept = e->result_text;
+			e->result_text = (struct buf)BUF_INIT;
+			e->kept.start = r->value_member.off;
+			e->kept.end = r->value_member.off + r->value_member.len;
+			e->kept.data[e->kept.start] = ',';
+		} else {
+			rc |= keep(e, "value", r->value, r->value_len);
+		}
+	}
 	/* The store's changes count only for a successful script; writes that
 	 * change nothing are left out. */
 	if (success && e->have_result && r->store_writes &&
@@ -231,7 +243,7 @@ static size_t kept_bytes(struct exec *e)
 		}
 	}
 	struct buf *k = &e->kept;
-	if (k->data && k->start == 0 && k->cap > k->end && k->end) {
+	if (k->data && k->cap > k->end && k->end) { /* in place: nothing moves */
 		char *p = realloc(k->data, k->end);
 		if (p) {
 			k->data = p;
@@ -486,6 +498,7 @@ void exec_ended(struct exec *e)
 	e->fields = build_fields(e);
 	run_release(e);
 	ctl_msg_clear(&e->result);
+	buf_free(&e->result_text);
 	leave_live(e);
 	/* New code that ran successfully goes to the cache first, so that the
 	 * reply can say where it went. */
@@ -523,6 +536,7 @@ static void exec_free(struct registry_entry *r)
 	json_decref(e->calls);
 	buf_free(&e->kept);
 	ctl_msg_clear(&e->result);
+	buf_free(&e->result_text);
 	buf_free(&e->out[OUT]);
 	buf_free(&e->out[ERR]);
 	free(e->cached_name);

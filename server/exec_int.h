@@ -99,6 +99,7 @@ struct exec {
 	const char *kill_why;	 /* what broke the protocol (static) */
 	char value_problem[160]; /* the returned value was over its limits */
 	struct ctl_msg result;
+	struct buf result_text; /* the result frame, when its value is borrowed */
 	bool have_result;
 	json_int_t heap_peak; /* reported by the worker; -1 when unknown */
 	int spawn_err;

@@ -307,11 +307,17 @@ static void ctl_frame_done(struct exec *e)
 		why = e->ctl_v->why;
 	else if (e->have_result || e->value_problem[0])
 		why = "a frame after the result";
-	else if (ctl_parse_compact(e->ctl_v, buf_peek(&e->ctl_text), buf_len(&e->ctl_text), &m,
-				   &why) == 0) {
+	else if (ctl_parse_compact(e->ctl_v, buf_peek(&e->ctl_text), buf_len(&e->ctl_text),
+				   CTL_BORROW_VALUE, &m, &why) == 0) {
 		if (m.type == CTL_RESULT) {
 			e->result = m;
 			e->have_result = true;
+			if (m.value) {
+				/* The frame's text is kept as it is: its value is
+				 * never copied. */
+				e->result_text = e->ctl_text;
+				e->ctl_text = (struct buf)BUF_INIT;
+			}
 		} else if (m.call_id != e->last_call + 1 || !declared(e, m.name) ||
 			   e->pending_call) {
 			why = "a tool call out of order, or of an undeclared tool";
