@@ -80,6 +80,8 @@ static void account(struct conn *c)
 	size_t out = buf_len(&c->out) ? c->out.cap : 0;
 	queued_total = queued_total - c->out_counted + out;
 	c->out_counted = out;
+	/* Request bytes as sent (the buffers may hold up to twice as much as
+	 * they grow): a frame of --max-frame-bytes alone always fits. */
 	partial_total = partial_total - c->in_counted + buf_len(&c->in);
 	c->in_counted = buf_len(&c->in);
 }
