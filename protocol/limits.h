@@ -7,9 +7,11 @@
 #ifndef SANDBOXD_LIMITS_H
 #define SANDBOXD_LIMITS_H
 
-/* Wire framing. 16 MiB holds any script a model writes with room to spare,
- * yet bounds what one half-sent frame can pin in memory. */
-#define LIMIT_FRAME_BYTES_DEFAULT (16u * 1024u * 1024u)
+/* Wire framing. 4 MiB holds any script a model writes with room to spare
+ * (and most tool results), yet bounds what one half-sent frame pins in
+ * memory and how long parsing one holds the loop (jansson reads some 100
+ * MB/s: a 16 MiB frame was 150 ms). */
+#define LIMIT_FRAME_BYTES_DEFAULT (4u * 1024u * 1024u)
 /* Below this a request cannot even name an op with some code. */
 #define LIMIT_FRAME_BYTES_MIN 1024u
 /* Nesting depth accepted in request JSON; jansson itself stops at 2048. */
@@ -124,13 +126,14 @@
  * starts. Room for two of the largest replies (a 16 MiB value with a chunk
  * of output) keeps one big reader from stopping everyone. */
 #define LIMIT_REPLY_BYTES_DEFAULT (32u * 1024u * 1024u)
-/* Half-sent request frames over all connections (--partial-bytes): two
+/* Half-sent request frames over all connections (--partial-bytes): four
  * frames of the largest size. Past it the connection whose bytes went over
  * gets RESOURCE_EXHAUSTED and is closed. */
-#define LIMIT_PARTIAL_BYTES_DEFAULT (32u * 1024u * 1024u)
+#define LIMIT_PARTIAL_BYTES_DEFAULT (16u * 1024u * 1024u)
 /* Code and tests held by executions not yet done (--queue-bytes): 256
- * queued requests of a full frame each would otherwise hold 4 GiB. */
-#define LIMIT_QUEUE_BYTES_DEFAULT (32u * 1024u * 1024u)
+ * queued requests of a full frame each would otherwise hold 1 GiB; typical
+ * scripts are a few KiB, so thousands fit. */
+#define LIMIT_QUEUE_BYTES_DEFAULT (16u * 1024u * 1024u)
 /* The smallest a budget may be set to. */
 #define LIMIT_BUDGET_MIN (64u * 1024u)
 /* stdout + stderr bytes in one status reply: a reader polls on with the
