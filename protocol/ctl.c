@@ -1,7 +1,10 @@
 /* ctl.c - validate what a worker reports; see ctl.h. */
 #include "ctl.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "limits.h"
 
 /* The kinds a worker may claim (timeout: its CPU budget); the rest
  * (output_limit, cancelled, sandbox) are the supervisor's verdicts and
@@ -16,7 +19,46 @@ static bool known_kind(const char *k)
 	return false;
 }
 
-/* A copy of a string field cut to at most max bytes on a character boundary. */
+void ctl_frame_limits(struct jsonv_limits *lim)
+{
+	lim->max_depth = CTL_VALUE_DEPTH + 2;
+	lim->max_nodes = CTL_VALUE_NODES + CTL_OTHER_NODES;
+	lim->max_bytes = CTL_RESULT_BYTES;
+}
+
+void ctl_msg_clear(struct ctl_msg *m)
+{
+	free(m->name);
+	free(m->args);
+	if (!m->value_borrowed)
+		free(m->value);
+	json_decref(m->error);
+	free(m->store_writes);
+	free(m->tests);
+	memset(m, 0, sizeof *m);
+	m->heap_peak = -1;
+}
+
+static char *copy_span(const char *text, const struct jsonv_span *s)
+{
+	char *p = malloc(s->len + 1);
+	if (p) {
+		memcpy(p, text + s->off, s->len);
+		p[s->len] = '\0';
+	}
+	return p;
+}
+
+/* A small member (at most CTL_SMALL_NODES values) as a tree, or NULL. */
+static json_t *small(const char *text, const struct jsonv_member *mb)
+{
+	if (!mb || mb->nodes > CTL_SMALL_NODES)
+		return NULL;
+	return json_loadb(text + mb->value.off, mb->value.len,
+			  JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, NULL);
+}
+
+/* A copy of a string cut to at most max bytes on a character boundary. */
 static json_t *bounded_string(json_t *v, size_t max)
 {
 	const char *s = json_string_value(v);
@@ -68,118 +110,294 @@ static json_t *parse_error(json_t *e, const char **why)
 
 static bool count_ok(json_t *v) { return json_is_integer(v) && json_integer_value(v) >= 0; }
 
-/* A copy of test mode's report with every field checked and bounded. */
-static json_t *parse_test(json_t *t, const char **why)
-{
-	json_t *summary = json_object_get(t, "summary");
-	json_t *tests = json_object_get(t, "tests");
-	static const char *const counts[] = {"total", "passed", "failed", "skipped"};
-	if (!json_is_object(summary) || !json_is_array(tests) ||
-	    json_array_size(tests) > CTL_TESTS_MAX) {
-		*why = "test report has no summary or tests";
-		return NULL;
-	}
-	json_t *out_summary = json_object();
-	for (size_t i = 0; i < 4; i++) {
-		json_t *v = json_object_get(summary, counts[i]);
-		if (!count_ok(v)) {
-			json_decref(out_summary);
-			*why = "test summary has a bad count";
-			return NULL;
-		}
-		json_object_set(out_summary, counts[i], v);
-	}
-	json_t *out_tests = json_array();
-	size_t i;
-	json_t *r;
-	json_array_foreach (tests, i, r) {
-		json_t *name = json_object_get(r, "name");
-		json_t *passed = json_object_get(r, "passed");
-		json_t *err = json_object_get(r, "error");
-		json_t *ms = json_object_get(r, "duration_ms");
-		if (!json_is_string(name) || !json_is_boolean(passed) ||
-		    (err && !json_is_string(err)) || !count_ok(ms)) {
-			json_decref(out_summary);
-			json_decref(out_tests);
-			*why = "test report has a bad test entry";
-			return NULL;
-		}
-		json_t *o = json_object();
-		json_object_set_new(o, "name", bounded_string(name, CTL_TEST_NAME_BYTES));
-		json_object_set(o, "passed", passed);
-		if (json_is_true(json_object_get(r, "skipped")))
-			json_object_set_new(o, "skipped", json_true());
-		if (err)
-			json_object_set_new(o, "error", bounded_string(err, CTL_MESSAGE_BYTES));
-		json_object_set(o, "duration_ms", ms);
-		json_array_append_new(out_tests, o);
-	}
-	return json_pack("{s:o, s:o}", "summary", out_summary, "tests", out_tests);
-}
+static int dump_to_buf(const char *p, size_t n, void *data) { return buf_append(data, p, n); }
 
-json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why)
+/* One entry of the report, checked and bounded, appended to out as
+ * compact JSON; the summary counts it. */
+static const char *test_entry(const char *text, const struct jsonv_span *sp, struct buf *out,
+			      struct ctl_summary *sum)
 {
-	return ctl_result_take(json_loadb(payload, len, JSON_REJECT_DUPLICATES, NULL), res, why);
-}
-
-json_t *ctl_result_take(json_t *root, struct ctl_result *res, const char **why)
-{
-	memset(res, 0, sizeof *res);
-	res->heap_peak = -1;
-	if (!json_is_object(root)) {
-		*why = "result is not a JSON object";
-		goto bad;
+	uint64_t nodes;
+	const char *jwhy;
+	struct jsonv_limits lim = {4, CTL_SMALL_NODES, 0};
+	if (text[sp->off] != '{' ||
+	    jsonv_compact(text + sp->off, sp->len, &lim, NULL, &nodes, &jwhy) < 0)
+		return "test report has a bad test entry";
+	json_t *r =
+		json_loadb(text + sp->off, sp->len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, NULL);
+	json_t *name = json_object_get(r, "name");
+	json_t *passed = json_object_get(r, "passed");
+	json_t *err = json_object_get(r, "error");
+	json_t *ms = json_object_get(r, "duration_ms");
+	json_t *skipped = json_object_get(r, "skipped");
+	if (!json_is_string(name) || !json_is_boolean(passed) || (err && !json_is_string(err)) ||
+	    !count_ok(ms) || (skipped && !json_is_boolean(skipped))) {
+		json_decref(r);
+		return "test report has a bad test entry";
 	}
-	json_t *type = json_object_get(root, "type");
-	if (!json_is_string(type) || strcmp(json_string_value(type), "result") != 0) {
-		*why = "result frame has an unexpected type";
-		goto bad;
-	}
-	json_t *ok = json_object_get(root, "ok");
-	if (!json_is_boolean(ok)) {
-		*why = "result has no ok flag";
-		goto bad;
-	}
-	res->ok = json_is_true(ok);
-	json_t *peak = json_object_get(root, "heap_peak_bytes");
-	res->heap_peak = json_is_integer(peak) && json_integer_value(peak) >= 0
-				 ? json_integer_value(peak)
-				 : -1;
-	if (res->ok) {
-		res->value = json_object_get(root, "value");
-		json_t *writes = json_object_get(root, "store_writes");
-		if (writes) {
-			json_t *set = json_object_get(writes, "set");
-			json_t *del = json_object_get(writes, "delete");
-			size_t i;
-			json_t *k;
-			bool ok_del = json_is_array(del);
-			json_array_foreach (del, i, k)
-				ok_del = ok_del && json_is_string(k);
-			if (!json_is_object(set) || !ok_del) {
-				*why = "result has malformed store writes";
-				goto bad;
-			}
-			res->store_writes = json_pack("{s:O, s:O}", "set", set, "delete", del);
-		}
-		json_t *test = json_object_get(root, "test");
-		if (test) {
-			res->test = parse_test(test, why);
-			if (!res->test)
-				goto bad;
-		}
-		return root;
-	}
-	json_t *e = json_object_get(root, "error");
-	if (!json_is_object(e)) {
-		*why = "failed result has no error object";
-		goto bad;
-	}
-	res->error = parse_error(e, why);
-	if (!res->error)
-		goto bad;
-	return root;
-bad:
-	json_decref(root);
+	bool skip = json_is_true(skipped);
+	bool pass = !skip && json_is_true(passed) && !err;
+	json_t *o = json_object();
+	json_object_set_new(o, "name", bounded_string(name, CTL_TEST_NAME_BYTES));
+	json_object_set_new(o, "passed", json_boolean(pass));
+	if (skip)
+		json_object_set_new(o, "skipped", json_true());
+	if (err)
+		json_object_set_new(o, "error", bounded_string(err, CTL_MESSAGE_BYTES));
+	json_object_set(o, "duration_ms", ms);
+	int rc = buf_len(out) > 1 ? buf_append(out, ",", 1) : 0;
+	if (rc == 0)
+		rc = json_dump_callback(o, dump_to_buf, out, JSON_COMPACT);
+	json_decref(o);
+	json_decref(r);
+	if (rc < 0)
+		return "out of memory";
+	sum->total++;
+	if (skip)
+		sum->skipped++;
+	else if (pass)
+		sum->passed++;
+	else
+		sum->failed++;
 	return NULL;
+}
+
+/* Test mode's report: the entries, each checked; the summary recounted
+ * from them (the worker's own summary is not believed). */
+static const char *parse_test(const char *text, const struct jsonv_span *t, struct ctl_msg *m)
+{
+	const char *s = text + t->off;
+	size_t pos = 0;
+	struct jsonv_span k, val, tests = {0, 0};
+	bool have_tests = false;
+	if (s[0] != '{')
+		return "test report has no summary or tests";
+	while (jsonv_next(s, t->len, &pos, &k, &val)) {
+		if (jsonv_key_is(s, &k, "tests")) {
+			if (have_tests || s[val.off] != '[')
+				return "test report has no summary or tests";
+			tests = val;
+			have_tests = true;
+		}
+	}
+	if (!have_tests)
+		return "test report has no summary or tests";
+	struct buf out = BUF_INIT;
+	if (buf_append(&out, "[", 1) < 0)
+		return "out of memory";
+	pos = 0;
+	const char *entries = s + tests.off;
+	while (jsonv_next(entries, tests.len, &pos, &k, &val)) {
+		if (m->summary.total >= CTL_TESTS_MAX) {
+			buf_free(&out);
+			return "test report has too many entries";
+		}
+		const char *why = test_entry(entries, &val, &out, &m->summary);
+		if (why) {
+			buf_free(&out);
+			return why;
+		}
+	}
+	if (buf_append(&out, "]", 2) < 0) { /* with the NUL */
+		buf_free(&out);
+		return "out of memory";
+	}
+	m->has_test = true;
+	m->tests = out.data;
+	m->tests_len = buf_len(&out) - 1;
+	return NULL;
+}
+
+/* store_writes: {"set": {key: value}, "delete": [key]}, within the store's
+ * limits, which the JavaScript layer promises and this re-checks. */
+static const char *parse_store_writes(const char *text, const struct jsonv_member *mb,
+				      struct ctl_msg *m)
+{
+	const char *s = text + mb->value.off;
+	size_t len = mb->value.len, pos = 0, total = 0;
+	struct jsonv_span k, val, set = {0, 0}, del = {0, 0};
+	int have_set = 0, have_del = 0;
+	if (len > CTL_STORE_WRITES_BYTES)
+		return "result has store writes over the store's limits";
+	if (s[0] != '{')
+		return "result has malformed store writes";
+	while (jsonv_next(s, len, &pos, &k, &val)) {
+		if (jsonv_key_is(s, &k, "set") && s[val.off] == '{') {
+			set = val;
+			have_set++;
+		} else if (jsonv_key_is(s, &k, "delete") && s[val.off] == '[') {
+			del = val;
+			have_del++;
+		} else {
+			return "result has malformed store writes";
+		}
+	}
+	if (have_set != 1 || have_del != 1)
+		return "result has malformed store writes";
+	pos = 0;
+	while (jsonv_next(s + set.off, set.len, &pos, &k, &val)) {
+		if (val.len > LIMIT_STORE_VALUE_BYTES)
+			return "result has a store value over the per-value limit";
+		total += val.len;
+	}
+	if (total > LIMIT_STORE_TOTAL_BYTES)
+		return "result has store writes over the store's total limit";
+	pos = 0;
+	while (jsonv_next(s + del.off, del.len, &pos, &k, &val))
+		if (s[del.off + val.off] != '"')
+			return "result has malformed store writes";
+	m->store_writes = copy_span(text, &mb->value);
+	m->store_writes_len = mb->value.len;
+	return m->store_writes ? NULL : "out of memory";
+}
+
+/* Every member of the frame is one this type may have, and none twice. */
+static const char *check_members(const struct jsonv *v, const char *text,
+				 const char *const *allowed)
+{
+	if (v->members_overflow)
+		return "a control frame has unknown fields";
+	for (unsigned i = 0; i < v->n_members; i++) {
+		bool ok = false;
+		for (const char *const *a = allowed; *a && !ok; a++)
+			ok = jsonv_key_is(text, &v->members[i].key, *a);
+		if (!ok)
+			return "a control frame has unknown fields";
+		for (unsigned j = 0; j < i; j++)
+			if (v->members[j].key.len == v->members[i].key.len &&
+			    memcmp(text + v->members[j].key.off, text + v->members[i].key.off,
+				   v->members[i].key.len) == 0)
+				return "a control frame repeats a field";
+	}
+	return NULL;
+}
+
+static const char *const call_fields[] = {"type", "call_id", "name", "args", NULL};
+static const char *const result_fields[] = {"type", "ok",	    "value",	       "error",
+					    "test", "store_writes", "heap_peak_bytes", NULL};
+
+static const char *tool_call(const struct jsonv *v, const char *text, struct ctl_msg *m)
+{
+	const char *why = check_members(v, text, call_fields);
+	if (why)
+		return why;
+	const struct jsonv_member *args = jsonv_member(v, "args", NULL);
+	json_t *id = small(text, jsonv_member(v, "call_id", NULL));
+	json_t *name = small(text, jsonv_member(v, "name", NULL));
+	if (!json_is_integer(id) || json_integer_value(id) < 1 || !json_is_string(name) ||
+	    json_string_length(name) > LIMIT_TOOL_NAME ||
+	    strlen(json_string_value(name)) != json_string_length(name) || !args) {
+		json_decref(id);
+		json_decref(name);
+		return "a tool call without a call_id, name or args";
+	}
+	m->type = CTL_TOOL_CALL;
+	m->call_id = json_integer_value(id);
+	m->name = strdup(json_string_value(name));
+	m->args = copy_span(text, &args->value);
+	m->args_len = args->value.len;
+	json_decref(id);
+	json_decref(name);
+	return m->name && m->args ? NULL : "out of memory";
+}
+
+static const char *result(const struct jsonv *v, const char *text, struct ctl_msg *m)
+{
+	const char *why = check_members(v, text, result_fields);
+	if (why)
+		return why;
+	m->type = CTL_RESULT;
+	json_t *ok = small(text, jsonv_member(v, "ok", NULL));
+	if (!json_is_boolean(ok)) {
+		json_decref(ok);
+		return "result has no ok flag";
+	}
+	m->ok = json_is_true(ok);
+	json_decref(ok);
+	json_t *peak = small(text, jsonv_member(v, "heap_peak_bytes", NULL));
+	m->heap_peak = json_is_integer(peak) && json_integer_value(peak) >= 0
+			       ? json_integer_value(peak)
+			       : -1;
+	json_decref(peak);
+	if (!m->ok) {
+		json_t *e = small(text, jsonv_member(v, "error", NULL));
+		if (!json_is_object(e)) {
+			json_decref(e);
+			return "failed result has no error object";
+		}
+		m->error = parse_error(e, &why);
+		json_decref(e);
+		return m->error ? NULL : why;
+	}
+	const struct jsonv_member *value = jsonv_member(v, "value", NULL);
+	if (value) {
+		if (value->nodes > CTL_VALUE_NODES)
+			return "result value has too many JSON values";
+		m->value_len = value->value.len;
+		if (m->value_borrowed) {
+			m->value = (char *)text + value->value.off;
+			m->value_member.off = value->key.off - 1;
+			m->value_member.len =
+				value->value.off + value->value.len - (value->key.off - 1);
+		} else if (!(m->value = copy_span(text, &value->value))) {
+			return "out of memory";
+		}
+	}
+	const struct jsonv_member *writes = jsonv_member(v, "store_writes", NULL);
+	if (writes && (why = parse_store_writes(text, writes, m)) != NULL)
+		return why;
+	const struct jsonv_member *test = jsonv_member(v, "test", NULL);
+	if (test && (why = parse_test(text, &test->value, m)) != NULL)
+		return why;
+	return NULL;
+}
+
+int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, unsigned flags,
+		      struct ctl_msg *m, const char **why)
+{
+	memset(m, 0, sizeof *m);
+	m->heap_peak = -1;
+	m->value_borrowed = flags & CTL_BORROW_VALUE;
+	*why = NULL;
+	if (len == 0 || text[0] != '{') {
+		*why = "a control frame is not a JSON object";
+		return -1;
+	}
+	json_t *type = small(text, jsonv_member(v, "type", NULL));
+	const char *t = json_string_value(type);
+	if (t && strcmp(t, "tool_call") == 0)
+		*why = tool_call(v, text, m);
+	else if (t && strcmp(t, "result") == 0)
+		*why = result(v, text, m);
+	else
+		*why = "a control frame has an unexpected type";
+	json_decref(type);
+	if (*why) {
+		ctl_msg_clear(m);
+		return -1;
+	}
+	return 0;
+}
+
+int ctl_parse(const char *payload, size_t len, struct ctl_msg *m, const char **why)
+{
+	memset(m, 0, sizeof *m);
+	m->heap_peak = -1;
+	struct jsonv_limits lim;
+	ctl_frame_limits(&lim);
+	struct jsonv *v = malloc(sizeof *v);
+	struct buf text = BUF_INIT;
+	if (!v) {
+		*why = "out of memory";
+		return -1;
+	}
+	jsonv_init(v, &lim, &text);
+	int rc = -1;
+	if (jsonv_feed(v, payload, len) < 0 || jsonv_finish(v) < 0)
+		*why = v->why;
+	else
+		rc = ctl_parse_compact(v, buf_peek(&text), buf_len(&text), 0, m, why);
+	buf_free(&text);
+	free(v);
+	return rc;
 }

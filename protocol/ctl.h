@@ -16,8 +16,11 @@
  * Later message types (tool calls and their answers) share this channel,
  * which is why it is a socket and not a pipe.
  *
- * Everything a worker sends is untrusted: the supervisor parses it with
- * ctl_result_parse, which bounds and checks every field.
+ * Everything a worker sends is untrusted: the supervisor validates each
+ * frame as text (jsonv, as its bytes arrive) and checks it with
+ * ctl_parse_compact, which bounds every field. A returned value, the store's
+ * changes and a tool call's arguments stay compact JSON text; the
+ * supervisor never builds a tree of them.
  */
 #ifndef SANDBOXD_CTL_H
 #define SANDBOXD_CTL_H
@@ -25,6 +28,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "jsonv.h"
 
 /* Exit statuses a worker uses when it cannot send a result frame. */
 enum ctl_exit {
@@ -42,29 +48,78 @@ enum ctl_exit {
 #define CTL_VALUE_BYTES (16u * 1024u * 1024u)
 /* A result frame: the value plus the other fields. */
 #define CTL_RESULT_BYTES (CTL_VALUE_BYTES + 64u * 1024u)
-
-/* A worker's result, validated. */
-struct ctl_result {
-	bool ok;
-	json_t *value; /* borrowed; NULL when the script returned undefined */
-	json_t *test;  /* new reference {summary, tests} (test mode) or NULL */
-	json_t *error; /* new reference {kind, message, line?, stack?, source?} or NULL */
-	json_int_t heap_peak; /* the script's heap peak, or -1 when not reported */
-	json_t *store_writes; /* new reference {set, delete} (success only) or NULL */
-};
+/* Values (scalars, arrays, objects) in a returned value, and its nesting.
+ * The supervisor keeps only text, but a client parses it into a tree of
+ * some 50 to 100 bytes a value: a million is as far as that stays sane. */
+#define CTL_VALUE_NODES (1024u * 1024u)
+#define CTL_VALUE_DEPTH 512u
+/* The rest of a frame (type, ok, error, store_writes, the test report,
+ * a tool call's name) may add this many values. */
+#define CTL_OTHER_NODES (256u * 1024u)
+/* store_writes as text: the values (limits.h's store limits) and the keys
+ * that go with them. */
+#define CTL_STORE_WRITES_BYTES (4u * 1024u * 1024u)
+/* The small members of a frame (error, call_id, name, ...): values each. */
+#define CTL_SMALL_NODES 16u
 
 /* Bounds on test mode's report. */
 #define CTL_TESTS_MAX 10000u
 #define CTL_TEST_NAME_BYTES 1024u
 
+enum ctl_type {
+	CTL_TOOL_CALL,
+	CTL_RESULT,
+};
+
+/* Test mode's summary, as the supervisor counts it from the entries. */
+struct ctl_summary {
+	unsigned total, passed, failed, skipped;
+};
+
+/* One frame from a worker, validated. Text fields are compact JSON the
+ * message owns (malloc'd, NUL-terminated, NULL when absent). */
+struct ctl_msg {
+	enum ctl_type type;
+	/* tool_call */
+	int64_t call_id;
+	char *name; /* the tool's dotted name */
+	char *args;
+	size_t args_len;
+	/* result */
+	bool ok;
+	char *value; /* NULL when the script returned undefined */
+	size_t value_len;
+	/* With CTL_BORROW_VALUE, value points into the text parsed and is not
+	 * freed here; value_member is then where ,"value":V lies in that text
+	 * (its first byte is the one before the key: make it a comma), so
+	 * that the caller can keep the value without copying it. */
+	bool value_borrowed;
+	struct jsonv_span value_member;
+	json_t *error;	    /* new reference {kind, message, line?, column?, stack?, source?} */
+	int64_t heap_peak;  /* the script's heap peak, or -1 when not reported */
+	char *store_writes; /* {"set":{...},"delete":[...]} within the store limits */
+	size_t store_writes_len;
+	bool has_test;
+	struct ctl_summary summary; /* recomputed from the entries */
+	char *tests;		    /* [{name, passed, skipped?, error?, duration_ms}] */
+	size_t tests_len;
+};
+
+/* The limits a whole frame is validated under (jsonv). */
+void ctl_frame_limits(struct jsonv_limits *lim);
+
 /*
- * Parses a result frame's payload. Returns the JSON root (the caller owns it
- * and frees it after using *res, then json_decref on res->error, res->test
- * and res->store_writes), or NULL with
- * *why set to a static description when the worker broke the protocol.
+ * Checks one frame that jsonv validated and compacted: text[0..len) is its
+ * compact form and v the validator that made it (for the places of the
+ * top-level members). Fills *m (free with ctl_msg_clear) and returns 0, or
+ * returns -1 with *why set to a static description when the worker broke
+ * the protocol (*m is then empty).
  */
-json_t *ctl_result_parse(const char *payload, size_t len, struct ctl_result *res, const char **why);
-/* The same for a frame already parsed: takes root (freed on failure). */
-json_t *ctl_result_take(json_t *root, struct ctl_result *res, const char **why);
+#define CTL_BORROW_VALUE 1u
+int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, unsigned flags,
+		      struct ctl_msg *m, const char **why);
+/* The same from the frame's raw payload (validated here). */
+int ctl_parse(const char *payload, size_t len, struct ctl_msg *m, const char **why);
+void ctl_msg_clear(struct ctl_msg *m);
 
 #endif

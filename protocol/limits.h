@@ -7,9 +7,11 @@
 #ifndef SANDBOXD_LIMITS_H
 #define SANDBOXD_LIMITS_H
 
-/* Wire framing. 16 MiB holds any script a model writes with room to spare,
- * yet bounds what one half-sent frame can pin in memory. */
-#define LIMIT_FRAME_BYTES_DEFAULT (16u * 1024u * 1024u)
+/* Wire framing. 4 MiB holds any script a model writes with room to spare
+ * (and most tool results), yet bounds what one half-sent frame pins in
+ * memory and how long parsing one holds the loop (jansson reads some 100
+ * MB/s: a 16 MiB frame was 150 ms). */
+#define LIMIT_FRAME_BYTES_DEFAULT (4u * 1024u * 1024u)
 /* Below this a request cannot even name an op with some code. */
 #define LIMIT_FRAME_BYTES_MIN 1024u
 /* Nesting depth accepted in request JSON; jansson itself stops at 2048. */
@@ -37,12 +39,14 @@
 #define LIMIT_LIST_MAX 100u
 
 /* Finished executions stay queryable this long, and at most this many, and
- * with at most this much buffered output among them (oldest dropped first):
+ * holding at most this many bytes among them (oldest dropped first; every
+ * byte an ended execution keeps counts: output, value, store_writes, test
+ * report, calls, fields, the record itself):
  * long enough for an agent to come back for a result, bounded so a burst of
  * big outputs cannot hold the daemon's memory. */
 #define LIMIT_RETENTION_MS_DEFAULT 600000u
 #define LIMIT_RETAIN_COUNT_DEFAULT 1000u
-#define LIMIT_RETAIN_BYTES_DEFAULT (256ull * 1024 * 1024)
+#define LIMIT_RETAIN_BYTES_DEFAULT (128ull * 1024 * 1024)
 
 /* The script cache: entries and bytes on disk (and in memory), oldest
  * evicted first. A description is the script's leading comment, cut. */
@@ -150,5 +154,49 @@
 /* A warning that could repeat with every event is logged at most once in
  * this long, with a count of those held back. */
 #define LIMIT_LOG_REPEAT_MS 1000u
+/* ---- What the supervisor holds for clients and workers.
+ *
+ * Everything below bounds memory a client or a worker can make the
+ * supervisor hold; README's "Memory" section adds them up. */
+
+/* Tool calls one execution may make. Each is a round trip through the
+ * client and a line in the record; a script looping on a tool (its client
+ * gone, each call failing at once) would otherwise grow the record for as
+ * long as it runs. Past it a call throws inside the script and never
+ * reaches the client; the record's calls_dropped counts them. */
+#define LIMIT_TOOL_CALLS 1000u
+#define LIMIT_TOOL_CALLS_TEXT "1000"
+/* Answers to a worker waiting unsent. An honest worker reads each answer
+ * before it asks again, so this is only ever reached by one that does not
+ * read: it is killed (kind sandbox). */
+#define LIMIT_CTL_BACKLOG_BYTES (1024u * 1024u)
+/* A request's JSON values in all, checked on the text before a tree is
+ * built: jansson spends some 80 bytes and 75 ns a value, so 128K values
+ * are a 10 MiB tree built in about 10 ms. Tool declarations and the store
+ * get shares of it. Only the tools' names outlive the request; schemas
+ * matter only to declarations, and 64 KiB is a very large schema. */
+#define LIMIT_REQUEST_NODES (128u * 1024u)
+#define LIMIT_TOOLS_NODES (64u * 1024u)
+#define LIMIT_TOOLS_BYTES (1024u * 1024u)
+#define LIMIT_SCHEMA_BYTES (64u * 1024u)
+#define LIMIT_STORE_NODES (64u * 1024u)
+/* Replies queued for all clients (--reply-bytes): work that must answer
+ * waits for room before it builds its reply, and past it no new execution
+ * starts. Room for two of the largest replies (a 16 MiB value with a chunk
+ * of output) keeps one big reader from stopping everyone. */
+#define LIMIT_REPLY_BYTES_DEFAULT (32u * 1024u * 1024u)
+/* Half-sent request frames over all connections (--partial-bytes): four
+ * frames of the largest size. Past it the connection whose bytes went over
+ * gets RESOURCE_EXHAUSTED and is closed. */
+#define LIMIT_PARTIAL_BYTES_DEFAULT (16u * 1024u * 1024u)
+/* Code and tests held by executions not yet done (--queue-bytes): 256
+ * queued requests of a full frame each would otherwise hold 1 GiB; typical
+ * scripts are a few KiB, so thousands fit. */
+#define LIMIT_QUEUE_BYTES_DEFAULT (16u * 1024u * 1024u)
+/* The smallest a budget may be set to. */
+#define LIMIT_BUDGET_MIN (64u * 1024u)
+/* stdout + stderr bytes in one status reply: a reader polls on with the
+ * offsets the reply gives, so no reply copies a whole big output. */
+#define LIMIT_STATUS_OUTPUT_BYTES (1024u * 1024u)
 
 #endif

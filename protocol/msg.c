@@ -1,6 +1,7 @@
 /* msg.c - reply and event frames; see msg.h. */
 #include "msg.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static json_t *with_id(json_t *id)
@@ -44,11 +45,14 @@ json_t *msg_event(json_t *id, const char *name)
 
 static int dump_to_buf(const char *p, size_t n, void *data) { return buf_append(data, p, n); }
 
-int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg)
+int msg_encode_raw(struct buf *out, enum frame_mode mode, const json_t *msg, const char *members,
+		   size_t len)
 {
 	/* Offsets are kept relative to the unconsumed start: an append may
 	 * slide the buffer's contents down, never reorder them. */
 	size_t mark = buf_len(out);
+	if (len && (!json_is_object(msg) || members[0] != ','))
+		return -1;
 	if (mode != FRAME_MODE_LINE) {
 		if (!buf_reserve(out, 4))
 			return -1;
@@ -57,6 +61,14 @@ int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg)
 	size_t body = buf_len(out);
 	if (json_dump_callback(msg, dump_to_buf, out, JSON_COMPACT) < 0)
 		goto undo;
+	if (len) {
+		/* Drop the closing brace; an empty object takes no comma. */
+		out->end--;
+		bool empty = buf_len(out) - body == 1;
+		if (buf_append(out, members + empty, len - empty) < 0 ||
+		    buf_append(out, "}", 1) < 0)
+			goto undo;
+	}
 	size_t n = buf_len(out) - body;
 	if (mode == FRAME_MODE_LINE) {
 		if (buf_append(out, "\n", 1) < 0)
@@ -70,4 +82,9 @@ int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg)
 undo:
 	out->end = out->start + mark;
 	return -1;
+}
+
+int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg)
+{
+	return msg_encode_raw(out, mode, msg, NULL, 0);
 }

@@ -26,4 +26,14 @@ json_t *msg_event(json_t *id, const char *name);
  */
 int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg);
 
+/*
+ * The same with members spliced in before the object's closing brace:
+ * members[0..len) is compact JSON text of the form ,"key":value,... (each
+ * member led by a comma; empty for none), kept as text so that a big value
+ * is never rebuilt as a tree. msg must be an object, and members must be
+ * compact (no newline, as line mode needs). 0, or -1 as for msg_encode.
+ */
+int msg_encode_raw(struct buf *out, enum frame_mode mode, const json_t *msg, const char *members,
+		   size_t len);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonv.h"
 #include "limits.h"
 
 enum field_type {
@@ -322,6 +323,13 @@ static bool path_prefix(const char *a, const char *b)
 	return strncmp(a, b, n) == 0 && (b[n] == '.' || b[n] == '\0');
 }
 
+static int count_bytes(const char *p, size_t n, void *data)
+{
+	(void)p;
+	*(size_t *)data += n;
+	return 0;
+}
+
 static int check_tools(const json_t *v, struct request_error *err)
 {
 	if (!json_is_array(v) || json_array_size(v) > LIMIT_TOOLS) {
@@ -349,6 +357,16 @@ static int check_tools(const json_t *v, struct request_error *err)
 			bool ok = strcmp(key, "name") == 0 ||
 				  (strcmp(key, "description") == 0 && json_is_string(m)) ||
 				  (schema && (json_is_object(m) || json_is_boolean(m)));
+			size_t bytes = 0;
+			if (ok && schema &&
+			    (json_dump_callback(m, count_bytes, &bytes, JSON_COMPACT) < 0 ||
+			     bytes > LIMIT_SCHEMA_BYTES)) {
+				fail(err, STATUS_INVALID_ARGUMENT,
+				     "tools[%zu].%s: %zu bytes of JSON; a schema may have at most "
+				     "%u",
+				     i, key, bytes, LIMIT_SCHEMA_BYTES);
+				return -1;
+			}
 			if (!ok) {
 				fail(err, STATUS_INVALID_ARGUMENT,
 				     "tools[%zu].%.*s: unknown field or wrong type (a tool has "
@@ -658,6 +676,79 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 	return 0;
 }
 
+/* Per-member bounds of the pre-scan: a member over them is refused before
+ * any tree is built. */
+static const struct {
+	const char *name;
+	uint64_t nodes;
+	size_t bytes; /* compact; 0: no bound here */
+} member_bounds[] = {
+	{"tools", LIMIT_TOOLS_NODES, LIMIT_TOOLS_BYTES},
+	{"store", LIMIT_STORE_NODES, 0},
+};
+
+/*
+ * Counts the request's values and its members' sizes on the
+ * text, before jansson builds a tree: a request of a million tiny values
+ * costs this scan, not a tree of a hundred megabytes. 0 when the request is
+ * within bounds or is not JSON at all (jansson then says where); -1 with
+ * *err filled when it is over a bound.
+ */
+static int prescan(const char *payload, size_t len, struct request_error *err)
+{
+	struct jsonv *v = malloc(sizeof *v);
+	if (!v) {
+		fail(err, STATUS_RESOURCE_EXHAUSTED, "out of memory");
+		return -1;
+	}
+	/* Depth is left to validate(), which can echo the id. */
+	struct jsonv_limits lim = {JSONV_DEPTH_MAX, LIMIT_REQUEST_NODES, 0};
+	jsonv_init(v, &lim, NULL);
+	int rc = 0;
+	if (jsonv_feed(v, payload, len) < 0 || jsonv_finish(v) < 0) {
+		const char *name = NULL;
+		int name_len = 0;
+		if (v->cur >= 0) {
+			const struct jsonv_member *m = &v->members[v->cur];
+			name = payload + m->key_in + 1;
+			name_len = (int)(m->key.len >= 2 ? m->key.len - 2 : 0);
+			name_len = name_len > 64 ? 64 : name_len;
+		}
+		if (strcmp(v->why, "too many values") == 0) {
+			fail(err, STATUS_INVALID_ARGUMENT,
+			     "%.*s%srequest has more than %u JSON values", name_len,
+			     name ? name : "", name ? ": the " : "", LIMIT_REQUEST_NODES);
+			rc = -1;
+		}
+		free(v);
+		return rc;
+	}
+	for (unsigned i = 0; i < v->n_members && rc == 0; i++) {
+		const struct jsonv_member *m = &v->members[i];
+		for (size_t k = 0; k < sizeof member_bounds / sizeof member_bounds[0]; k++) {
+			const char *name = member_bounds[k].name;
+			size_t n = strlen(name);
+			if (m->key.len != n + 2 || memcmp(payload + m->key_in + 1, name, n) != 0)
+				continue;
+			if (m->nodes > member_bounds[k].nodes) {
+				fail(err, STATUS_INVALID_ARGUMENT,
+				     "%s: %llu JSON values; at most %llu are allowed", name,
+				     (unsigned long long)m->nodes,
+				     (unsigned long long)member_bounds[k].nodes);
+				rc = -1;
+			} else if (member_bounds[k].bytes &&
+				   m->value.len > member_bounds[k].bytes) {
+				fail(err, STATUS_INVALID_ARGUMENT,
+				     "%s: %zu bytes of JSON; at most %zu are allowed", name,
+				     m->value.len, member_bounds[k].bytes);
+				rc = -1;
+			}
+		}
+	}
+	free(v);
+	return rc;
+}
+
 json_t *request_parse(const char *payload, size_t len, const struct request_limits *lim,
 		      struct request *req, struct request_error *err, json_t **root_on_error)
 {
@@ -665,6 +756,8 @@ json_t *request_parse(const char *payload, size_t len, const struct request_limi
 	err->message = NULL;
 	err->id = NULL;
 	*root_on_error = NULL;
+	if (prescan(payload, len, err) < 0)
+		return NULL;
 	/* Any JSON value decodes, so that a string or a number is refused as
 	 * not an object rather than as not JSON. */
 	size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY;

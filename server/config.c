@@ -28,7 +28,7 @@ static const char usage[] =
 	"  --socket PATH          listen here (env SANDBOXD_SOCKET; default " DEFAULT_SOCKET ")\n"
 	"                         ignored when systemd passes a socket (LISTEN_FDS)\n"
 	"  --socket-mode MODE     permissions of the socket file (octal; default 0660)\n"
-	"  --max-frame-bytes N    largest request frame (default 16M)\n"
+	"  --max-frame-bytes N    largest request frame (default 4M)\n"
 	"  --max-workers N        executions running at once (default 2 x CPUs)\n"
 	"  --queue N              executions waiting for a worker (default 256)\n"
 	"  --max-running-per-owner N  executions one owner (uid) runs at once (default\n"
@@ -55,7 +55,14 @@ static const char usage[] =
 	"  --max-wait-ms N        longest status long-poll; longer waits are cut (default 120000)\n"
 	"  --retention-ms N       how long finished executions stay queryable (default 600000)\n"
 	"  --retain-count N       finished executions kept at most (default 1000)\n"
-	"  --retain-bytes N       output kept among finished executions at most (default 256M)\n"
+	"  --retain-bytes N       bytes kept among finished executions at most: output,\n"
+	"                         values, reports, records (default 128M)\n"
+	"  --reply-bytes N        replies queued for all clients; past it replies wait and\n"
+	"                         no new execution starts (default 32M)\n"
+	"  --conn-reply-bytes N   replies queued for one client before its requests wait\n"
+	"                         (default 4M)\n"
+	"  --partial-bytes N      half-sent requests over all connections (default 16M)\n"
+	"  --queue-bytes N        code and tests held by executions not yet done (default 16M)\n"
 	"  --cache-dir DIR        script cache (default $STATE_DIRECTORY/scripts under systemd,\n"
 	"                         /var/lib/sandboxd/scripts as root, else\n"
 	"                         $XDG_STATE_HOME/sandboxd/scripts)\n"
@@ -96,6 +103,10 @@ enum {
 	OPT_RETENTION,
 	OPT_RETAIN_COUNT,
 	OPT_RETAIN_BYTES,
+	OPT_REPLY_BYTES,
+	OPT_CONN_REPLY_BYTES,
+	OPT_PARTIAL_BYTES,
+	OPT_QUEUE_BYTES,
 	OPT_CACHE_DIR,
 	OPT_CACHE_ENTRIES,
 	OPT_CACHE_BYTES,
@@ -132,6 +143,10 @@ static const struct option options[] = {
 	{"retention-ms", required_argument, NULL, OPT_RETENTION},
 	{"retain-count", required_argument, NULL, OPT_RETAIN_COUNT},
 	{"retain-bytes", required_argument, NULL, OPT_RETAIN_BYTES},
+	{"reply-bytes", required_argument, NULL, OPT_REPLY_BYTES},
+	{"conn-reply-bytes", required_argument, NULL, OPT_CONN_REPLY_BYTES},
+	{"partial-bytes", required_argument, NULL, OPT_PARTIAL_BYTES},
+	{"queue-bytes", required_argument, NULL, OPT_QUEUE_BYTES},
 	{"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
 	{"cache-max-entries", required_argument, NULL, OPT_CACHE_ENTRIES},
 	{"cache-max-bytes", required_argument, NULL, OPT_CACHE_BYTES},
@@ -245,6 +260,11 @@ static int check(const struct config *c)
 		why = "--worker-user and --worker-uids exclude each other";
 	else if ((uint64_t)c->worker_uid_last - c->worker_uid_first + 1 < c->max_workers)
 		why = "--worker-uids must hold at least --max-workers ids";
+	else if (c->reply_bytes < LIMIT_BUDGET_MIN || c->conn_reply_bytes < LIMIT_BUDGET_MIN ||
+		 c->queue_bytes < LIMIT_BUDGET_MIN)
+		why = "--reply-bytes, --conn-reply-bytes and --queue-bytes must be at least 64K";
+	else if (c->partial_bytes < c->max_frame_bytes)
+		why = "--partial-bytes must be at least --max-frame-bytes";
 	if (why) {
 		fprintf(stderr, "sandboxd: %s\n", why);
 		return EXIT_USAGE;
@@ -284,6 +304,10 @@ int config_parse(struct config *c, int argc, char **argv)
 	c->retention_ms = LIMIT_RETENTION_MS_DEFAULT;
 	c->retain_count = LIMIT_RETAIN_COUNT_DEFAULT;
 	c->retain_bytes = LIMIT_RETAIN_BYTES_DEFAULT;
+	c->reply_bytes = LIMIT_REPLY_BYTES_DEFAULT;
+	c->conn_reply_bytes = LIMIT_CONN_BACKLOG_BYTES;
+	c->partial_bytes = LIMIT_PARTIAL_BYTES_DEFAULT;
+	c->queue_bytes = LIMIT_QUEUE_BYTES_DEFAULT;
 	bool no_cache = false;
 
 	int opt;
@@ -359,6 +383,10 @@ int config_parse(struct config *c, int argc, char **argv)
 			c->retain_count = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
 			break;
 		case OPT_RETAIN_BYTES: c->retain_bytes = v; break;
+		case OPT_REPLY_BYTES: c->reply_bytes = (size_t)v; break;
+		case OPT_CONN_REPLY_BYTES: c->conn_reply_bytes = (size_t)v; break;
+		case OPT_PARTIAL_BYTES: c->partial_bytes = (size_t)v; break;
+		case OPT_QUEUE_BYTES: c->queue_bytes = (size_t)v; break;
 		case OPT_CACHE_ENTRIES:
 			c->cache_max_entries = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
 			break;

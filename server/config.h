@@ -38,6 +38,9 @@ struct config {
 	uint64_t retention_ms;
 	unsigned retain_count;
 	uint64_t retain_bytes;
+	size_t reply_bytes, conn_reply_bytes; /* replies queued: all, one connection */
+	size_t partial_bytes;		      /* half-sent requests, all connections */
+	size_t queue_bytes;		      /* code and tests of executions not done */
 };
 
 /* Exit statuses of the daemon, after s6: bad usage and system errors. */

@@ -2,6 +2,7 @@
 #include "conn.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -36,6 +37,9 @@ struct conn {
 	bool refused;	       /* not admitted (--allow-*): refuse and close */
 	struct owner owner;    /* the peer, from SO_PEERCRED */
 	bool backlogged;
+	size_t out_counted, in_counted; /* what the global totals hold of it */
+	size_t pending_bytes;		/* size hints of its work waiting for room */
+	unsigned pass;			/* the kick() pass that found it full */
 	struct loop_timer timer;
 	uint64_t partial_since; /* a frame has been arriving since then */
 	uint64_t last_progress; /* last read or write on the socket */
@@ -46,8 +50,13 @@ static struct list_node conns = {&conns, &conns};
 static unsigned count;
 static unsigned long next_serial = 1;
 static bool draining;
+/* Replies queued and request bytes buffered on all connections, and the
+ * work waiting for room to reply, first come first served. */
+static size_t queued_total, partial_total;
+static struct list_node waiting = {&waiting, &waiting};
 
 static void update(struct conn *c);
+static void kick(void);
 
 /* Connections held at most, those kept to be refused included. */
 static unsigned max_open;
@@ -69,6 +78,102 @@ unsigned conn_count(void) { return count; }
 unsigned long conn_serial(const struct conn *c) { return c->serial; }
 const struct owner *conn_owner(const struct conn *c) { return &c->owner; }
 bool conn_backlogged(const struct conn *c) { return c->backlogged; }
+size_t conn_reply_bytes_queued(void) { return queued_total; }
+size_t conn_owed_bytes(const struct conn *c) { return buf_len(&c->out) + c->pending_bytes; }
+bool conn_owes_too_much(const struct conn *c)
+{
+	return conn_owed_bytes(c) > settings.conn_reply_bytes;
+}
+
+/* Keeps the global totals in step with c's buffers; a buffer that emptied
+ * is given back rather than kept for the connection's life, so an idle
+ * connection costs its record and nothing more. */
+static void account(struct conn *c)
+{
+	if (!buf_len(&c->out) && c->out.cap > 4096)
+		buf_free(&c->out);
+	if (!buf_len(&c->in))
+		buf_free(&c->in); /* an idle connection holds no read buffer */
+	/* What the buffer really holds, its spare room included. */
+	size_t out = buf_len(&c->out) ? c->out.cap : 0;
+	queued_total = queued_total - c->out_counted + out;
+	c->out_counted = out;
+	/* Request bytes as sent (the buffers may hold up to twice as much as
+	 * they grow): a frame of --max-frame-bytes alone always fits. */
+	partial_total = partial_total - c->in_counted + buf_len(&c->in);
+	c->in_counted = buf_len(&c->in);
+}
+
+/* Room on c for a reply of about hint bytes: one bigger than the budget
+ * goes once c's queue is empty. */
+static bool conn_fits(const struct conn *c, size_t hint)
+{
+	size_t mine = buf_len(&c->out);
+	return c->broken || mine == 0 || mine + hint <= settings.conn_reply_bytes;
+}
+
+/* Room among all connections: one bigger than half the budget counts as
+ * half of it, so that it goes once the queues are half empty. */
+static bool global_fits(size_t hint)
+{
+	if (hint > settings.reply_bytes / 2)
+		hint = settings.reply_bytes / 2;
+	return queued_total == 0 || queued_total + hint <= settings.reply_bytes;
+}
+
+/* Lets waiting work reply while there is room, in order: work on a full
+ * connection waits without holding up other connections; global room is
+ * served strictly first come, first served. */
+static void kick(void)
+{
+	static bool kicking;
+	static unsigned pass;
+	if (kicking)
+		return;
+	kicking = true;
+	pass++;
+again:;
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &waiting) {
+		struct conn_pending *p = LIST_ITEM(n, struct conn_pending, link);
+		struct conn *c = p->conn;
+		if (c->pass == pass)
+			continue; /* an earlier reply of c waits: keep c's order */
+		if (!conn_fits(c, p->size_hint)) {
+			c->pass = pass;
+			continue;
+		}
+		if (!global_fits(p->size_hint))
+			break;
+		list_del(&p->link);
+		c->pending_bytes -= p->size_hint;
+		p->ready(p);
+		goto again; /* ready may have queued, cancelled or closed anything */
+	}
+	kicking = false;
+}
+
+void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint)
+{
+	p->conn = c;
+	p->size_hint = size_hint;
+	if (list_empty(&waiting) && conn_fits(c, size_hint) && global_fits(size_hint)) {
+		list_init(&p->link);
+		p->ready(p);
+		return;
+	}
+	list_add_tail(&waiting, &p->link);
+	c->pending_bytes += size_hint;
+	kick();
+}
+
+void conn_pending_cancel(struct conn_pending *p)
+{
+	if (list_linked(&p->link)) {
+		list_del(&p->link);
+		p->conn->pending_bytes -= p->size_hint;
+	}
+}
 
 void conn_subscribe(struct conn *c, struct conn_sub *s) { list_add_tail(&c->subs, &s->link); }
 
@@ -93,14 +198,22 @@ static void conn_close(struct conn *c, const char *why)
 		list_del(n);
 		s->ops->gone(s);
 	}
+	struct list_node *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &waiting) {
+		struct conn_pending *p = LIST_ITEM(n, struct conn_pending, link);
+		if (p->conn == c)
+			conn_pending_cancel(p);
+	}
 	list_del(&c->link);
 	count--;
 	log_debug("conn %lu closed: %s", c->serial, why);
 	buf_free(&c->in);
 	buf_free(&c->out);
+	account(c);
 	free(c);
 	if (settings.fd_freed)
 		settings.fd_freed();
+	kick();
 }
 
 static void on_deferred_close(struct loop_timer *t)
@@ -127,10 +240,13 @@ static void flush(struct conn *c)
 			break;
 		c->broken = true;
 		buf_clear(&c->out);
+		account(c);
 		loop_timer_set(&c->timer, 0, on_deferred_close);
 		return;
 	}
-	if (c->backlogged && buf_len(&c->out) <= LIMIT_CONN_BACKLOG_BYTES / 2) {
+	size_t before = c->out_counted;
+	account(c);
+	if (c->backlogged && buf_len(&c->out) <= settings.conn_reply_bytes / 2) {
 		c->backlogged = false;
 		/* A drained callback may unsubscribe: walk safely. */
 		struct list_node *n, *tmp;
@@ -139,23 +255,28 @@ static void flush(struct conn *c)
 			s->ops->drained(s);
 		}
 	}
+	if (c->out_counted < before)
+		kick();
 }
 
-void conn_send(struct conn *c, const json_t *msg)
+void conn_send(struct conn *c, const json_t *msg) { conn_send_raw(c, msg, NULL, 0); }
+
+void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_t len)
 {
 	if (c->dead || c->broken)
 		return;
 	bool was_empty = buf_len(&c->out) == 0;
-	if (msg_encode(&c->out,
-		       c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY,
-		       msg) < 0) {
+	if (msg_encode_raw(&c->out,
+			   c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY,
+			   msg, members, len) < 0) {
 		log_err("conn %lu: cannot encode a reply (out of memory)", c->serial);
 		return;
 	}
 	if (was_empty)
 		c->last_progress = loop_now_ms();
 	flush(c);
-	if (buf_len(&c->out) > LIMIT_CONN_BACKLOG_BYTES)
+	account(c);
+	if (buf_len(&c->out) > settings.conn_reply_bytes)
 		c->backlogged = true;
 	if (!c->broken)
 		update(c);
@@ -233,6 +354,7 @@ static void process(struct conn *c)
 	}
 	c->partial_since =
 		buf_len(&c->in) ? (c->partial_since ? c->partial_since : loop_now_ms()) : 0;
+	account(c);
 }
 
 /* Recomputes what c waits for and its deadline; closes it once done. */
@@ -285,6 +407,21 @@ static void on_event(struct loop_watch *w, uint32_t events)
 			buf_commit(&c->in, (size_t)n);
 			c->last_progress = loop_now_ms();
 			process(c);
+			account(c);
+			if (partial_total > settings.partial_bytes && buf_len(&c->in)) {
+				/* The connection whose bytes passed the budget goes. */
+				char msg[160];
+				snprintf(msg, sizeof msg,
+					 "the daemon's budget for half-sent requests (%zu bytes "
+					 "over "
+					 "all connections) is full; send requests whole, or retry",
+					 settings.partial_bytes);
+				reply_error(c, NULL, STATUS_RESOURCE_EXHAUSTED, msg);
+				c->closing = true;
+				buf_clear(&c->in);
+				c->partial_since = 0;
+				account(c);
+			}
 		} else if (n == 0) {
 			c->read_eof = true;
 			/* A frame cut off by the end of input is answered too. */
@@ -293,6 +430,7 @@ static void on_event(struct loop_watch *w, uint32_t events)
 					    "the connection ended in the middle of a frame");
 			buf_clear(&c->in);
 			c->partial_since = 0;
+			account(c);
 		} else if (errno != EAGAIN && errno != EINTR) {
 			c->broken = true;
 		}

@@ -43,7 +43,37 @@ struct conn_settings {
 	uint64_t idle_timeout_ms;  /* nothing in flight, nothing said */
 	unsigned max_fds;	   /* fds all connections may hold; 0: no bound */
 	void (*fd_freed)(void);	   /* a connection's fd was closed; may be NULL */
+	size_t reply_bytes;	   /* replies queued on all connections */
+	size_t conn_reply_bytes;   /* replies queued on one connection */
+	size_t partial_bytes;	   /* half-sent requests on all connections */
 };
+
+/*
+ * Work that will answer on a connection waits for room before it builds
+ * its reply: the connection's queue and all connections' together stay
+ * within their budgets. ready is called once (maybe at once, from inside
+ * conn_when_room) when there is room for about size_hint bytes; it then
+ * sends. A reply bigger than a budget goes when the connection's queue is
+ * empty and, globally, when the others' replies leave room for it or none
+ * are queued, so none starves. Waiting work is served first come, first
+ * served. A connection that goes away forgets its pending ones silently:
+ * their owners hear it through their conn_sub.
+ */
+struct conn_pending {
+	struct list_node link;
+	struct conn *conn;
+	size_t size_hint;
+	void (*ready)(struct conn_pending *p);
+};
+void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint);
+/* Withdraws p if it still waits. */
+void conn_pending_cancel(struct conn_pending *p);
+/* Replies queued on all connections, in bytes. */
+size_t conn_reply_bytes_queued(void);
+/* What c owes its client: replies queued plus the size hints of work
+ * waiting for room; and whether that is past the connection's budget. */
+size_t conn_owed_bytes(const struct conn *c);
+bool conn_owes_too_much(const struct conn *c);
 
 /* Returns how many connections are served at once: max_connections, or
  * fewer when max_fds cannot hold them and the few over the cap that are
@@ -60,8 +90,12 @@ int conn_accept_ready(int listen_fd);
 /* Encodes msg in the connection's framing and queues it. When the client
  * is already gone this does nothing. */
 void conn_send(struct conn *c, const json_t *msg);
+/* The same with pre-encoded members spliced into msg (see msg_encode_raw):
+ * kept JSON text goes out without being rebuilt as a tree. */
+void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_t len);
 
-/* True while more than LIMIT_CONN_BACKLOG_BYTES wait for the client. */
+/* True while more than the connection's reply budget waits for the
+ * client. */
 bool conn_backlogged(const struct conn *c);
 
 void conn_subscribe(struct conn *c, struct conn_sub *s);

@@ -14,6 +14,7 @@ static struct list_node live = {&live, &live};
 static unsigned live_count;
 static unsigned long total;
 static bool shutting_down;
+static struct exec_settings settings;
 
 unsigned long exec_total(void) { return total; }
 unsigned exec_live(void) { return live_count; }
@@ -52,6 +53,11 @@ unsigned exec_queue_position(const struct exec *e)
 
 const struct buf *exec_output(const struct exec *e, int stream) { return &e->out[stream ? 1 : 0]; }
 json_t *exec_fields(const struct exec *e) { return e->phase == PHASE_DONE ? e->fields : NULL; }
+const char *exec_kept(const struct exec *e, size_t *len)
+{
+	*len = e->phase == PHASE_DONE ? buf_len(&e->kept) : 0;
+	return *len ? buf_peek(&e->kept) : "";
+}
 uint64_t exec_finished_ms(const struct exec *e)
 {
 	return e->phase == PHASE_DONE ? e->reg.finished_ms : 0;
@@ -114,25 +120,41 @@ static void add_output(json_t *o, const struct exec *e)
 	}
 }
 
-/* Test mode's verdict: its report, and success only when tests ran and
- * none failed. */
+/* Test mode's verdict: its report (the summary as the supervisor counted
+ * it), and success only when tests ran and none failed. */
 static bool add_test_report(json_t *f, struct exec *e, json_t **error)
 {
-	json_t *report = e->result.test;
-	if (!report)
+	const struct ctl_msg *r = &e->result;
+	if (!e->have_result || !r->has_test)
 		return false;
-	json_t *summary = json_object_get(report, "summary");
-	json_object_set(f, "summary", summary);
-	json_object_set(f, "tests", json_object_get(report, "tests"));
-	if (json_integer_value(json_object_get(summary, "total")) == 0) {
+	const struct ctl_summary *sum = &r->summary;
+	json_object_set_new(f, "summary",
+			    json_pack("{s:I, s:I, s:I, s:I}", "total", (json_int_t)sum->total,
+				      "passed", (json_int_t)sum->passed, "failed",
+				      (json_int_t)sum->failed, "skipped",
+				      (json_int_t)sum->skipped));
+	if (sum->total == 0) {
 		*error = json_pack("{s:s, s:s}", "kind", "script", "message",
 				   "the tests registered no test: call test(name, fn)");
 		return false;
 	}
-	return json_integer_value(json_object_get(summary, "failed")) == 0;
+	return sum->failed == 0;
 }
 
-/* The execution fields, from the worker's verdict. */
+/* Appends ,"name":text to the kept members. */
+static int keep(struct exec *e, const char *name, const char *text, size_t len)
+{
+	struct buf *b = &e->kept;
+	if (buf_append(b, ",\"", 2) < 0 || buf_append(b, name, strlen(name)) < 0 ||
+	    buf_append(b, "\":", 2) < 0 || buf_append(b, text, len) < 0)
+		return -1;
+	return 0;
+}
+
+static int dump_to_buf(const char *p, size_t n, void *data) { return buf_append(data, p, n); }
+
+/* The execution fields, from the worker's verdict: small ones in a tree,
+ * the big ones (value, store_writes, tests, calls) as kept text. */
 static json_t *build_fields(struct exec *e)
 {
 	json_t *error = NULL;
@@ -140,19 +162,54 @@ static json_t *build_fields(struct exec *e)
 	bool success = e->state == STATE_COMPLETED;
 	json_t *f = json_pack("{s:s, s:s}", "execution_id", e->reg.id, "state",
 			      request_state_name(e->state));
-	if (e->mode == EXEC_TEST)
+	const struct ctl_msg *r = &e->result;
+	int rc = 0;
+	if (e->mode == EXEC_TEST) {
 		success = success && add_test_report(f, e, &error);
+		if (e->have_result && r->has_test)
+			rc |= keep(e, "tests", r->tests, r->tests_len);
+	}
 	json_object_set_new(f, "success", json_boolean(success));
-	if (e->state == STATE_COMPLETED && e->result.value && e->mode != EXEC_TEST)
-		json_object_set(f, "value", e->result.value);
-	/* The store's changes count only for a successful script. */
-	json_t *writes = e->result.store_writes;
-	if (success && writes &&
-	    (e->store || json_object_size(json_object_get(writes, "set")) ||
-	     json_array_size(json_object_get(writes, "delete"))))
-		json_object_set(f, "store_writes", writes);
-	if (e->tools)
-		json_object_set(f, "calls", e->calls);
+	if (e->state == STATE_COMPLETED && e->have_result && r->value && e->mode != EXEC_TEST) {
+		if (!buf_len(&e->kept) && r->value_borrowed && e->result_text.data) {
+			/* The result frame becomes the kept text: from the value
+			 * member on, the rest cut off (and given back below). */
+			buf_free(&e->kept);
+			e->kept = e->result_text;
+			e->result_text = (struct buf)BUF_INIT;
+			e->kept.start = r->value_member.off;
+			e->kept.end = r->value_member.off + r->value_member.len;
+			e->kept.data[e->kept.start] = ',';
+		} else {
+			rc |= keep(e, "value", r->value, r->value_len);
+		}
+	}
+	/* The store's changes count only for a successful script; writes that
+	 * change nothing are left out. */
+	if (success && e->have_result && r->store_writes &&
+	    (e->had_store || strcmp(r->store_writes, "{\"set\":{},\"delete\":[]}") != 0))
+		rc |= keep(e, "store_writes", r->store_writes, r->store_writes_len);
+	if (e->tool_names) {
+		struct buf calls = BUF_INIT;
+		if (json_dump_callback(e->calls, dump_to_buf, &calls, JSON_COMPACT) < 0)
+			rc = -1;
+		else
+			rc |= keep(e, "calls", buf_peek(&calls), buf_len(&calls));
+		buf_free(&calls);
+		if (e->calls_dropped)
+			json_object_set_new(f, "calls_dropped",
+					    json_integer((json_int_t)e->calls_dropped));
+	}
+	json_decref(e->calls);
+	e->calls = NULL;
+	if (rc < 0) {
+		/* Out of memory keeping the results: say so rather than lie. */
+		buf_free(&e->kept);
+		json_decref(error);
+		error = json_pack("{s:s, s:s}", "kind", "sandbox", "message",
+				  "the daemon ran out of memory keeping the result");
+		json_object_set_new(f, "success", json_false());
+	}
 	if (error)
 		json_object_set_new(f, "error", error);
 	json_object_set_new(f, "started_at_ms", json_integer((json_int_t)e->reg.created_ms));
@@ -165,41 +222,169 @@ static json_t *build_fields(struct exec *e)
 		json_integer((json_int_t)(tv_ms(e->ru.ru_utime) + tv_ms(e->ru.ru_stime))));
 	json_object_set_new(f, "memory_peak_bytes",
 			    json_integer((json_int_t)e->ru.ru_maxrss * 1024));
-	if (e->have_result && e->result.heap_peak >= 0)
-		json_object_set_new(f, "heap_peak_bytes", json_integer(e->result.heap_peak));
+	if (e->have_result && r->heap_peak >= 0)
+		json_object_set_new(f, "heap_peak_bytes", json_integer(r->heap_peak));
 	return f;
 }
 
-/* Final: replies to the requester, wakes the watches, and leaves the
- * record to the registry. */
+/* What an ended execution keeps, in bytes, as retention counts it: its
+ * record, its output, its kept text, and its small fields (as text, twice
+ * over for the tree that holds them). */
+static size_t kept_bytes(struct exec *e)
+{
+	for (int i = 0; i < 2; i++) {
+		/* Give back what the buffers grew beyond their contents. */
+		struct buf *b = &e->out[i];
+		if (b->data && b->start == 0 && b->cap > b->end) {
+			char *p = realloc(b->data, b->end ? b->end : 1);
+			if (p) {
+				b->data = p;
+				b->cap = b->end ? b->end : 1;
+			}
+		}
+	}
+	struct buf *k = &e->kept;
+	if (k->data && k->cap > k->end && k->end) { /* in place: nothing moves */
+		char *p = realloc(k->data, k->end);
+		if (p) {
+			k->data = p;
+			k->cap = k->end;
+		}
+	}
+	size_t n = sizeof *e + e->out[OUT].cap + e->out[ERR].cap + e->kept.cap;
+	char *f = json_dumps(e->fields, JSON_COMPACT);
+	n += f ? 2 * strlen(f) : 0;
+	free(f);
+	if (e->cached_name)
+		n += strlen(e->cached_name) + 1;
+	return n;
+}
+
+/* Replies waiting for room (their executions ended, their clients slow to
+ * read), in bytes. Executions of clients that owe too much wait here
+ * instead of starting (see must_hold), so unread replies cannot pile up
+ * without end; they hold no worker slot while they wait. */
+static size_t unsent_bytes;
+static struct list_node held = {&held, &held};
+
+/* Should e wait before it starts? When its own client already owes more
+ * than its connection's budget, or when unsent replies are over the
+ * global budget and its client owes anything at all: clients that read
+ * their replies are never held back by those that do not. */
+static bool must_hold(const struct exec *e)
+{
+	if (!e->conn || e->mode == EXEC_ASYNC || shutting_down)
+		return false;
+	return conn_owes_too_much(e->conn) ||
+	       (unsent_bytes > settings.reply_bytes && conn_owed_bytes(e->conn) > 0);
+}
+
+/* Held executions whose clients caught up go back to the scheduler (at
+ * the end of the queue: they had their turn). */
+static void start_held(void)
+{
+	static bool starting;
+	if (starting)
+		return;
+	starting = true;
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &held) {
+		struct exec *e = LIST_ITEM(n, struct exec, held_link);
+		if (must_hold(e))
+			continue;
+		list_del(n);
+		e->held = false;
+		if (sched_submit(&e->sched, owner_sched_key(&e->owner)) != SCHED_OK) { /* full: later */
+			e->held = true;
+			list_add_tail(&held, &e->held_link);
+			break;
+		}
+	}
+	starting = false;
+}
+
+/* The source copies an execution holds count against --queue-bytes until
+ * they are freed. */
+static size_t source_bytes;
+
+void exec_drop_source(struct exec *e, bool keep_code)
+{
+	free(e->tests);
+	free(e->store);
+	e->tests = e->store = NULL;
+	if (!keep_code) {
+		free(e->code);
+		e->code = NULL;
+	}
+	if (!e->code && e->source_bytes) {
+		source_bytes -= e->source_bytes;
+		e->source_bytes = 0;
+	}
+}
+
+/* The record is final and its reply (if any) sent: it ages out now. */
+static void retire(struct exec *e)
+{
+	if (e->conn)
+		conn_unsubscribe(e->conn, &e->sub);
+	e->conn = NULL;
+	json_decref(e->req_id);
+	e->req_id = NULL;
+	registry_finished(&e->reg, kept_bytes(e));
+}
+
+static void reply_unwait(struct exec *e)
+{
+	if (!e->reply_waits)
+		return;
+	e->reply_waits = false;
+	unsent_bytes -= e->unsent;
+	e->unsent = 0;
+	start_held();
+}
+
+/* There is room on the requester's connection: the final reply. */
+static void on_room(struct conn_pending *p)
+{
+	struct exec *e = container_of(p, struct exec, room);
+	json_t *r = msg_reply_ok(e->req_id);
+	json_object_update(r, e->fields);
+	if (e->mode != EXEC_STREAM)
+		add_output(r, e);
+	conn_send_raw(e->conn, r, buf_peek(&e->kept), buf_len(&e->kept));
+	json_decref(r);
+	reply_unwait(e);
+	retire(e);
+}
+
+/* Final: wakes the watches, replies to the requester once its connection
+ * has room, and leaves the record to the registry. */
 static void complete(struct exec *e)
 {
 	e->phase = PHASE_DONE;
-	if (e->conn && e->mode != EXEC_ASYNC) {
-		json_t *r = msg_reply_ok(e->req_id);
-		json_object_update(r, e->fields);
-		if (e->mode != EXEC_STREAM)
-			add_output(r, e);
-		conn_send(e->conn, r);
-		json_decref(r);
-	}
-	if (e->conn)
-		conn_unsubscribe(e->conn, &e->sub);
 	log_info("%s %s %s in %lld ms (pid %d%s)", e->reg.id, mode_names[e->mode],
 		 request_state_name(e->state),
 		 (long long)json_integer_value(json_object_get(e->fields, "execution_time_ms")),
 		 (int)e->pid, e->conn || e->mode == EXEC_ASYNC ? "" : ", client gone");
-	e->conn = NULL;
+	exec_drop_source(e, false);
 	struct list_node *n;
 	while ((n = list_first(&e->watches)) != NULL) {
 		struct exec_watch *w = LIST_ITEM(n, struct exec_watch, link);
 		list_del(n);
 		w->done(w, e);
 	}
-	free(e->code);
-	free(e->tests);
-	e->code = e->tests = NULL;
-	registry_finished(&e->reg, buf_len(&e->out[OUT]) + buf_len(&e->out[ERR]));
+	if (!e->conn || e->mode == EXEC_ASYNC) {
+		retire(e);
+		return;
+	}
+	size_t hint = buf_len(&e->kept) + 4096;
+	if (e->mode != EXEC_STREAM)
+		hint += buf_len(&e->out[OUT]) + buf_len(&e->out[ERR]);
+	e->reply_waits = true;
+	e->unsent = hint;
+	unsent_bytes += hint;
+	e->room.ready = on_room;
+	conn_when_room(e->conn, &e->room, hint);
 }
 
 static void on_stored(void *arg, json_t *info)
@@ -244,10 +429,24 @@ static void answer_call(struct exec *e, json_t *value, const char *error)
 static const char gone_message[] =
 	"the client that submitted this execution has gone, so its tools cannot be called";
 
-void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, json_t *args)
+void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const char *args,
+		    size_t args_len)
 {
 	e->last_call = e->pending_call = call_id;
 	e->call_start_us = loop_clock_us();
+	/* Past the limit a call never reaches the client: it throws inside
+	 * the script, and the record counts it. */
+	if (json_array_size(e->calls) >= LIMIT_TOOL_CALLS) {
+		e->calls_dropped++;
+		json_t *m = json_pack("{s:s, s:I, s:s}", "type", "tool_result", "call_id", call_id,
+				      "error",
+				      "too many tool calls: an execution may make at "
+				      "most " LIMIT_TOOL_CALLS_TEXT);
+		run_send(e, m);
+		json_decref(m);
+		e->pending_call = 0;
+		return;
+	}
 	json_array_append_new(e->calls, json_pack("{s:I, s:s, s:s}", "call_id", call_id, "name",
 						  name, "status", "pending"));
 	if (!e->conn) {
@@ -258,8 +457,15 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, json_t
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
 	json_object_set_new(ev, "call_id", json_integer(call_id));
 	json_object_set_new(ev, "name", json_string(name));
-	json_object_set(ev, "args", args);
-	conn_send(e->conn, ev);
+	struct buf members = BUF_INIT;
+	if (buf_append(&members, ",\"args\":", 8) < 0 || buf_append(&members, args, args_len) < 0) {
+		buf_free(&members);
+		json_decref(ev);
+		answer_call(e, NULL, "the daemon ran out of memory relaying the call");
+		return;
+	}
+	conn_send_raw(e->conn, ev, buf_peek(&members), buf_len(&members));
+	buf_free(&members);
 	json_decref(ev);
 }
 
@@ -292,12 +498,8 @@ void exec_ended(struct exec *e)
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
 	run_release(e);
-	json_decref(e->result_root);
-	json_decref(e->result.error);
-	json_decref(e->result.test);
-	json_decref(e->result.store_writes);
-	e->result_root = e->result.error = e->result.test = e->result.store_writes = NULL;
-	e->result.value = NULL;
+	ctl_msg_clear(&e->result);
+	buf_free(&e->result_text);
 	leave_live(e);
 	/* New code that ran successfully goes to the cache first, so that the
 	 * reply can say where it went. */
@@ -313,6 +515,10 @@ void exec_ended(struct exec *e)
 static void end_queued(struct exec *e, enum kill_reason why)
 {
 	sched_remove(&e->sched);
+	if (e->held) {
+		list_del(&e->held_link);
+		e->held = false;
+	}
 	e->killed = why;
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
@@ -323,11 +529,15 @@ static void end_queued(struct exec *e, enum kill_reason why)
 static void exec_free(struct registry_entry *r)
 {
 	struct exec *e = container_of(r, struct exec, reg);
+	source_bytes -= e->source_bytes;
 	json_decref(e->fields);
 	json_decref(e->req_id);
-	json_decref(e->tools);
-	json_decref(e->store);
+	json_decref(e->tool_names);
+	free(e->store);
 	json_decref(e->calls);
+	buf_free(&e->kept);
+	ctl_msg_clear(&e->result);
+	buf_free(&e->result_text);
 	buf_free(&e->out[OUT]);
 	buf_free(&e->out[ERR]);
 	free(e->cached_name);
@@ -382,6 +592,13 @@ static void on_conn_gone(struct conn_sub *s)
 {
 	struct exec *e = container_of(s, struct exec, sub);
 	e->conn = NULL;
+	if (e->reply_waits) {
+		/* Ended; its reply has no one to go to any more. */
+		conn_pending_cancel(&e->room);
+		reply_unwait(e);
+		retire(e);
+		return;
+	}
 	if (e->paused)
 		run_pause(e, false); /* drain and drop */
 	/* An async execution goes on; only its tools are out of reach. */
@@ -396,11 +613,24 @@ static void on_conn_drained(struct conn_sub *s)
 	struct exec *e = container_of(s, struct exec, sub);
 	if (e->paused)
 		run_pause(e, false);
+	if (e->held)
+		start_held();
 }
 
 static const struct conn_sub_ops sub_ops = {on_conn_gone, on_conn_drained};
 
-static void on_start(struct sched_entry *s) { run_start(container_of(s, struct exec, sched)); }
+static void on_start(struct sched_entry *s)
+{
+	struct exec *e = container_of(s, struct exec, sched);
+	if (must_hold(e)) {
+		/* It gives its slot back and waits, holding only its code. */
+		e->held = true;
+		list_add_tail(&held, &e->held_link);
+		sched_release(&e->sched);
+		return;
+	}
+	run_start(e);
+}
 
 static char *copy(const char *s, size_t len)
 {
@@ -423,6 +653,16 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	if (shutting_down) {
 		*status = STATUS_UNAVAILABLE;
 		*message = "the daemon is shutting down";
+		return NULL;
+	}
+	/* What waits to run is bounded in bytes too, not only in number. */
+	size_t source = (code ? code_len : 0) + (req->tests ? req->tests_len : 0);
+	if (source_bytes && source_bytes + source > settings.queue_bytes) {
+		snprintf(queue_msg, sizeof queue_msg,
+			 "the executions waiting or running already hold %zu bytes of code "
+			 "(--queue-bytes %zu)",
+			 source_bytes, settings.queue_bytes);
+		*message = queue_msg;
 		return NULL;
 	}
 	struct exec *e = calloc(1, sizeof *e);
@@ -448,6 +688,8 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 		return NULL;
 	}
 	set_preview(e, code ? code : req->tests, code ? code_len : req->tests_len);
+	e->source_bytes = source;
+	source_bytes += source;
 	e->cache = req->cache;
 	e->timeout_ms = req->timeout_ms;
 	e->max_cpu_ms = req->max_cpu_ms;
@@ -469,8 +711,20 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	e->sub.ops = &sub_ops;
 	conn_subscribe(c, &e->sub);
 	e->paused = e->mode == EXEC_STREAM && conn_backlogged(c);
-	e->tools = json_incref(req->tools);
-	e->store = json_incref(req->store);
+	/* Of the request only what the run needs stays: the tools' names
+	 * (not their schemas) and the store as text until the worker has it. */
+	if (req->tools) {
+		e->tool_names = json_array();
+		size_t i;
+		json_t *t;
+		json_array_foreach (req->tools, i, t)
+			json_array_append(e->tool_names, json_object_get(t, "name"));
+	}
+	if (req->store) {
+		e->store = json_dumps(req->store, JSON_COMPACT);
+		e->store_len = e->store ? strlen(e->store) : 0;
+		e->had_store = true;
+	}
 	e->calls = json_array();
 	total++;
 	enum sched_result sr = sched_submit(&e->sched, owner_sched_key(&e->owner));
@@ -502,6 +756,9 @@ void exec_shutdown(void)
 	struct sched_entry *s;
 	while ((s = sched_first_queued()) != NULL)
 		end_queued(container_of(s, struct exec, sched), KILL_SHUTDOWN);
+	struct list_node *n;
+	while ((n = list_first(&held)) != NULL)
+		end_queued(LIST_ITEM(n, struct exec, held_link), KILL_SHUTDOWN);
 }
 
 void exec_kill_all(void)
@@ -513,6 +770,7 @@ void exec_kill_all(void)
 
 void exec_init(const struct exec_settings *s)
 {
+	settings = *s;
 	struct sched_settings ss = {s->max_workers, s->queue_max, s->per_owner_running,
 				    s->per_owner_queued};
 	sched_init(&ss, on_start);

@@ -38,6 +38,8 @@ struct exec_settings {
 	uint64_t retention_ms;
 	unsigned retain_count;
 	uint64_t retain_bytes;
+	size_t reply_bytes; /* --reply-bytes: see exec.c's unsent_bytes */
+	size_t queue_bytes; /* --queue-bytes: code and tests held, in all */
 };
 
 void exec_init(const struct exec_settings *s);
@@ -62,8 +64,11 @@ enum exec_state exec_state(const struct exec *e);
 unsigned exec_queue_position(const struct exec *e);
 /* What the execution wrote to stdout (0) or stderr (1) so far, as UTF-8. */
 const struct buf *exec_output(const struct exec *e, int stream);
-/* The execution fields once it is done (borrowed), else NULL. */
+/* The execution fields once it is done (borrowed), else NULL; the big
+ * ones (value, store_writes, tests, calls) are not among them but kept as
+ * compact JSON members, ,"value":..., for conn_send_raw (*len 0: none). */
 json_t *exec_fields(const struct exec *e);
+const char *exec_kept(const struct exec *e, size_t *len);
 /* {execution_id, state, started_at_ms, finished_at_ms?, code_preview,
  * cached_name?, mode} for list. */
 json_t *exec_summary(const struct exec *e);

@@ -59,11 +59,20 @@ struct exec {
 	size_t tests_len;
 	char *cached_name; /* ran from the cache under this name */
 	char preview[4 * 100 + 1];
-	bool cache;		 /* store the code if it succeeds */
-	json_t *tools;		 /* the request's tool declarations, or NULL */
-	json_t *store;		 /* the store the script starts with, or NULL */
-	json_t *calls;		 /* [{call_id, name, status, duration_ms}] so far */
-	json_int_t pending_call; /* the call the worker waits on, or 0 */
+	bool cache;	    /* store the code if it succeeds */
+	json_t *tool_names; /* the declared tools' names (strings), or NULL */
+	char *store;	    /* the starting store as compact JSON, until sent */
+	size_t store_len;
+	bool had_store;	     /* the request gave a store */
+	size_t source_bytes; /* code and tests counted against --queue-bytes */
+	bool held;	     /* has a slot, waits for the reply budget to start */
+	struct list_node held_link;
+	bool reply_waits; /* ended; its final reply waits for room */
+	size_t unsent;	  /* the size it waits with */
+	struct conn_pending room;
+	json_t *calls;		     /* [{call_id, name, status, duration_ms}] so far */
+	unsigned long calls_dropped; /* calls past LIMIT_TOOL_CALLS */
+	json_int_t pending_call;     /* the call the worker waits on, or 0 */
 	json_int_t last_call;
 	uint64_t call_start_us;
 	uint64_t timeout_ms, max_cpu_ms, memory_bytes, output_bytes;
@@ -71,17 +80,27 @@ struct exec {
 	enum phase phase;
 	enum exec_state state; /* meaningful from PHASE_STORING on */
 	enum kill_reason killed;
-	json_t *fields; /* the execution fields, from PHASE_STORING on */
+	json_t *fields;	 /* the execution fields, from PHASE_STORING on, but for: */
+	struct buf kept; /* the big ones as compact JSON members: ,"value":...
+			  * (value, store_writes, tests, calls) */
 
 	/* The worker (run.c). */
 	pid_t pid;
 	int pidfd, ctl_fd, pipe_fd[2];
 	struct loop_watch w_pid, w_ctl, w_pipe[2];
 	struct loop_timer timer; /* the timeout, then the settle bound */
-	struct buf ctl_out, ctl_in;
-	struct frame_decoder ctl_dec;
-	json_t *result_root;
-	struct ctl_result result;
+	struct buf ctl_out;
+	/* The frame arriving: its header, the payload bytes still to come, and
+	 * its validation into compact text as they come. */
+	unsigned char ctl_hdr[4];
+	size_t ctl_hdr_got, ctl_left;
+	bool ctl_skip; /* drain the rest of an invalid frame */
+	struct jsonv *ctl_v;
+	struct buf ctl_text;
+	const char *kill_why;	 /* what broke the protocol (static) */
+	char value_problem[160]; /* the returned value was over its limits */
+	struct ctl_msg result;
+	struct buf result_text; /* the result frame, when its value is borrowed */
 	bool have_result;
 	json_int_t heap_peak; /* reported by the worker; -1 when unknown */
 	int spawn_err;
@@ -110,8 +129,12 @@ void run_release(struct exec *e);
 void run_pause(struct exec *e, bool paused);
 /* run.c: sends msg to the worker on its control channel. */
 void run_send(struct exec *e, json_t *msg);
-/* exec.c: the worker calls a tool (args borrowed). */
-void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, json_t *args);
+/* exec.c: the worker has the job: the request's copies of the tests and
+ * the store go, and the code unless keep_code (it is to be cached). */
+void exec_drop_source(struct exec *e, bool keep_code);
+/* exec.c: the worker calls a tool (args: compact JSON text, borrowed). */
+void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const char *args,
+		    size_t args_len);
 
 /* exec.c: the worker has ended and every byte of its output is in. */
 void exec_ended(struct exec *e);

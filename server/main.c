@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -242,6 +243,11 @@ int main(int argc, char **argv)
 	ensure_stdio();
 	/* A client that vanishes mid-write must not kill the daemon. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Big buffers (replies, results, frames) come and go: a fixed mmap
+	 * threshold gives each back to the system when freed, where glibc's
+	 * sliding one would keep them in the heap and the budgets would not be
+	 * what the daemon really holds. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	sigset_t mask;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -268,6 +274,8 @@ int main(int argc, char **argv)
 		.retention_ms = cfg.retention_ms,
 		.retain_count = cfg.retain_count,
 		.retain_bytes = cfg.retain_bytes,
+		.reply_bytes = cfg.reply_bytes,
+		.queue_bytes = cfg.queue_bytes,
 	};
 	exec_init(&es);
 	ops_init(&cfg.limits, SANDBOXD_VERSION, cfg.retention_ms);
@@ -282,7 +290,10 @@ int main(int argc, char **argv)
 				   .frame_timeout_ms = cfg.frame_timeout_ms,
 				   .idle_timeout_ms = cfg.idle_timeout_ms,
 				   .max_fds = client_fds(nofile),
-				   .fd_freed = on_fd_freed};
+				   .fd_freed = on_fd_freed,
+				   .reply_bytes = cfg.reply_bytes,
+				   .conn_reply_bytes = cfg.conn_reply_bytes,
+				   .partial_bytes = cfg.partial_bytes};
 	unsigned served = conn_init(&cs);
 	if (served < cfg.max_connections)
 		log_warn("--max-connections %u lowered to %u: the open-files limit holds no more",

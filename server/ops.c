@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "../protocol/source.h"
 #include "cache.h"
@@ -58,11 +59,16 @@ struct waiter {
 	uint64_t offset[2];
 	struct loop_timer timer;
 	struct exec *e;
+	/* status: the reply waits for room on the connection, and finds its
+	 * execution again by id then (it may have aged out meanwhile) */
+	struct conn_pending room;
+	char exec_id[32];
 };
 
 static void waiter_free(struct waiter *w)
 {
 	loop_timer_cancel(&w->timer);
+	conn_pending_cancel(&w->room);
 	if (w->conn)
 		conn_unsubscribe(w->conn, &w->sub);
 	json_decref(w->id);
@@ -95,6 +101,7 @@ static struct waiter *waiter_new(struct conn *c, json_t *id, enum wait_kind kind
 	w->timer = (struct loop_timer)LOOP_TIMER_INIT;
 	w->sub.ops = &waiter_ops;
 	list_init(&w->watch.link);
+	list_init(&w->room.link);
 	conn_subscribe(c, &w->sub);
 	return w;
 }
@@ -111,7 +118,18 @@ static const char *bad_offset(const struct buf *b, uint64_t off)
 	return NULL;
 }
 
-static json_t *status_reply(struct exec *e, json_t *id, const uint64_t offset[2])
+/* The end of a chunk of b from off of at most max bytes, on a character. */
+static size_t chunk_end(const struct buf *b, size_t off, size_t max)
+{
+	size_t end = buf_len(b) - off > max ? off + max : buf_len(b);
+	while (end > off && end < buf_len(b) && ((unsigned char)buf_peek(b)[end] & 0xC0) == 0x80)
+		end--;
+	return end;
+}
+
+/* A status reply: output from the offsets, at most LIMIT_STATUS_OUTPUT_BYTES
+ * of it in all (stdout first), and the fields once done. */
+static void send_status(struct conn *c, struct exec *e, json_t *id, const uint64_t offset[2])
 {
 	json_t *r = msg_reply_ok(id);
 	json_object_set_new(r, "execution_id", json_string(exec_id(e)));
@@ -119,34 +137,80 @@ static json_t *status_reply(struct exec *e, json_t *id, const uint64_t offset[2]
 	unsigned pos = exec_queue_position(e);
 	if (pos)
 		json_object_set_new(r, "queue_position", json_integer(pos));
+	size_t room = LIMIT_STATUS_OUTPUT_BYTES;
+	bool more = false;
 	for (int i = 0; i < 2; i++) {
 		const struct buf *b = exec_output(e, i);
 		size_t off = (size_t)offset[i];
+		size_t end = chunk_end(b, off, room);
+		room -= end - off;
+		more = more || end < buf_len(b);
 		json_object_set_new(r, i ? "stderr" : "stdout",
-				    json_stringn(b->data ? buf_peek(b) + off : "", buf_len(b) - off));
+				    json_stringn(b->data ? buf_peek(b) + off : "", end - off));
 		json_object_set_new(r, i ? "stderr_length" : "stdout_length",
 				    json_integer((json_int_t)buf_len(b)));
+		json_object_set_new(r, i ? "stderr_next" : "stdout_next",
+				    json_integer((json_int_t)end));
 	}
+	json_object_set_new(r, "output_more", json_boolean(more));
 	json_t *fields = exec_fields(e);
 	if (fields)
 		json_object_update_missing(r, fields);
-	return r;
+	size_t len;
+	const char *kept = exec_kept(e, &len);
+	conn_send_raw(c, r, kept, len);
+	json_decref(r);
+}
+
+static void on_status_room(struct conn_pending *p)
+{
+	struct waiter *w = container_of(p, struct waiter, room);
+	struct exec *e = exec_find(w->exec_id);
+	if (e)
+		send_status(w->conn, e, w->id, w->offset);
+	else
+		reply_error(
+			w->conn, w->id, STATUS_NOT_FOUND,
+			"execution_id: execution \"%s\" aged out before its status could be sent",
+			w->exec_id);
+	waiter_free(w);
+}
+
+/* A status reply is built only once the connection has room for it. */
+static void status_when_room(struct waiter *w, struct exec *e)
+{
+	size_t hint = 4096, room = LIMIT_STATUS_OUTPUT_BYTES, kept;
+	for (int i = 0; i < 2; i++) {
+		size_t left = buf_len(exec_output(e, i)) - (size_t)w->offset[i];
+		size_t n = left < room ? left : room;
+		room -= n;
+		hint += n + n / 8; /* escapes */
+	}
+	exec_kept(e, &kept);
+	hint += kept;
+	/* Whatever woke it, the wait is over: only room is waited for now. */
+	loop_timer_cancel(&w->timer);
+	exec_unwatch(&w->watch);
+	w->kind = WAIT_STATUS;
+	snprintf(w->exec_id, sizeof w->exec_id, "%s", exec_id(e));
+	w->room.ready = on_status_room;
+	conn_when_room(w->conn, &w->room, hint);
 }
 
 static void waiter_reply(struct waiter *w, struct exec *e)
 {
 	if (w->conn) {
-		json_t *r;
 		if (w->kind == WAIT_STATUS) {
-			r = status_reply(e, w->id, w->offset);
+			status_when_room(w, e);
+			return;
 		} else {
-			r = msg_reply_ok(w->id);
+			json_t *r = msg_reply_ok(w->id);
 			json_object_set_new(r, "execution_id", json_string(exec_id(e)));
 			json_object_set_new(r, "state",
 					    json_string(request_state_name(exec_state(e))));
+			conn_send(w->conn, r);
+			json_decref(r);
 		}
-		conn_send(w->conn, r);
-		json_decref(r);
 	}
 	waiter_free(w);
 }
@@ -175,8 +239,7 @@ static struct exec *find(struct conn *c, const struct request *req)
 		reply_error(c, req->id, STATUS_NOT_FOUND,
 			    "execution_id: no execution \"%.64s\" (finished ones are kept for %llu "
 			    "s)",
-			    req->execution_id,
-			    (unsigned long long)(ops_retention_ms / 1000));
+			    req->execution_id, (unsigned long long)(ops_retention_ms / 1000));
 	return e;
 }
 
@@ -195,16 +258,18 @@ static void status(struct conn *c, const struct request *req)
 			return;
 		}
 	}
-	struct waiter *w = req->wait && !exec_fields(e) ? waiter_new(c, req->id, WAIT_STATUS) : NULL;
+	struct waiter *w = waiter_new(c, req->id, WAIT_STATUS);
 	if (!w) {
-		json_t *r = status_reply(e, req->id, offset);
-		conn_send(c, r);
-		json_decref(r);
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "out of memory");
 		return;
 	}
 	w->e = e;
 	w->offset[0] = offset[0];
 	w->offset[1] = offset[1];
+	if (!req->wait || exec_fields(e)) {
+		status_when_room(w, e);
+		return;
+	}
 	w->watch.done = on_watch_done;
 	loop_timer_set(&w->timer, req->wait_ms, on_wait_over);
 	exec_watch(e, &w->watch);
@@ -306,10 +371,11 @@ static void submit(struct conn *c, const struct request *req)
 	}
 	if (opts.timeout_ms) {
 		if (opts.timeout_ms > ops_limits.timeout_ms_max) {
-			reply_error(c, req->id, STATUS_INVALID_ARGUMENT,
-				    "@options.timeout: %llu ms is over the daemon's maximum of %llu ms",
-				    (unsigned long long)opts.timeout_ms,
-				    (unsigned long long)ops_limits.timeout_ms_max);
+			reply_error(
+				c, req->id, STATUS_INVALID_ARGUMENT,
+				"@options.timeout: %llu ms is over the daemon's maximum of %llu ms",
+				(unsigned long long)opts.timeout_ms,
+				(unsigned long long)ops_limits.timeout_ms_max);
 			return;
 		}
 		with.timeout_ms = opts.timeout_ms;
@@ -318,7 +384,8 @@ static void submit(struct conn *c, const struct request *req)
 	}
 	enum status code_err;
 	const char *why;
-	struct exec *e = exec_submit(c, &with, code, len, opts.line_len, cached_name, &code_err, &why);
+	struct exec *e =
+		exec_submit(c, &with, code, len, opts.line_len, cached_name, &code_err, &why);
 	if (!e) {
 		reply_error(c, req->id, code_err, "%s", why);
 		return;
@@ -415,15 +482,14 @@ static void health(struct conn *c, const struct request *req)
 	spawn_describe_sandbox(sandbox);
 	json_object_set_new(r, "sandbox", sandbox);
 	json_object_set_new(r, "cache", cache_describe());
-	json_t *limits = json_pack(
-		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
-		(json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
-		(json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
-		(json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
-		(json_int_t)ops_limits.memory_bytes_max, "output_bytes",
-		(json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
-		(json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
-		(json_int_t)ops_limits.wait_ms_max);
+	json_t *limits = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
+				   (json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
+				   (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
+				   (json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
+				   (json_int_t)ops_limits.memory_bytes_max, "output_bytes",
+				   (json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
+				   (json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
+				   (json_int_t)ops_limits.wait_ms_max);
 	json_object_set_new(r, "limits", limits);
 	struct loop_stats ls;
 	loop_get_stats(&ls);

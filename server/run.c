@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../protocol/jsonv.h"
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "../protocol/utf8.h"
@@ -87,14 +88,20 @@ enum exec_state run_verdict(struct exec *e, json_t **error)
 		*error = error_obj("cancelled", "the daemon shut down before the script finished");
 		return STATE_CANCELLED;
 	case KILL_PROTOCOL:
-		*error = error_obj("sandbox",
-				   "the worker broke the control protocol and was killed");
+		snprintf(msg, sizeof msg,
+			 "the worker broke the control protocol and was killed (%s)",
+			 e->kill_why ? e->kill_why : "a bad control frame");
+		*error = error_obj("sandbox", msg);
 		return STATE_FAILED;
 	case KILL_NONE: break;
 	}
 	if (e->spawn_err) {
 		snprintf(msg, sizeof msg, "could not start a worker: %s", strerror(e->spawn_err));
 		*error = error_obj("sandbox", msg);
+		return STATE_FAILED;
+	}
+	if (e->value_problem[0]) {
+		*error = error_obj("script", e->value_problem);
 		return STATE_FAILED;
 	}
 	if (e->have_result) {
@@ -119,19 +126,17 @@ enum exec_state run_verdict(struct exec *e, json_t **error)
 		*error = error_obj("sandbox", text);
 		return STATE_FAILED;
 	}
+	/* No result frame: the exit status is only what the worker claims, so
+	 * it never picks the kind; the message says what was claimed. */
 	int code = e->status.si_status;
-	if (code == CTL_EXIT_MEMORY) {
-		*error = error_obj("memory", "out of memory: the script exceeded its memory limit "
-					     "(memory_bytes)");
-	} else if (code == CTL_EXIT_FATAL) {
-		*error = error_obj("sandbox", "the engine stopped with a fatal error");
-	} else if (code == CTL_EXIT_CONFINE) {
-		*error = error_obj("sandbox", "the worker could not be confined, so nothing ran");
-	} else {
-		snprintf(msg, sizeof msg, "the worker exited with status %d without a result",
-			 code);
-		*error = error_obj("sandbox", msg);
-	}
+	const char *claim = code == CTL_EXIT_MEMORY	? " (it claimed to be out of memory)"
+			    : code == CTL_EXIT_FATAL	? " (it claimed a fatal engine error)"
+			    : code == CTL_EXIT_CONFINE	? " (it claimed it could not be confined)"
+			    : code == CTL_EXIT_PROTOCOL ? " (it claimed a control channel failure)"
+							: "";
+	snprintf(msg, sizeof msg, "the worker exited with status %d without a valid result%s", code,
+		 claim);
+	*error = error_obj("sandbox", msg);
 	return STATE_FAILED;
 }
 
@@ -147,7 +152,9 @@ void run_release(struct exec *e)
 	close_fd(&e->pipe_fd[OUT]);
 	close_fd(&e->pipe_fd[ERR]);
 	buf_free(&e->ctl_out);
-	buf_free(&e->ctl_in);
+	buf_free(&e->ctl_text);
+	free(e->ctl_v);
+	e->ctl_v = NULL;
 }
 
 /* Ended once reaped and every pipe has reached its end. */
@@ -258,30 +265,31 @@ static bool declared(const struct exec *e, const char *name)
 {
 	size_t i;
 	json_t *t;
-	json_array_foreach (e->tools, i, t)
-		if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+	json_array_foreach (e->tool_names, i, t)
+		if (strcmp(json_string_value(t), name) == 0)
 			return true;
 	return false;
 }
 
-/* A tool call from the worker (m borrowed). NULL when it is in order,
- * else why it breaks the protocol. */
-static const char *tool_call_frame(struct exec *e, json_t *m)
+static void kill_protocol(struct exec *e, const char *why)
 {
-	json_t *id = json_object_get(m, "call_id");
-	const char *name = json_string_value(json_object_get(m, "name"));
-	json_t *args = json_object_get(m, "args");
-	if (!json_is_integer(id) || json_integer_value(id) != e->last_call + 1 || !name ||
-	    !declared(e, name) || !args || e->pending_call)
-		return "a tool call out of order, or of an undeclared tool";
-	exec_tool_call(e, json_integer_value(id), name, args);
-	return NULL;
+	log_warn("%s: worker broke the control protocol (%s)", e->reg.id, why);
+	if (!e->kill_why)
+		e->kill_why = why;
+	run_kill(e, KILL_PROTOCOL);
 }
 
 void run_send(struct exec *e, json_t *msg)
 {
 	if (e->ctl_fd < 0)
 		return;
+	/* An honest worker reads each answer before it asks again, so
+	 * answers never pile up; a worker that does not read is cut off. */
+	if (buf_len(&e->ctl_out) > LIMIT_CTL_BACKLOG_BYTES) {
+		kill_protocol(e, "it does not read its answers");
+		buf_free(&e->ctl_out);
+		return;
+	}
 	if (msg_encode(&e->ctl_out, FRAME_MODE_BINARY, msg) < 0) {
 		log_err("%s: out of memory answering the worker", e->reg.id);
 		run_kill(e, KILL_PROTOCOL);
@@ -290,36 +298,115 @@ void run_send(struct exec *e, json_t *msg)
 	ctl_flush(e);
 }
 
-static void ctl_frames(struct exec *e)
+/* A whole frame has been validated into e->ctl_text: act on it. */
+static void ctl_frame_done(struct exec *e)
 {
-	for (;;) {
-		const char *payload;
-		size_t plen, used;
-		enum frame_status st = frame_next(&e->ctl_dec, buf_peek(&e->ctl_in),
-						  buf_len(&e->ctl_in), &payload, &plen, &used);
-		if (st == FRAME_MORE)
-			return;
-		const char *why = frame_status_str(st);
-		if (st == FRAME_OK && !e->have_result) {
-			json_t *m = json_loadb(payload, plen, JSON_REJECT_DUPLICATES, NULL);
-			buf_consume(&e->ctl_in, used);
-			const char *type = json_string_value(json_object_get(m, "type"));
-			if (type && strcmp(type, "tool_call") == 0) {
-				why = tool_call_frame(e, m);
-				json_decref(m);
-				if (!why)
-					continue;
-			} else {
-				e->result_root = ctl_result_take(m, &e->result, &why);
-				e->have_result = e->result_root != NULL;
-				if (e->have_result)
-					continue;
+	struct ctl_msg m;
+	const char *why = NULL;
+	if (jsonv_finish(e->ctl_v) < 0)
+		why = e->ctl_v->why;
+	else if (e->have_result || e->value_problem[0])
+		why = "a frame after the result";
+	else if (ctl_parse_compact(e->ctl_v, buf_peek(&e->ctl_text), buf_len(&e->ctl_text),
+				   CTL_BORROW_VALUE, &m, &why) == 0) {
+		if (m.type == CTL_RESULT) {
+			e->result = m;
+			e->have_result = true;
+			if (m.value) {
+				/* The frame's text is kept as it is: its value is
+				 * never copied. */
+				e->result_text = e->ctl_text;
+				e->ctl_text = (struct buf)BUF_INIT;
 			}
+		} else if (m.call_id != e->last_call + 1 || !declared(e, m.name) ||
+			   e->pending_call) {
+			why = "a tool call out of order, or of an undeclared tool";
+			ctl_msg_clear(&m);
+		} else {
+			exec_tool_call(e, m.call_id, m.name, m.args, m.args_len);
+			ctl_msg_clear(&m);
 		}
-		log_warn("%s: worker sent a bad control frame (%s)", e->reg.id, why);
-		run_kill(e, KILL_PROTOCOL);
-		buf_clear(&e->ctl_in);
-		return;
+	}
+	/* A big frame's buffer is not kept for the next one. */
+	if (e->ctl_text.cap > 65536)
+		buf_free(&e->ctl_text);
+	else
+		buf_clear(&e->ctl_text);
+	if (why)
+		kill_protocol(e, why);
+}
+
+/* A frame failed validation part way: a returned value over its limits is
+ * the script's failure; anything else breaks the protocol. */
+static void ctl_frame_invalid(struct exec *e)
+{
+	struct jsonv *v = e->ctl_v;
+	const char *text = buf_peek(&e->ctl_text) + v->out_base;
+	bool limit =
+		strcmp(v->why, "too many values") == 0 || strcmp(v->why, "nested too deeply") == 0;
+	bool type_result = false;
+	const struct jsonv_member *t = jsonv_member(v, "type", NULL);
+	if (t && t->value.len == 8 && memcmp(text + t->value.off, "\"result\"", 8) == 0)
+		type_result = true;
+	if (limit && type_result && v->cur >= 0 &&
+	    jsonv_key_is(text, &v->members[v->cur].key, "value") && !e->have_result) {
+		snprintf(e->value_problem, sizeof e->value_problem,
+			 "the returned value is too large for JSON: more than %u values or "
+			 "deeper than %u levels",
+			 CTL_VALUE_NODES, CTL_VALUE_DEPTH);
+		e->have_result = false;
+	} else {
+		kill_protocol(e, v->why);
+	}
+	buf_free(&e->ctl_text);
+}
+
+/* Takes n bytes of the control stream: frame headers are read here, and a
+ * frame's payload is validated as it arrives, so even a 16 MiB frame costs
+ * the loop one read's worth of work at a time. */
+static void ctl_take(struct exec *e, const char *p, size_t n)
+{
+	while (n && e->killed != KILL_PROTOCOL) {
+		if (!e->ctl_left) {
+			size_t k = 4 - e->ctl_hdr_got;
+			if (k > n)
+				k = n;
+			memcpy(e->ctl_hdr + e->ctl_hdr_got, p, k);
+			e->ctl_hdr_got += k;
+			p += k;
+			n -= k;
+			if (e->ctl_hdr_got < 4)
+				return;
+			e->ctl_hdr_got = 0;
+			uint32_t len = (uint32_t)e->ctl_hdr[0] << 24 |
+				       (uint32_t)e->ctl_hdr[1] << 16 |
+				       (uint32_t)e->ctl_hdr[2] << 8 | e->ctl_hdr[3];
+			if (len == 0 || len > CTL_RESULT_BYTES) {
+				kill_protocol(e, len ? "a control frame over its size limit"
+						     : "an empty control frame");
+				return;
+			}
+			struct jsonv_limits lim;
+			ctl_frame_limits(&lim);
+			if (!e->ctl_v && !(e->ctl_v = malloc(sizeof *e->ctl_v))) {
+				kill_protocol(e, "out of memory");
+				return;
+			}
+			jsonv_init(e->ctl_v, &lim, &e->ctl_text);
+			e->ctl_left = len;
+			e->ctl_skip = false;
+			continue;
+		}
+		size_t k = n < e->ctl_left ? n : e->ctl_left;
+		if (!e->ctl_skip && jsonv_feed(e->ctl_v, p, k) < 0) {
+			e->ctl_skip = true; /* the rest of the frame is drained unread */
+			ctl_frame_invalid(e);
+		}
+		e->ctl_left -= k;
+		p += k;
+		n -= k;
+		if (!e->ctl_left && !e->ctl_skip)
+			ctl_frame_done(e);
 	}
 }
 
@@ -340,6 +427,9 @@ static void ctl_flush(struct exec *e)
 			buf_clear(&e->ctl_out); /* the worker is gone; its exit tells why */
 		break;
 	}
+	/* The job, once sent, is not kept: a big one would stay for the run. */
+	if (!buf_len(&e->ctl_out) && e->ctl_out.cap > 65536)
+		buf_free(&e->ctl_out);
 	loop_mod(&e->w_ctl, EPOLLIN | (buf_len(&e->ctl_out) ? EPOLLOUT : 0));
 }
 
@@ -350,8 +440,8 @@ static void on_ctl(struct loop_watch *w, uint32_t events)
 		ctl_flush(e);
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
-	char *dst = buf_reserve(&e->ctl_in, 65536);
-	ssize_t n = dst ? recv(e->ctl_fd, dst, 65536, 0) : -1;
+	char data[65536];
+	ssize_t n = recv(e->ctl_fd, data, sizeof data, 0);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
@@ -360,11 +450,8 @@ static void on_ctl(struct loop_watch *w, uint32_t events)
 		maybe_ended(e);
 		return;
 	}
-	buf_commit(&e->ctl_in, (size_t)n);
 	if (e->killed != KILL_PROTOCOL)
-		ctl_frames(e);
-	else
-		buf_clear(&e->ctl_in);
+		ctl_take(e, data, (size_t)n);
 }
 
 /* ---- the process */
@@ -450,20 +537,25 @@ static int encode_job(struct exec *e)
 			job, "code",
 			json_stringn(e->code + e->options_len, e->code_len - e->options_len));
 	}
-	json_t *names = json_array();
-	size_t i;
-	json_t *t;
-	json_array_foreach (e->tools, i, t)
-		json_array_append(names, json_object_get(t, "name"));
-	json_object_set_new(job, "tools", names);
-	if (e->store)
-		json_object_set(job, "store", e->store);
+	json_object_set(job, "tools", e->tool_names);
+	json_t *store = NULL;
+	if (e->store) {
+		store = json_loadb(e->store, e->store_len, JSON_ALLOW_NUL, NULL);
+		if (!store) {
+			json_decref(job);
+			return -1;
+		}
+		json_object_set_new(job, "store", store);
+	}
 	json_object_set_new(job, "memory_bytes", json_integer((json_int_t)e->memory_bytes));
 	json_object_set_new(job, "max_cpu_ms", json_integer((json_int_t)e->max_cpu_ms));
 	if (e->language)
 		json_object_set_new(job, "language", json_string(e->language));
 	int rc = msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job);
 	json_decref(job);
+	/* The worker has all it needs now: the request's copies go, the code
+	 * too unless it is to be cached should it succeed. */
+	exec_drop_source(e, e->cache && !e->cached_name && e->mode != EXEC_TEST);
 	return rc;
 }
 
@@ -472,7 +564,6 @@ void run_start(struct exec *e)
 	int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
 	e->phase = PHASE_SPAWNING;
 	e->t_start_us = loop_clock_us();
-	frame_decoder_init(&e->ctl_dec, FRAME_MODE_BINARY, CTL_RESULT_BYTES);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
 	    pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 || encode_job(e) < 0) {
 		int err = errno ? errno : ENOMEM;

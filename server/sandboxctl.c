@@ -151,7 +151,7 @@ static json_t *client_recv(struct client *c)
 						  &payload, &plen, &used);
 		if (st == FRAME_OK) {
 			json_error_t err;
-			json_t *msg = json_loadb(payload, plen, 0, &err);
+			json_t *msg = json_loadb(payload, plen, JSON_ALLOW_NUL, &err);
 			if (!msg) {
 				fail(0, "daemon sent invalid JSON: %s", err.text);
 				return NULL;
@@ -570,14 +570,13 @@ static int cmd_status(struct client *c, const struct opts *o, const char *id)
 {
 	json_int_t off[2] = {0, 0};
 	for (;;) {
-		json_t *req = json_pack("{s:s}", "execution_id", id);
+		/* Output comes in bounded chunks: the offsets ask for the next. */
+		json_t *req = json_pack("{s:s, s:I, s:I}", "execution_id", id, "stdout_offset",
+					off[0], "stderr_offset", off[1]);
 		if (o->wait || o->follow)
 			json_object_set_new(req, "wait", json_true());
-		if (o->follow) {
+		if (o->follow)
 			json_object_set_new(req, "wait_ms", json_integer(FOLLOW_WAIT_MS));
-			json_object_set_new(req, "stdout_offset", json_integer(off[0]));
-			json_object_set_new(req, "stderr_offset", json_integer(off[1]));
-		}
 		int rc = client_send(c, "status", req);
 		if (rc >= 0)
 			return rc;
@@ -595,8 +594,15 @@ static int cmd_status(struct client *c, const struct opts *o, const char *id)
 			print_output("stdout", json_object_get(reply, "stdout"));
 			print_output("stderr", json_object_get(reply, "stderr"));
 		}
-		off[0] = json_integer_value(json_object_get(reply, "stdout_length"));
-		off[1] = json_integer_value(json_object_get(reply, "stderr_length"));
+		bool more = json_is_true(json_object_get(reply, "output_more"));
+		if (c->json || o->follow || done) { /* what was printed */
+			off[0] = json_integer_value(json_object_get(reply, "stdout_next"));
+			off[1] = json_integer_value(json_object_get(reply, "stderr_next"));
+		}
+		if (done && more) {
+			json_decref(reply);
+			continue; /* the rest of the output first */
+		}
 		if (done) {
 			rc = c->json ? (json_is_true(json_object_get(reply, "success"))
 						? EXIT_OK
@@ -615,7 +621,11 @@ static int cmd_status(struct client *c, const struct opts *o, const char *id)
 				else
 					printf("%s: %s (%lld bytes of stdout, %lld of stderr so "
 					       "far)\n",
-					       id, state, (long long)off[0], (long long)off[1]);
+					       id, state,
+					       (long long)json_integer_value(
+						       json_object_get(reply, "stdout_length")),
+					       (long long)json_integer_value(
+						       json_object_get(reply, "stderr_length")));
 			}
 			json_decref(reply);
 			return EXIT_OK;

@@ -28,7 +28,10 @@ static struct daemon shared;
 
 static void shared_up(void)
 {
-	const char *args[] = {"--max-workers", "4", NULL};
+	/* Frames up to 16 MiB: test_status_terminal_has_fields sends an 8 MiB
+	 * script. */
+	const char *args[] = {"--max-workers", "4", "--max-frame-bytes", "16M", "--partial-bytes",
+			      "32M",	       NULL};
 	daemon_start(&shared, args);
 }
 static void shared_down(void) { daemon_stop(&shared); }

@@ -334,6 +334,64 @@ START_TEST(parse_depth_beyond_the_parser)
 }
 END_TEST
 
+/* A request of many tiny values is refused on its text, with the field
+ * named, before jansson would build a tree of ~80 bytes a value. */
+static char *repeat_request(const char *head, const char *unit, size_t count, const char *tail)
+{
+	size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail);
+	char *s = malloc(hl + ul * count + tl + 1);
+	ck_assert_ptr_nonnull(s);
+	memcpy(s, head, hl);
+	for (size_t i = 0; i < count; i++)
+		memcpy(s + hl + i * ul, unit, ul);
+	strcpy(s + hl + ul * count - (count ? 1 : 0), tail); /* drop the last comma */
+	return s;
+}
+
+START_TEST(parse_node_bounds)
+{
+	/* a 3 MB input_schema of {}s */
+	char *s = repeat_request("{\"op\":\"execute\",\"code\":\"1\",\"tools\":[{\"name\":\"t\","
+				 "\"input_schema\":{\"a\":[",
+				 "{},", 1000000, "]}}]}");
+	char *m = parse_error(s, STATUS_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(m, "tools") != NULL && strstr(m, "JSON values") != NULL, "%s", m);
+	free(m);
+	free(s);
+	/* within the request's count but over the tools' */
+	s = repeat_request("{\"op\":\"declarations\",\"tools\":[{\"name\":\"t\","
+			   "\"input_schema\":{\"a\":[",
+			   "1,", LIMIT_TOOLS_NODES, "]}}]}");
+	m = parse_error(s, STATUS_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(m, "tools: ") == m, "%s", m);
+	free(m);
+	free(s);
+	/* one schema over its size */
+	s = repeat_request("{\"op\":\"declarations\",\"tools\":[{\"name\":\"t\","
+			   "\"input_schema\":{\"description\":\"",
+			   "xxxxxxxxxx", LIMIT_SCHEMA_BYTES / 10 + 1, "x\"}}]}");
+	m = parse_error(s, STATUS_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(m, "tools[0].input_schema") != NULL, "%s", m);
+	free(m);
+	free(s);
+	/* a tool_result value of too many values names the field */
+	s = repeat_request("{\"op\":\"tool_result\",\"execution_id\":\"x\",\"call_id\":1,"
+			   "\"value\":[",
+			   "0,", LIMIT_REQUEST_NODES + 1, "]}");
+	m = parse_error(s, STATUS_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(m, "value: ") == m, "%s", m);
+	free(m);
+	free(s);
+	/* the store's count */
+	s = repeat_request("{\"op\":\"execute\",\"code\":\"1\",\"store\":{\"k\":[", "0,",
+			   LIMIT_STORE_NODES + 1, "]}}");
+	m = parse_error(s, STATUS_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(m, "store: ") == m, "%s", m);
+	free(m);
+	free(s);
+}
+END_TEST
+
 START_TEST(error_echoes_id)
 {
 	static const struct {
@@ -418,7 +476,9 @@ END_TEST
 START_TEST(unknown_op_lists_known_ops)
 {
 	char *m = parse_error("{\"op\":\"exec\"}", STATUS_INVALID_ARGUMENT);
-	ck_assert_str_eq(m, "op: unknown op \"exec\" (known: health, execute, stream, async, status, cancel, list, test, cache_list, cache_clear, tool_result, declarations)");
+	ck_assert_str_eq(m,
+			 "op: unknown op \"exec\" (known: health, execute, stream, async, status, "
+			 "cancel, list, test, cache_list, cache_clear, tool_result, declarations)");
 	free(m);
 	/* An op that is a known name followed by a NUL is not that op. */
 	m = parse_error("{\"op\":\"health\\u0000\"}", STATUS_INVALID_ARGUMENT);
@@ -714,6 +774,7 @@ static Suite *request_suite(void)
 	tcase_add_test(tc, parse_honours_given_limits);
 	tcase_add_test(tc, parse_payload_is_bounded_by_len);
 	tcase_add_test(tc, parse_depth_beyond_the_parser);
+	tcase_add_test(tc, parse_node_bounds);
 	tcase_add_test(tc, error_echoes_id);
 	tcase_add_test(tc, root_on_error_ownership);
 	tcase_add_test(tc, unknown_op_lists_known_ops);

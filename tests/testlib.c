@@ -284,7 +284,7 @@ json_t *client_recv(struct client *c, int timeout_ms)
 						  &payload, &plen, &used);
 		if (st == FRAME_OK) {
 			json_error_t err;
-			json_t *m = json_loadb(payload, plen, 0, &err);
+			json_t *m = json_loadb(payload, plen, JSON_ALLOW_NUL, &err);
 			ck_assert_msg(m != NULL, "daemon sent invalid JSON: %s", err.text);
 			buf_consume(&c->in, used);
 			return m;

@@ -348,7 +348,8 @@ static int to_json(duk_context *ctx, duk_idx_t idx, const char *what, json_t **o
 		snprintf(why, why_len, "%s is over %u bytes as JSON", what, CTL_VALUE_BYTES);
 		return -1;
 	}
-	*out = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text), JSON_DECODE_ANY, NULL);
+	*out = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text),
+			  JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
 	buf_free(&text);
 	if (!*out) {
 		snprintf(why, why_len, "%s could not be converted to JSON (%s)", what,

@@ -1,0 +1,508 @@
+/*
+ * check_bounds.c - hostile clients against the real daemon, with its
+ * memory measured (VmRSS and VmHWM from /proc/PID/status) while they run:
+ * results kept as text and counted by retention, tool-call loops, schema
+ * bombs, unread status replies and long-polls, pipelined executes never
+ * read, and half-sent frames. Each test states its bound, and checks that
+ * other clients are still served and that nothing promised is dropped.
+ *
+ * Each test has a daemon of its own, so that VmHWM is that test's peak.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define MIB (1024L * 1024L)
+
+static struct daemon d;
+
+/* Small budgets, so that the bounds are tight and quickly reached. */
+static void up(void)
+{
+	const char *args[] = {"--max-workers",
+			      "4",
+			      "--retain-bytes",
+			      "8M",
+			      "--reply-bytes",
+			      "16M",
+			      "--conn-reply-bytes",
+			      "2M",
+			      "--partial-bytes",
+			      "16M",
+			      "--max-frame-bytes",
+			      "4M",
+			      "--queue-bytes",
+			      "16M",
+			      NULL};
+	daemon_start(&d, args);
+}
+static void down(void) { daemon_stop(&d); }
+
+/* A field of /proc/PID/status in bytes (kB there). */
+static long proc_status(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	long v = -1;
+	size_t n = strlen(field);
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, field, n) == 0 && line[n] == ':')
+			v = strtol(line + n + 1, NULL, 10) * 1024;
+	fclose(f);
+	ck_assert_int_ge(v, 0);
+	return v;
+}
+static long rss(void) { return proc_status(d.pid, "VmRSS"); }
+static long hwm(void) { return proc_status(d.pid, "VmHWM"); }
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Another client is served: health answers, and quickly. Returns the
+ * round trip in ms. */
+static long long health_rtt(void)
+{
+	long long t0 = now_ms();
+	json_t *r = call_once(d.sock, json_pack("{s:s}", "op", "health"));
+	long long ms = now_ms() - t0;
+	ck_assert(jtrue(r, "ok"));
+	json_decref(r);
+	ck_assert_msg(ms < 3000, "health took %lld ms under load", ms);
+	return ms;
+}
+
+/* Starts code as async and returns its id (caller frees). */
+static char *start_async(json_t *req)
+{
+	json_object_set_new(req, "op", json_string("async"));
+	json_t *r = call_once(d.sock, req);
+	ck_assert_msg(jtrue(r, "ok"), "async refused: %s", err_msg(r));
+	char *id = strdup(jstr(r, "execution_id"));
+	json_decref(r);
+	return id;
+}
+
+/* Waits for an execution to end; returns its final status (first chunk). */
+static json_t *wait_done(const char *id)
+{
+	for (int i = 0; i < 20; i++) {
+		json_t *r = call_once(d.sock,
+				      json_pack("{s:s, s:s, s:b, s:i}", "op", "status",
+						"execution_id", id, "wait", 1, "wait_ms", 5000));
+		ck_assert_msg(jtrue(r, "ok"), "status: %s", err_msg(r));
+		if (json_object_get(r, "success"))
+			return r;
+		json_decref(r);
+	}
+	ck_abort_msg("%s did not end", id);
+	return NULL;
+}
+
+/* ---- results */
+
+/* A plain script returning 2e6 references to one object: its 6 MB of
+ * JSON is checked as text and refused by count, never built into a tree
+ * (which cost 465 MB). */
+START_TEST(result_of_many_references)
+{
+	long base = hwm();
+	json_t *req = json_pack("{s:s, s:s, s:i, s:i}", "op", "execute", "code",
+				"var o = {}, a = []; for (var i = 0; i < 2000000; i++) a.push(o); "
+				"return a",
+				"memory_bytes", 1024 * 1024 * 1024, "timeout_ms", 60000);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	client_request(&c, req);
+	json_t *r = client_reply(&c, NULL, 90000);
+	ck_assert_ptr_nonnull(r);
+	client_close(&c);
+	ck_assert_str_eq(jstr(r, "state"), "failed");
+	ck_assert_str_eq(err_kind(r), "script");
+	ck_assert_msg(strstr(err_msg(r), "too large") != NULL, "%s", err_msg(r));
+	json_decref(r);
+	long grew = hwm() - base;
+	printf("bounds: 2e6 references: daemon peak grew %ld KiB (bound 48 MiB)\n", grew / 1024);
+	ck_assert_int_lt(grew, 48 * MIB);
+	health_rtt();
+}
+END_TEST
+
+/* Big values are kept as text and count against --retain-bytes (8M):
+ * of ten 6 MB results one stays, and memory stays flat. */
+START_TEST(kept_values_counted)
+{
+	long base = rss();
+	char *ids[10];
+	for (int i = 0; i < 10; i++) {
+		json_t *r = call_once(d.sock, json_pack("{s:s, s:s}", "op", "execute", "code",
+							"return 'v'.repeat(6000000)"));
+		ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+		ck_assert_uint_eq(strlen(jstr(r, "value")), 6000000);
+		ids[i] = strdup(jstr(r, "execution_id"));
+		json_decref(r);
+	}
+	json_t *h = call_once(d.sock, json_pack("{s:s}", "op", "health"));
+	long long kept = jint(h, "executions_retained");
+	json_decref(h);
+	long grew = rss() - base;
+	printf("bounds: ten 6 MB values: %lld retained, RSS grew %ld KiB (bound 8M + 16 MiB)\n",
+	       kept, grew / 1024);
+	ck_assert_int_le(kept, 1);
+	ck_assert_int_lt(grew, 24 * MIB);
+	/* the oldest went, the newest is whole */
+	json_t *r =
+		call_once(d.sock, json_pack("{s:s, s:s}", "op", "status", "execution_id", ids[0]));
+	assert_error(r, "NOT_FOUND", NULL);
+	json_decref(r);
+	r = call_once(d.sock, json_pack("{s:s, s:s}", "op", "status", "execution_id", ids[9]));
+	ck_assert_uint_eq(strlen(jstr(r, "value")), 6000000);
+	json_decref(r);
+	for (int i = 0; i < 10; i++)
+		free(ids[i]);
+}
+END_TEST
+
+/* A returned string with a NUL in it is a value like any other. */
+START_TEST(value_with_nul)
+{
+	json_t *r = call_once(d.sock, json_pack("{s:s, s:s}", "op", "execute", "code",
+						"return ['a\\u0000b', {k: '\\u0000'}]"));
+	ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+	json_t *v = json_object_get(r, "value");
+	ck_assert_uint_eq(json_string_length(json_array_get(v, 0)), 3);
+	ck_assert_int_eq(json_string_value(json_array_get(v, 0))[1], '\0');
+	json_decref(r);
+}
+END_TEST
+
+/* ---- tool calls */
+
+/* An async script whose client left, looping on a failing tool: the calls
+ * record stops at LIMIT_TOOL_CALLS and counts the rest (316 MB in 8 s
+ * before). */
+START_TEST(tool_loop_client_gone)
+{
+	long base = hwm();
+	json_t *req = json_pack("{s:s, s:[{s:s}], s:i}", "code",
+				"for (;;) { try { tools.t() } catch (e) {} }", "tools", "name", "t",
+				"timeout_ms", 4000);
+	char *id = start_async(req); /* its connection is closed at once */
+	json_t *r = wait_done(id);
+	ck_assert_str_eq(err_kind(r), "timeout");
+	json_t *calls = json_object_get(r, "calls");
+	ck_assert_uint_eq(json_array_size(calls), 1000);
+	ck_assert_int_gt(jint(r, "calls_dropped"), 0);
+	long grew = hwm() - base;
+	printf("bounds: tool loop: %zu calls kept, %lld dropped; peak grew %ld KiB (bound 16 "
+	       "MiB)\n",
+	       json_array_size(calls), jint(r, "calls_dropped"), grew / 1024);
+	ck_assert_int_lt(grew, 16 * MIB);
+	json_decref(r);
+	free(id);
+	health_rtt();
+}
+END_TEST
+
+/* ---- requests */
+
+/* A 3 MB input_schema of {}s is refused on its text, naming the field,
+ * before any tree (230 MB a retained execution before). */
+START_TEST(schema_bomb)
+{
+	long base = hwm();
+	size_t n = 1000000;
+	const char *head = "{\"op\":\"execute\",\"code\":\"1\",\"tools\":[{\"name\":\"t\","
+			   "\"input_schema\":{\"a\":[";
+	size_t hl = strlen(head);
+	char *s = malloc(hl + 3 * n + 16);
+	memcpy(s, head, hl);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + hl + 3 * i, "{},", 3);
+	strcpy(s + hl + 3 * n - 1, "]}}]}");
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
+	client_send_raw(&c, s, strlen(s));
+	client_send_raw(&c, "\n", 1);
+	json_t *r = client_reply(&c, NULL, 10000);
+	ck_assert_ptr_nonnull(r);
+	assert_error(r, "INVALID_ARGUMENT", "tools");
+	json_decref(r);
+	client_close(&c);
+	free(s);
+	long grew = hwm() - base;
+	printf("bounds: 3 MB schema of {}s: peak grew %ld KiB (bound 16 MiB)\n", grew / 1024);
+	ck_assert_int_lt(grew, 16 * MIB);
+}
+END_TEST
+
+/* ---- replies */
+
+/* An execution with 6 MB of stdout. */
+static char *big_output_exec(const char *tail)
+{
+	char code[256];
+	snprintf(code, sizeof code,
+		 "var s = 'x'.repeat(1048575); for (var i = 0; i < 6; i++) console.log(s); %s",
+		 tail);
+	return start_async(json_pack("{s:s}", "code", code));
+}
+
+/* Thirty clients ask for that output and never read: each is served a
+ * bounded chunk, built only when there is room, not a copy of it all. */
+START_TEST(status_never_read)
+{
+	char *id = big_output_exec("");
+	json_decref(wait_done(id));
+	long base = rss();
+	enum { N = 30 };
+	struct client cs[N];
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(client_open(&cs[i], d.sock, FRAME_MODE_BINARY), 0);
+		client_request(&cs[i], json_pack("{s:s, s:s}", "op", "status", "execution_id", id));
+	}
+	long long rtt = health_rtt(); /* also: all thirty were read by now */
+	long grew = rss() - base;
+	printf("bounds: 30 unread status replies of 6 MB output: RSS grew %ld KiB (bound 16M + "
+	       "4 MiB), health %lld ms\n",
+	       grew / 1024, rtt);
+	ck_assert_int_lt(grew, 20 * MIB);
+	/* Nothing promised is dropped: every reader gets its chunk, and
+	 * polling on gets the rest. */
+	for (int i = 0; i < N; i++) {
+		json_t *r = client_reply(&cs[i], NULL, 20000);
+		ck_assert_ptr_nonnull(r);
+		ck_assert(jtrue(r, "ok"));
+		ck_assert_uint_eq(strlen(jstr(r, "stdout")), 1024 * 1024);
+		ck_assert(jtrue(r, "output_more"));
+		json_decref(r);
+	}
+	long long off = 0, got = 0;
+	for (;;) {
+		json_t *r =
+			client_call(&cs[0], json_pack("{s:s, s:s, s:I}", "op", "status",
+						      "execution_id", id, "stdout_offset", off));
+		got += (long long)strlen(jstr(r, "stdout"));
+		off = jint(r, "stdout_next");
+		bool more = jtrue(r, "output_more");
+		json_decref(r);
+		if (!more)
+			break;
+	}
+	ck_assert_int_eq(got, 6 * 1048576);
+	for (int i = 0; i < N; i++)
+		client_close(&cs[i]);
+	free(id);
+}
+END_TEST
+
+/* A hundred long-polls on one connection that reads nothing: their
+ * answers wait for room instead of piling up; all come once it reads. */
+START_TEST(long_polls_unread)
+{
+	char *id = big_output_exec("var t = Date.now(); while (Date.now() - t < 1500);");
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	long base = rss();
+	for (int i = 0; i < 100; i++)
+		client_request(&c, json_pack("{s:s, s:s, s:b, s:i}", "op", "status", "execution_id",
+					     id, "wait", 1, "id", i));
+	json_decref(wait_done(id));
+	long long rtt = health_rtt();
+	long grew = rss() - base;
+	printf("bounds: 100 unread long-polls: RSS grew %ld KiB (bound 2M + 16 MiB), health %lld "
+	       "ms\n",
+	       grew / 1024, rtt);
+	ck_assert_int_lt(grew, 18 * MIB);
+	for (int i = 0; i < 100; i++) {
+		json_t *r = client_reply(&c, NULL, 20000);
+		ck_assert_msg(r != NULL, "long-poll reply %d missing", i);
+		ck_assert_str_eq(jstr(r, "state"), "completed");
+		json_decref(r);
+	}
+	client_close(&c);
+	free(id);
+}
+END_TEST
+
+/* Pipelined executes whose replies are never read: the client's later
+ * executions wait (holding no worker) while it owes too much, others run
+ * meanwhile, and every reply arrives once it reads. */
+START_TEST(pipelined_unread)
+{
+	enum { N = 48 };
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	long base = rss();
+	for (int i = 0; i < N; i++)
+		client_request(&c, json_pack("{s:s, s:s, s:i}", "op", "execute", "code",
+					     "console.log('p'.repeat(1048575))", "id", i));
+	/* Others are served, executions included, while it does not read. */
+	long peak = 0;
+	for (int i = 0; i < 6; i++) {
+		json_t *r = call_once(
+			d.sock, json_pack("{s:s, s:s}", "op", "execute", "code", "return 42"));
+		ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+		json_decref(r);
+		long g = rss() - base;
+		peak = g > peak ? g : peak;
+	}
+	health_rtt();
+	printf("bounds: %d pipelined 1 MB executes unread: RSS grew at most %ld KiB (bound 8M + "
+	       "24 MiB)\n",
+	       N, peak / 1024);
+	ck_assert_int_lt(peak, 32 * MIB);
+	for (int i = 0; i < N; i++) {
+		json_t *r = client_reply(&c, NULL, 60000);
+		ck_assert_msg(r != NULL, "reply %d of %d missing", i, N);
+		ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+		ck_assert_uint_eq(strlen(jstr(r, "stdout")), 1048576);
+		json_decref(r);
+		long g = rss() - base;
+		ck_assert_int_lt(g, 32 * MIB);
+	}
+	client_close(&c);
+}
+END_TEST
+
+/* Many half-sent frames: past --partial-bytes (16M) the connection that
+ * went over is told RESOURCE_EXHAUSTED and closed; the others keep their
+ * place and memory stays within the budget. */
+START_TEST(half_sent_frames)
+{
+	enum { N = 40 };
+	static char chunk[900 * 1024];
+	memset(chunk, ' ', sizeof chunk);
+	chunk[0] = '{';
+	struct client cs[N];
+	long base = rss();
+	int refused = 0;
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(client_open(&cs[i], d.sock, FRAME_MODE_BINARY), 0);
+		unsigned char hdr[4] = {0, 0x10, 0, 0}; /* 1 MiB announced */
+		client_send_raw(&cs[i], hdr, 4);
+		/* The daemon may cut this one off part way: not an error here. */
+		for (size_t off = 0; off < sizeof chunk;) {
+			ssize_t n = send(cs[i].fd, chunk + off, sizeof chunk - off, MSG_NOSIGNAL);
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+	}
+	long long rtt = health_rtt();
+	for (int i = 0; i < N; i++) {
+		json_t *r = client_recv(&cs[i], i < 10 ? 200 : 2000);
+		if (r) {
+			assert_error(r, "RESOURCE_EXHAUSTED", "half-sent");
+			refused++;
+			json_decref(r);
+			ck_assert(client_eof(&cs[i], 5000));
+		}
+	}
+	long grew = rss() - base;
+	printf("bounds: %d half-sent 900 KB frames: %d refused, RSS grew %ld KiB (bound 16M + 8 "
+	       "MiB), health %lld ms\n",
+	       N, refused, grew / 1024, rtt);
+	ck_assert_int_ge(refused, N - 18);
+	ck_assert_int_lt(grew, 24 * MIB);
+	for (int i = 0; i < N; i++)
+		client_close(&cs[i]);
+}
+END_TEST
+
+/* ---- what the worker reports */
+
+/* Code under test that breaks the harness's own bookkeeping cannot make
+ * the report lie: the summary is the daemon's count of the entries. */
+START_TEST(test_report_recounted)
+{
+	json_t *r =
+		call_once(d.sock, json_pack("{s:s, s:s}", "op", "test", "tests",
+					    "Array.prototype.push = function () { return 0 };\n"
+					    "test('a', function () {});\n"
+					    "test('b', function () { throw new Error('no') });"));
+	ck_assert(jtrue(r, "ok"));
+	json_t *sum = json_object_get(r, "summary");
+	json_t *tests = json_object_get(r, "tests");
+	long long passed = 0, failed = 0;
+	for (size_t i = 0; i < json_array_size(tests); i++) {
+		json_t *t = json_array_get(tests, i);
+		if (jtrue(t, "skipped"))
+			continue;
+		if (jtrue(t, "passed"))
+			passed++;
+		else
+			failed++;
+	}
+	ck_assert_int_eq(jint(sum, "total"), (long long)json_array_size(tests));
+	ck_assert_int_eq(jint(sum, "passed"), passed);
+	ck_assert_int_eq(jint(sum, "failed"), failed);
+	/* success only when tests ran and none failed, by the entries */
+	ck_assert(!jtrue(r, "success"));
+	json_decref(r);
+}
+END_TEST
+
+/* sandboxctl status polls on with the offsets until it has every byte. */
+START_TEST(sandboxctl_status_reads_all_chunks)
+{
+	char *id = start_async(json_pack(
+		"{s:s}", "code",
+		"var s = 'x'.repeat(1048575); for (var i = 0; i < 3; i++) console.log(s)"));
+	json_decref(wait_done(id));
+	const char *ctl = getenv("SANDBOXCTL_BIN");
+	ck_assert_ptr_nonnull(ctl);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s --socket %s status %s --wait", ctl, d.sock, id);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	long xs = 0;
+	int ch;
+	while ((ch = fgetc(p)) != EOF)
+		xs += ch == 'x';
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_int_eq(xs, 3L * 1048575);
+	free(id);
+}
+END_TEST
+
+static Suite *bounds_suite(void)
+{
+	Suite *s = suite_create("bounds");
+	TCase *tc = tcase_create("bounds");
+	tcase_add_checked_fixture(tc, up, down);
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, result_of_many_references);
+	tcase_add_test(tc, kept_values_counted);
+	tcase_add_test(tc, value_with_nul);
+	tcase_add_test(tc, tool_loop_client_gone);
+	tcase_add_test(tc, schema_bomb);
+	tcase_add_test(tc, status_never_read);
+	tcase_add_test(tc, long_polls_unread);
+	tcase_add_test(tc, pipelined_unread);
+	tcase_add_test(tc, half_sent_frames);
+	tcase_add_test(tc, test_report_recounted);
+	tcase_add_test(tc, sandboxctl_status_reads_all_chunks);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(bounds_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
