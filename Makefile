@@ -59,9 +59,14 @@ BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus
-TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
+# Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
+# built with $(CC) and a replay driver, each runs its seed and crash corpora
+# as a unit suite of `make check`.
+FUZZ_TARGETS := frame request ctl decl source cache
+FUZZ_REPLAY  := $(addprefix fuzz_,$(FUZZ_TARGETS))
+TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(FUZZ_REPLAY) $(INT_TESTS))
 
-.PHONY: all deps run check bench install uninstall clean format lint
+.PHONY: all deps run check bench fuzz install uninstall clean format lint
 
 all: $(BINS)
 
@@ -121,6 +126,23 @@ build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
+# The fuzz targets' modules, one list per target.
+FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
+FUZZ_SRC_request := protocol/request.c protocol/status.c protocol/msg.c protocol/buf.c protocol/frame.c
+FUZZ_SRC_ctl     := protocol/ctl.c protocol/frame.c protocol/buf.c
+FUZZ_SRC_decl    := server/decl.c $(FUZZ_SRC_request)
+FUZZ_SRC_source  := protocol/source.c
+FUZZ_SRC_cache   := server/cache.c server/loop.c server/log.c protocol/buf.c
+define fuzz_rules
+build/tests/fuzz_$(1): $$(call obj,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1))) build/tests/fuzz/replay_$(1).o
+build/fuzz/fuzz_$(1): $$(patsubst %.c,build/fuzz/%.o,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1)))
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rules,$(t))))
+
+build/tests/fuzz/replay_%.o: tests/fuzz/replay.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' -MMD -MP -c -o $@ $<
+
 $(TESTS) build/tests/bench: build/tests/%:
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) $(CHECK_LIBS) -lpthread -lm
@@ -128,12 +150,35 @@ $(TESTS) build/tests/bench: build/tests/%:
 # Integration suites find the binaries through these.
 export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
+export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
 
 check: deps
 	@$(MAKE) --no-print-directory $(BINS) $(TESTS)
 	@sh scripts/run-tests.sh $(TESTS)
 
 build/tests/bench: $(call obj,tests/bench.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
+
+# libFuzzer needs clang; the objects are built apart from the normal ones.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 1
+FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+                -fno-sanitize-recover=undefined
+FUZZ_BINS    := $(addprefix build/fuzz/,$(FUZZ_REPLAY))
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(WARNINGS) $(FUZZ_CFLAGS) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_BINS): build/fuzz/%:
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIB_LIBS) -lpthread -lm
+
+# `make fuzz FUZZ_SECONDS=900` runs each target for 15 minutes (FUZZ_JOBS
+# at a time); FUZZ_TARGETS picks some.
+fuzz:
+	@sh scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@sh scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BINS) build/tests/bench
