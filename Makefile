@@ -53,12 +53,13 @@ SERVER   := server/main.c server/config.c server/log.c server/loop.c server/list
             server/registry.c server/sched.c server/spawn.c server/cache.c server/decl.c
 CTL      := server/sandboxctl.c
 
+comma := ,
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
 
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl
-INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus
+INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_faults
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -66,7 +67,7 @@ FUZZ_TARGETS := frame request ctl decl source cache
 FUZZ_REPLAY  := $(addprefix fuzz_,$(FUZZ_TARGETS))
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(FUZZ_REPLAY) $(INT_TESTS))
 
-.PHONY: all deps run check bench fuzz install uninstall clean format lint
+.PHONY: all deps run check bench fuzz fault faults install uninstall clean format lint
 
 all: $(BINS)
 
@@ -108,6 +109,23 @@ bin/sandboxctl: $(call obj,$(CTL) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
+# The daemon with tests/fault.c between it and the calls it makes, which
+# fail by count as SANDBOXD_FAULT says (see tests/fault.c).
+FAULT_WRAP := malloc calloc realloc strdup strndup vasprintf pipe2 socketpair accept4 write \
+              send sendmsg fsync renameat syscall
+bin/sandboxd-fault: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL) tests/fault.c)
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) $(addprefix -Wl$(comma)--wrap=,$(FAULT_WRAP)) -o $@ $^ $(LIB_LIBS) -lpthread -lm
+
+fault: deps
+	@$(MAKE) --no-print-directory bin/sandboxd-fault
+
+# The fault sweep with FAULT_POINTS counts per kind (`make check` runs 12).
+FAULT_POINTS ?= 400
+faults: deps
+	@$(MAKE) --no-print-directory $(BINS) bin/sandboxd-fault build/tests/check_faults
+	@SANDBOXD_FAULT_POINTS=$(FAULT_POINTS) build/tests/check_faults
+
 # Each suite links the modules it tests, plus the shared test helpers.
 TESTLIB := $(call obj,tests/testlib.c)
 build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
@@ -125,6 +143,7 @@ build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(ca
 build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
@@ -150,10 +169,11 @@ $(TESTS) build/tests/bench: build/tests/%:
 # Integration suites find the binaries through these.
 export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
+export SANDBOXD_FAULT_BIN := $(CURDIR)/bin/sandboxd-fault
 export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
 
 check: deps
-	@$(MAKE) --no-print-directory $(BINS) $(TESTS)
+	@$(MAKE) --no-print-directory $(BINS) bin/sandboxd-fault $(TESTS)
 	@sh scripts/run-tests.sh $(TESTS)
 
 build/tests/bench: $(call obj,tests/bench.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
