@@ -1,7 +1,25 @@
 /* msg.c - reply and event frames; see msg.h. */
 #include "msg.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+static unsigned long alloc_failures;
+
+static void *counting_malloc(size_t n)
+{
+	void *p = malloc(n);
+	if (!p)
+		__atomic_add_fetch(&alloc_failures, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+void msg_alloc_init(void) { json_set_alloc_funcs(counting_malloc, free); }
+
+unsigned long msg_alloc_failures(void)
+{
+	return __atomic_load_n(&alloc_failures, __ATOMIC_RELAXED);
+}
 
 static json_t *with_id(json_t *id)
 {

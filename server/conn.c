@@ -90,6 +90,16 @@ static void on_deferred_close(struct loop_timer *t)
 	conn_close(c, c->broken ? "write failed" : done ? "done" : "timed out");
 }
 
+/* Closes c from the loop, never from inside a caller's stack: through a
+ * 0 ms timer or, when no timer can be armed, through the next event of its
+ * socket (EPOLLOUT is ready at once; on_event closes a broken connection
+ * and re-runs update for a finished one). */
+static void defer_close(struct conn *c)
+{
+	if (loop_timer_set(&c->timer, 0, on_deferred_close) < 0)
+		loop_mod(&c->w, EPOLLIN | EPOLLOUT);
+}
+
 /* Writes what is queued; on a hard error the connection is marked broken
  * and closed from the loop, never from inside a caller's stack. */
 static void flush(struct conn *c)
@@ -107,7 +117,7 @@ static void flush(struct conn *c)
 			break;
 		c->broken = true;
 		buf_clear(&c->out);
-		loop_timer_set(&c->timer, 0, on_deferred_close);
+		defer_close(c);
 		return;
 	}
 	if (c->backlogged && buf_len(&c->out) <= LIMIT_CONN_BACKLOG_BYTES / 2) {
@@ -126,11 +136,26 @@ void conn_send(struct conn *c, const json_t *msg)
 	if (c->dead || c->broken)
 		return;
 	bool was_empty = buf_len(&c->out) == 0;
-	if (msg_encode(&c->out,
-		       c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY,
-		       msg) < 0) {
-		log_err("conn %lu: cannot encode a reply (out of memory)", c->serial);
-		return;
+	enum frame_mode mode = c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY;
+	if (!msg || msg_encode(&c->out, mode, msg) < 0) {
+		/* The client must not wait for an answer that is not coming: a
+		 * reply becomes an INTERNAL error with its id; an event (or a
+		 * reply whose error cannot be built either) cuts the
+		 * connection, so the client sees the end rather than a gap. */
+		bool event = !msg || json_object_get(msg, "event");
+		log_err("conn %lu: cannot encode %s (out of memory)%s", c->serial,
+			event ? "an event" : "a reply", event ? ": closing the connection" : "");
+		json_t *r = !event ? msg_reply_error(json_object_get(msg, "id"), STATUS_INTERNAL,
+						     "out of memory building the reply")
+				   : NULL;
+		if (!r || msg_encode(&c->out, mode, r) < 0) {
+			json_decref(r);
+			c->broken = true;
+			buf_clear(&c->out);
+			defer_close(c);
+			return;
+		}
+		json_decref(r);
 	}
 	if (was_empty)
 		c->last_progress = loop_now_ms();
@@ -212,7 +237,7 @@ static void update(struct conn *c)
 	bool idle = list_empty(&c->subs);
 	if (finished && idle && buf_len(&c->out) == 0) {
 		/* Not from here when inside a callback chain: defer. */
-		loop_timer_set(&c->timer, 0, on_deferred_close);
+		defer_close(c);
 		return;
 	}
 	bool want_read = !c->read_eof && !c->closing && !c->backlogged;
@@ -228,7 +253,11 @@ static void update(struct conn *c)
 		deadline = c->last_progress + settings.idle_timeout_ms;
 	if (deadline) {
 		uint64_t now = loop_now_ms();
-		loop_timer_set(&c->timer, deadline > now ? deadline - now : 0, on_deferred_close);
+		/* Without a timer the deadline is armed again at the next
+		 * update (the connection's next event). */
+		if (loop_timer_set(&c->timer, deadline > now ? deadline - now : 0,
+				   on_deferred_close) < 0)
+			log_warn("conn %lu: cannot arm its deadline (out of memory)", c->serial);
 	} else {
 		loop_timer_cancel(&c->timer);
 	}
@@ -290,6 +319,7 @@ void conn_accept_ready(int listen_fd)
 		struct conn *c = calloc(1, sizeof *c);
 		if (!c) {
 			close(fd);
+			log_warn("connection refused: out of memory");
 			continue;
 		}
 		c->fd = fd;

@@ -134,6 +134,7 @@ static bool add_test_report(json_t *f, struct exec *e, json_t **error)
 /* The execution fields, from the worker's verdict. */
 static json_t *build_fields(struct exec *e)
 {
+	unsigned long oom = msg_alloc_failures();
 	json_t *error = NULL;
 	e->state = run_verdict(e, &error);
 	bool success = e->state == STATE_COMPLETED;
@@ -166,7 +167,15 @@ static json_t *build_fields(struct exec *e)
 			    json_integer((json_int_t)e->ru.ru_maxrss * 1024));
 	if (e->have_result && e->result.heap_peak >= 0)
 		json_object_set_new(f, "heap_peak_bytes", json_integer(e->result.heap_peak));
-	return f;
+	if (f && msg_alloc_failures() == oom)
+		return f;
+	/* A record with holes would tell a lie (a value missing, success
+	 * without its state): the result is lost, and the record says so. */
+	json_decref(f);
+	e->state = STATE_FAILED;
+	return json_pack("{s:s, s:s, s:b, s:{s:s, s:s}}", "execution_id", e->reg.id, "state",
+			 request_state_name(e->state), "success", 0, "error", "kind", "sandbox",
+			 "message", "out of memory recording the result");
 }
 
 /* Final: replies to the requester, wakes the watches, and leaves the
@@ -175,10 +184,16 @@ static void complete(struct exec *e)
 {
 	e->phase = PHASE_DONE;
 	if (e->conn && e->mode != EXEC_ASYNC) {
+		unsigned long oom = msg_alloc_failures();
 		json_t *r = msg_reply_ok(e->req_id);
 		json_object_update(r, e->fields);
 		if (e->mode != EXEC_STREAM)
 			add_output(r, e);
+		if (!e->fields || msg_alloc_failures() != oom) {
+			json_decref(r);
+			r = msg_reply_error(e->req_id, STATUS_INTERNAL,
+					    "out of memory building the reply");
+		}
 		conn_send(e->conn, r);
 		json_decref(r);
 	}

@@ -45,6 +45,22 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 	json_decref(r);
 }
 
+/* msg_alloc_failures() when the reply being built was begun: a request
+ * being handled, or a wait ending. */
+static unsigned long oom_mark;
+
+/* Sends r (consumed), built since oom_mark, unless an allocation failed on
+ * the way: a reply with holes is no success, so INTERNAL goes instead. */
+static void send_reply(struct conn *c, json_t *id, json_t *r)
+{
+	if (!r || msg_alloc_failures() != oom_mark) {
+		json_decref(r);
+		r = msg_reply_error(id, STATUS_INTERNAL, "out of memory building the reply");
+	}
+	conn_send(c, r);
+	json_decref(r);
+}
+
 /* ---- replies that wait: status long-polls, cancel, cache_clear */
 
 enum wait_kind { WAIT_STATUS, WAIT_CANCEL, WAIT_CLEAR };
@@ -135,6 +151,7 @@ static json_t *status_reply(struct exec *e, json_t *id, const uint64_t offset[2]
 
 static void waiter_reply(struct waiter *w, struct exec *e)
 {
+	oom_mark = msg_alloc_failures();
 	if (w->conn) {
 		json_t *r;
 		if (w->kind == WAIT_STATUS) {
@@ -145,8 +162,7 @@ static void waiter_reply(struct waiter *w, struct exec *e)
 			json_object_set_new(r, "state",
 					    json_string(request_state_name(exec_state(e))));
 		}
-		conn_send(w->conn, r);
-		json_decref(r);
+		send_reply(w->conn, w->id, r);
 	}
 	waiter_free(w);
 }
@@ -192,16 +208,18 @@ static void status(struct conn *c, const struct request *req)
 	}
 	struct waiter *w = req->wait && !exec_fields(e) ? waiter_new(c, req->id, WAIT_STATUS) : NULL;
 	if (!w) {
-		json_t *r = status_reply(e, req->id, offset);
-		conn_send(c, r);
-		json_decref(r);
+		send_reply(c, req->id, status_reply(e, req->id, offset));
 		return;
 	}
 	w->e = e;
 	w->offset[0] = offset[0];
 	w->offset[1] = offset[1];
 	w->watch.done = on_watch_done;
-	loop_timer_set(&w->timer, req->wait_ms, on_wait_over);
+	if (loop_timer_set(&w->timer, req->wait_ms, on_wait_over) < 0) {
+		/* A wait that nothing would end: answer now instead. */
+		waiter_reply(w, e);
+		return;
+	}
 	exec_watch(e, &w->watch);
 }
 
@@ -223,8 +241,12 @@ static void cancel(struct conn *c, const struct request *req)
 	}
 	/* The reply comes once the worker is reaped and the state final. */
 	struct waiter *w = waiter_new(c, req->id, WAIT_CANCEL);
-	if (!w)
+	if (!w) {
+		reply_error(c, req->id, STATUS_INTERNAL,
+			    "out of memory: %s is being cancelled, ask status for its end",
+			    exec_id(e));
 		return;
+	}
 	w->e = e;
 	w->watch.done = on_watch_done;
 	exec_watch(e, &w->watch);
@@ -249,8 +271,7 @@ static void list(struct conn *c, const struct request *req)
 	}
 	json_t *r = msg_reply_ok(req->id);
 	json_object_set_new(r, "executions", items);
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 /* ---- executions */
@@ -311,8 +332,7 @@ static void submit(struct conn *c, const struct request *req)
 	unsigned pos = exec_queue_position(e);
 	if (pos)
 		json_object_set_new(r, "queue_position", json_integer(pos));
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 /* ---- the cache */
@@ -320,11 +340,11 @@ static void submit(struct conn *c, const struct request *req)
 static void on_cleared(void *arg, unsigned removed)
 {
 	struct waiter *w = arg;
+	oom_mark = msg_alloc_failures();
 	if (w->conn) {
 		json_t *r = msg_reply_ok(w->id);
 		json_object_set_new(r, "removed", json_integer(removed));
-		conn_send(w->conn, r);
-		json_decref(r);
+		send_reply(w->conn, w->id, r);
 	}
 	waiter_free(w);
 }
@@ -335,12 +355,13 @@ static void cache_op(struct conn *c, const struct request *req)
 		struct waiter *w = waiter_new(c, req->id, WAIT_CLEAR);
 		if (w)
 			cache_clear(on_cleared, w);
+		else
+			reply_error(c, req->id, STATUS_INTERNAL, "out of memory");
 		return;
 	}
 	json_t *r = msg_reply_ok(req->id);
 	json_object_set_new(r, "scripts", cache_list(req->filter));
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 /* ---- tools */
@@ -356,9 +377,7 @@ static void tool_result(struct conn *c, const struct request *req)
 		reply_error(c, req->id, code, "%s", why);
 		return;
 	}
-	json_t *r = msg_reply_ok(req->id);
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, msg_reply_ok(req->id));
 }
 
 static void declarations(struct conn *c, const struct request *req)
@@ -371,8 +390,7 @@ static void declarations(struct conn *c, const struct request *req)
 	json_t *r = msg_reply_ok(req->id);
 	json_object_set_new(r, "typescript", json_string(ts));
 	free(ts);
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 /* ---- health */
@@ -402,12 +420,12 @@ static void health(struct conn *c, const struct request *req)
 		(json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
 		(json_int_t)ops_limits.wait_ms_max);
 	json_object_set_new(r, "limits", limits);
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 void ops_handle(struct conn *c, const struct request *req)
 {
+	oom_mark = msg_alloc_failures();
 	switch (req->op) {
 	case OP_HEALTH: health(c, req); return;
 	case OP_EXECUTE:

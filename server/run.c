@@ -180,7 +180,10 @@ void run_kill(struct exec *e, enum kill_reason why)
 	/* The pidfd names this process only: a recycled pid is never hit. */
 	if (pidfd_send_signal(e->pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
 		log_err("%s: pidfd_send_signal: %s", e->reg.id, strerror(errno));
-	loop_timer_set(&e->timer, KILL_SETTLE_MS, on_settle);
+	/* Without the settle timer the reap and the pipes' EOFs still end
+	 * the execution; only a pipe held open elsewhere would keep it. */
+	if (loop_timer_set(&e->timer, KILL_SETTLE_MS, on_settle) < 0)
+		log_err("%s: cannot arm the settle timer (out of memory)", e->reg.id);
 }
 
 /* ---- output */
@@ -301,6 +304,8 @@ static void ctl_frames(struct exec *e)
 			return;
 		const char *why = frame_status_str(st);
 		if (st == FRAME_OK && !e->have_result) {
+			/* A frame read while memory ran out may have lost parts. */
+			unsigned long oom = msg_alloc_failures();
 			json_t *m = json_loadb(payload, plen, JSON_REJECT_DUPLICATES, NULL);
 			buf_consume(&e->ctl_in, used);
 			const char *type = json_string_value(json_object_get(m, "type"));
@@ -312,6 +317,17 @@ static void ctl_frames(struct exec *e)
 			} else {
 				e->result_root = ctl_result_take(m, &e->result, &why);
 				e->have_result = e->result_root != NULL;
+				if (e->have_result && msg_alloc_failures() != oom) {
+					json_decref(e->result_root);
+					json_decref(e->result.error);
+					json_decref(e->result.test);
+					json_decref(e->result.store_writes);
+					memset(&e->result, 0, sizeof e->result);
+					e->result.heap_peak = -1;
+					e->result_root = NULL;
+					e->have_result = false;
+					why = "out of memory reading it";
+				}
 				if (e->have_result)
 					continue;
 			}
@@ -470,6 +486,12 @@ void run_start(struct exec *e)
 	e->phase = PHASE_SPAWNING;
 	e->t_start_us = loop_clock_us();
 	frame_decoder_init(&e->ctl_dec, FRAME_MODE_BINARY, CTL_RESULT_BYTES);
+	/* The timeout counts from here, not from when the request queued; a
+	 * worker is only started with its timeout armed. */
+	if (loop_timer_set(&e->timer, e->timeout_ms, on_timeout) < 0) {
+		no_worker(e, ENOMEM);
+		return;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
 	    pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 || encode_job(e) < 0) {
 		int err = errno ? errno : ENOMEM;
@@ -490,8 +512,6 @@ void run_start(struct exec *e)
 	ctl_flush(e);
 	loop_add(&e->w_pipe[OUT], e->pipe_fd[OUT], e->paused ? 0 : EPOLLIN, on_stdout);
 	loop_add(&e->w_pipe[ERR], e->pipe_fd[ERR], e->paused ? 0 : EPOLLIN, on_stderr);
-	/* The timeout counts from here, not from when the request queued. */
-	loop_timer_set(&e->timer, e->timeout_ms, on_timeout);
 	int child[FORKSERVER_FDS] = {sv[1], po[1], pe[1]};
 	if (spawn_worker(e->memory_bytes, e->timeout_ms, child, on_spawned, e) < 0)
 		no_worker(e, ESHUTDOWN);
