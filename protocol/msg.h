@@ -19,8 +19,8 @@
  * while memory ran out may be missing parts. msg_alloc_init routes
  * jansson's allocations through a counter of failures (call it once, at
  * start-up); code that builds a message compares msg_alloc_failures()
- * before and after, and answers INTERNAL rather than send a reply with
- * holes.
+ * before and after, and answers RESOURCE_EXHAUSTED rather than send a
+ * reply with holes.
  */
 void msg_alloc_init(void);
 unsigned long msg_alloc_failures(void);

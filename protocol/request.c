@@ -664,7 +664,7 @@ json_t *request_parse(const char *payload, size_t len, const struct request_limi
 	size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY;
 	json_t *root = json_loadb(payload, len, flags, &jerr);
 	if (!root && json_error_code(&jerr) == json_error_out_of_memory) {
-		fail(err, STATUS_INTERNAL, "out of memory reading the request");
+		fail(err, STATUS_RESOURCE_EXHAUSTED, "out of memory reading the request");
 		return NULL;
 	}
 	if (!root) {

@@ -139,13 +139,15 @@ void conn_send(struct conn *c, const json_t *msg)
 	enum frame_mode mode = c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY;
 	if (!msg || msg_encode(&c->out, mode, msg) < 0) {
 		/* The client must not wait for an answer that is not coming: a
-		 * reply becomes an INTERNAL error with its id; an event (or a
-		 * reply whose error cannot be built either) cuts the
-		 * connection, so the client sees the end rather than a gap. */
+		 * reply becomes a RESOURCE_EXHAUSTED error with its id; an
+		 * event, a reply that is not there to take the id from, or one
+		 * whose error cannot be built either cuts the connection, so
+		 * the client sees the end rather than a gap. */
 		bool event = !msg || json_object_get(msg, "event");
 		log_err("conn %lu: cannot encode %s (out of memory)%s", c->serial,
 			event ? "an event" : "a reply", event ? ": closing the connection" : "");
-		json_t *r = !event ? msg_reply_error(json_object_get(msg, "id"), STATUS_INTERNAL,
+		json_t *r = !event ? msg_reply_error(json_object_get(msg, "id"),
+						     STATUS_RESOURCE_EXHAUSTED,
 						     "out of memory building the reply")
 				   : NULL;
 		if (!r || msg_encode(&c->out, mode, r) < 0) {

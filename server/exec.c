@@ -191,7 +191,7 @@ static void complete(struct exec *e)
 			add_output(r, e);
 		if (!e->fields || msg_alloc_failures() != oom) {
 			json_decref(r);
-			r = msg_reply_error(e->req_id, STATUS_INTERNAL,
+			r = msg_reply_error(e->req_id, STATUS_RESOURCE_EXHAUSTED,
 					    "out of memory building the reply");
 		}
 		conn_send(e->conn, r);

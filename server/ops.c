@@ -50,12 +50,14 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 static unsigned long oom_mark;
 
 /* Sends r (consumed), built since oom_mark, unless an allocation failed on
- * the way: a reply with holes is no success, so INTERNAL goes instead. */
+ * the way: a reply with holes is no success, so RESOURCE_EXHAUSTED goes
+ * instead. */
 static void send_reply(struct conn *c, json_t *id, json_t *r)
 {
 	if (!r || msg_alloc_failures() != oom_mark) {
 		json_decref(r);
-		r = msg_reply_error(id, STATUS_INTERNAL, "out of memory building the reply");
+		r = msg_reply_error(id, STATUS_RESOURCE_EXHAUSTED,
+				    "out of memory building the reply");
 	}
 	conn_send(c, r);
 	json_decref(r);
@@ -242,7 +244,7 @@ static void cancel(struct conn *c, const struct request *req)
 	/* The reply comes once the worker is reaped and the state final. */
 	struct waiter *w = waiter_new(c, req->id, WAIT_CANCEL);
 	if (!w) {
-		reply_error(c, req->id, STATUS_INTERNAL,
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED,
 			    "out of memory: %s is being cancelled, ask status for its end",
 			    exec_id(e));
 		return;
@@ -356,7 +358,7 @@ static void cache_op(struct conn *c, const struct request *req)
 		if (w)
 			cache_clear(on_cleared, w);
 		else
-			reply_error(c, req->id, STATUS_INTERNAL, "out of memory");
+			reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "out of memory");
 		return;
 	}
 	json_t *r = msg_reply_ok(req->id);

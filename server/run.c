@@ -452,6 +452,9 @@ static void on_timeout(struct loop_timer *t)
 /* The job frame the worker reads first. */
 static int encode_job(struct exec *e)
 {
+	/* A job that lost a member to a failed allocation would run
+	 * something else than was asked (tests without their code). */
+	unsigned long oom = msg_alloc_failures();
 	json_t *job = json_object();
 	if (e->mode == EXEC_TEST) {
 		if (e->code)
@@ -475,8 +478,12 @@ static int encode_job(struct exec *e)
 	json_object_set_new(job, "max_cpu_ms", json_integer((json_int_t)e->max_cpu_ms));
 	if (e->language)
 		json_object_set_new(job, "language", json_string(e->language));
-	int rc = msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job);
+	int rc = job && msg_alloc_failures() == oom
+			 ? msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job)
+			 : -1;
 	json_decref(job);
+	if (rc < 0)
+		errno = ENOMEM;
 	return rc;
 }
 

@@ -83,7 +83,7 @@ static const char *const codes[] = {
 /* NULL when r is a well-formed final reply, else what is wrong with it.
  * An execution's success names its state; a failed one has an error
  * with a kind. */
-static const char *malformed(json_t *r, bool execution)
+static const char *malformed(json_t *r, bool execution, bool test_mode)
 {
 	if (!r)
 		return "no reply (timeout or connection closed)";
@@ -105,9 +105,13 @@ static const char *malformed(json_t *r, bool execution)
 	if (!json_is_string(json_object_get(r, "execution_id")) || !*state)
 		return "execution reply without execution_id or state";
 	bool success = jtrue(r, "success");
-	if ((strcmp(state, "completed") == 0) != success)
+	/* Test mode completes with success false when a test fails. */
+	bool done = strcmp(state, "completed") == 0;
+	if (success ? !done : done && !test_mode)
 		return "execution reply whose success disagrees with its state";
-	if (!success && !*err_kind(r))
+	if (done && test_mode && !json_is_object(json_object_get(r, "summary")))
+		return "test reply without its summary";
+	if (!done && !*err_kind(r))
 		return "failed execution without an error kind";
 	return NULL;
 }
@@ -215,7 +219,7 @@ static json_t *call(struct session *s, json_t *req, struct buf *out, const char 
 		} else if (mid[0] == 't' && json_object_get(m, "ok")) {
 			/* A tool_result's own reply: well-formed, whatever it says
 			 * (the call may have ended by then). */
-			const char *why = malformed(m, false);
+			const char *why = malformed(m, false, false);
 			if (why)
 				problem("%s: tool_result reply: %s", what, why);
 		}
@@ -234,7 +238,7 @@ static json_t *step(struct session *s, const char *what, json_t *req, bool execu
 	json_t *r = call(s, req, out, what, out != NULL || strstr(what, "tool") != NULL);
 	if (!r)
 		return NULL;
-	const char *why = malformed(r, execution);
+	const char *why = malformed(r, execution, strcmp(what, "test") == 0);
 	if (why) {
 		char *text = json_dumps(r, JSON_COMPACT);
 		problem("%s: %s: %.200s", what, why, text ? text : "?");
@@ -321,7 +325,8 @@ static void workload(const char *sock, const char *tag)
 			   "test('adds', () => assert.is(add(1, 2), 3))"),
 		 true, NULL);
 	if (completed(r))
-		expect(jint(json_object_get(r, "summary"), "passed") == 1, "test", r);
+		expect(jint(json_object_get(r, "summary"), "passed") == 1 && jtrue(r, "success"),
+		       "test", r);
 	json_decref(r);
 
 	char code[128];
