@@ -115,7 +115,8 @@ FAULT_WRAP := malloc calloc realloc strdup strndup vasprintf pipe2 socketpair ac
               send sendmsg fsync renameat syscall
 bin/sandboxd-fault: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL) tests/fault.c)
 	@mkdir -p bin
-	$(CC) $(LDFLAGS) $(addprefix -Wl$(comma)--wrap=,$(FAULT_WRAP)) -o $@ $^ $(LIB_LIBS) -lpthread -lm
+	$(CC) $(LDFLAGS) -rdynamic $(addprefix -Wl$(comma)--wrap=,$(FAULT_WRAP)) -o $@ $^ $(LIB_LIBS) \
+	    -lpthread -lm
 
 fault: deps
 	@$(MAKE) --no-print-directory bin/sandboxd-fault

@@ -91,4 +91,11 @@
 /* One read from a worker pipe, and so at most one output event's data. */
 #define LIMIT_PIPE_READ_BYTES 65536u
 
+/* Out of memory. jansson (2.14) aborts instead of failing when an
+ * allocation inside its parser returns NULL; this much is kept in reserve
+ * and given back at the first failure, so a parse in progress can finish
+ * (a request's strings are rarely larger) and the daemon answers
+ * RESOURCE_EXHAUSTED from then on instead of dying. */
+#define LIMIT_JSON_RESERVE_BYTES (1024u * 1024u)
+
 #endif

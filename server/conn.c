@@ -277,7 +277,15 @@ static void on_event(struct loop_watch *w, uint32_t events)
 	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken) {
 		char *dst = buf_reserve(&c->in, 65536);
 		ssize_t n = dst ? recv(c->fd, dst, 65536, 0) : -1;
-		if (n > 0) {
+		if (!dst) {
+			/* Nothing more can be read: say so, and close once the
+			 * work already started here has answered. */
+			reply_error(c, NULL, STATUS_RESOURCE_EXHAUSTED,
+				    "out of memory reading requests: closing the connection");
+			c->closing = true;
+			buf_clear(&c->in);
+			c->partial_since = 0;
+		} else if (n > 0) {
 			buf_commit(&c->in, (size_t)n);
 			c->last_progress = loop_now_ms();
 			process(c);

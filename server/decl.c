@@ -21,7 +21,17 @@ struct ctx {
 	int n_refs;
 };
 
-static void put(struct buf *b, const char *s) { buf_append(b, s, strlen(s)); }
+/* An append that failed leaves a hole in the text: decl_typescript then
+ * returns NULL rather than declarations that say something else. */
+static bool out_of_memory;
+
+static void append(struct buf *b, const char *s, size_t n)
+{
+	if (buf_append(b, s, n) < 0)
+		out_of_memory = true;
+}
+
+static void put(struct buf *b, const char *s) { append(b, s, strlen(s)); }
 
 __attribute__((format(printf, 2, 3))) static void putf(struct buf *b, const char *fmt, ...)
 {
@@ -31,7 +41,7 @@ __attribute__((format(printf, 2, 3))) static void putf(struct buf *b, const char
 	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		buf_append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+		append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 static void indent(struct buf *b, int level)
@@ -56,7 +66,7 @@ static void jsdoc(struct buf *b, const char *text, int level)
 			put(b, " * ");
 		}
 		for (size_t i = 0; i < n; i++) {
-			buf_append(b, p + i, 1);
+			append(b, p + i, 1);
 			if (p[i] == '*' && i + 1 < n && p[i + 1] == '/')
 				put(b, "\\");
 		}
@@ -346,8 +356,10 @@ static void group(struct buf *out, const json_t *tools, const char *prefix, int 
 		if (seen)
 			continue;
 		char *sub = malloc(plen + glen + 2);
-		if (!sub)
+		if (!sub) {
+			out_of_memory = true;
 			continue;
+		}
 		memcpy(sub, name, plen + glen + 1);
 		sub[plen + glen + 1] = '\0';
 		indent(out, level);
@@ -362,6 +374,7 @@ static void group(struct buf *out, const json_t *tools, const char *prefix, int 
 char *decl_typescript(const json_t *tools)
 {
 	struct buf out = BUF_INIT;
+	out_of_memory = false;
 	put(&out, "/** The client's tools. Each call is synchronous: it returns the result\n"
 		  " * (or throws the tool's error) before the script goes on. */\n"
 		  "declare const tools: {\n");
@@ -371,6 +384,10 @@ char *decl_typescript(const json_t *tools)
 		  "declare function load(key: string): unknown;\n"
 		  "/** Stores a JSON value (undefined deletes it); at most 256 KiB each, 1 MiB in all. */\n"
 		  "declare function store(key: string, value: unknown): void;\n");
-	buf_append(&out, "", 1);
+	append(&out, "", 1);
+	if (out_of_memory) {
+		buf_free(&out);
+		return NULL;
+	}
 	return out.data;
 }

@@ -245,11 +245,18 @@ static void finish_call(struct exec *e, const char *status)
 /* Answers the pending call: value (borrowed) or error. */
 static void answer_call(struct exec *e, json_t *value, const char *error)
 {
+	unsigned long oom = msg_alloc_failures();
 	json_t *m = json_pack("{s:s, s:I}", "type", "tool_result", "call_id", e->pending_call);
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
 	else
 		json_object_set(m, "value", value);
+	if (msg_alloc_failures() != oom) {
+		/* An answer with holes would be a lie: run_send kills the
+		 * worker over an answer it cannot send. */
+		json_decref(m);
+		m = NULL;
+	}
 	run_send(e, m);
 	json_decref(m);
 	finish_call(e, error ? "error" : "ok");
@@ -268,12 +275,15 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, json_t
 		answer_call(e, NULL, gone_message);
 		return;
 	}
+	unsigned long oom = msg_alloc_failures();
 	json_t *ev = msg_event(e->req_id, "tool_call");
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
 	json_object_set_new(ev, "call_id", json_integer(call_id));
 	json_object_set_new(ev, "name", json_string(name));
 	json_object_set(ev, "args", args);
-	conn_send(e->conn, ev);
+	/* An event with holes is not sent: conn_send(NULL) cuts the
+	 * connection, as for an event it cannot encode. */
+	conn_send(e->conn, msg_alloc_failures() == oom ? ev : NULL);
 	json_decref(ev);
 }
 
@@ -381,12 +391,13 @@ void exec_output_added(struct exec *e, int i, size_t from)
 	if (e->mode != EXEC_STREAM || !e->conn)
 		return;
 	const struct buf *b = &e->out[i];
+	unsigned long oom = msg_alloc_failures();
 	json_t *ev = msg_event(e->req_id, "output");
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
 	json_object_set_new(ev, "stream", json_string(i == OUT ? "stdout" : "stderr"));
 	json_object_set_new(ev, "data", json_stringn(buf_peek(b) + from, buf_len(b) - from));
 	json_object_set_new(ev, "ts_ms", json_integer((json_int_t)loop_wall_ms()));
-	conn_send(e->conn, ev);
+	conn_send(e->conn, msg_alloc_failures() == oom ? ev : NULL);
 	json_decref(ev);
 	if (conn_backlogged(e->conn))
 		run_pause(e, true);

@@ -90,6 +90,10 @@ enum exec_state run_verdict(struct exec *e, json_t **error)
 		*error = error_obj("sandbox",
 				   "the worker broke the control protocol and was killed");
 		return STATE_FAILED;
+	case KILL_NOMEM:
+		*error = error_obj("sandbox", "the daemon ran out of memory keeping the script's "
+					      "output or messages; the worker was killed");
+		return STATE_FAILED;
 	case KILL_NONE: break;
 	}
 	if (e->spawn_err) {
@@ -216,7 +220,9 @@ static void take_output(struct exec *e, int i, const char *data, size_t n, bool 
 	size_t before = buf_len(&e->out[i]);
 	size_t used = utf8_sanitize(&e->out[i], joined, len, eof);
 	if (used == (size_t)-1) {
+		/* Output that cannot be kept is not dropped in silence. */
 		log_err("%s: out of memory relaying output", e->reg.id);
+		run_kill(e, KILL_NOMEM);
 		used = len;
 	}
 	e->carry_len[i] = len - used;
@@ -287,7 +293,7 @@ void run_send(struct exec *e, json_t *msg)
 		return;
 	if (msg_encode(&e->ctl_out, FRAME_MODE_BINARY, msg) < 0) {
 		log_err("%s: out of memory answering the worker", e->reg.id);
-		run_kill(e, KILL_PROTOCOL);
+		run_kill(e, KILL_NOMEM);
 		return;
 	}
 	ctl_flush(e);
@@ -308,6 +314,14 @@ static void ctl_frames(struct exec *e)
 			unsigned long oom = msg_alloc_failures();
 			json_t *m = json_loadb(payload, plen, JSON_REJECT_DUPLICATES, NULL);
 			buf_consume(&e->ctl_in, used);
+			if (msg_alloc_failures() != oom) {
+				json_decref(m);
+				log_err("%s: out of memory reading the worker's messages",
+					e->reg.id);
+				run_kill(e, KILL_NOMEM);
+				buf_clear(&e->ctl_in);
+				return;
+			}
 			const char *type = json_string_value(json_object_get(m, "type"));
 			if (type && strcmp(type, "tool_call") == 0) {
 				why = tool_call_frame(e, m);
@@ -326,7 +340,11 @@ static void ctl_frames(struct exec *e)
 					e->result.heap_peak = -1;
 					e->result_root = NULL;
 					e->have_result = false;
-					why = "out of memory reading it";
+					log_err("%s: out of memory reading the worker's result",
+						e->reg.id);
+					run_kill(e, KILL_NOMEM);
+					buf_clear(&e->ctl_in);
+					return;
 				}
 				if (e->have_result)
 					continue;
@@ -367,8 +385,12 @@ static void on_ctl(struct loop_watch *w, uint32_t events)
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
 	char *dst = buf_reserve(&e->ctl_in, 65536);
+	if (!dst) {
+		log_err("%s: out of memory reading the worker's messages", e->reg.id);
+		run_kill(e, KILL_NOMEM);
+	}
 	ssize_t n = dst ? recv(e->ctl_fd, dst, 65536, 0) : -1;
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	if (dst && n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
 		loop_del(&e->w_ctl);

@@ -25,11 +25,15 @@
  * environment as it started (/proc/PPID/environ), whatever environment it
  * was given itself; the workers, clones of the forkserver, fail nothing.
  *
+ * SANDBOXD_FAULT_BACKTRACE=1 logs the stack of each failed call (the
+ * fault build exports its symbols for it).
+ *
  * At exit the supervisor logs how many calls of each kind it counted
  * ("sandboxd-fault: counted malloc=N ..."), so a test can learn the range
  * of counts a workload reaches and sweep it.
  */
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -63,6 +67,7 @@ enum role { ROLE_NONE, ROLE_SUPERVISOR, ROLE_FORKSERVER };
 
 static enum role role;
 static bool counting;
+static bool backtraces;		   /* SANDBOXD_FAULT_BACKTRACE: the failing call's stack */
 static unsigned long nth[K_COUNT]; /* the call to fail; 0: none */
 static unsigned long calls[K_COUNT];
 
@@ -118,6 +123,10 @@ static bool hit(enum kind k)
 	if (len > 0)
 		(void)!__real_write(2, line,
 				    (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+	if (backtraces) {
+		void *frames[32];
+		backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+	}
 	return true;
 }
 
@@ -176,6 +185,11 @@ __attribute__((constructor)) static void fault_init(int argc, char **argv)
 		return;
 	}
 	role = ROLE_SUPERVISOR;
+	backtraces = getenv("SANDBOXD_FAULT_BACKTRACE") != NULL;
+	if (backtraces) { /* loads libgcc now, not from inside a failing malloc */
+		void *frame;
+		backtrace(&frame, 1);
+	}
 	const char *spec = getenv("SANDBOXD_FAULT");
 	if (spec)
 		parse(spec, false);
