@@ -55,6 +55,7 @@ SERVER   := server/main.c server/config.c server/log.c server/loop.c server/list
             server/decl.c server/owner.c
 CTL      := server/sandboxctl.c
 
+comma := ,
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
 
 BINS := bin/sandboxd bin/sandboxctl
@@ -62,10 +63,15 @@ UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
               check_jsonv check_run
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
-              check_workers check_fds check_hostile check_bounds
-TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(INT_TESTS))
+              check_workers check_fds check_hostile check_bounds check_faults
+# Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
+# built with $(CC) and a replay driver, each runs its seed and crash corpora
+# as a unit suite of `make check`.
+FUZZ_TARGETS := frame request ctl decl source cache
+FUZZ_REPLAY  := $(addprefix fuzz_,$(FUZZ_TARGETS))
+TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(FUZZ_REPLAY) $(INT_TESTS))
 
-.PHONY: all deps run check check-unit bench soak install uninstall clean format lint
+.PHONY: all deps run check check-unit bench soak fuzz fault faults install uninstall clean format lint
 
 all: $(BINS)
 
@@ -107,6 +113,24 @@ bin/sandboxctl: $(call obj,$(CTL) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
+# The daemon with tests/fault.c between it and the calls it makes, which
+# fail by count as SANDBOXD_FAULT says (see tests/fault.c).
+FAULT_WRAP := malloc calloc realloc strdup strndup vasprintf pipe2 socketpair accept4 write \
+              send sendmsg fsync renameat syscall
+bin/sandboxd-fault: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL) tests/fault.c)
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -rdynamic $(addprefix -Wl$(comma)--wrap=,$(FAULT_WRAP)) -o $@ $^ $(LIB_LIBS) \
+	    -lpthread -lm
+
+fault: deps
+	@$(MAKE) --no-print-directory bin/sandboxd-fault
+
+# The fault sweep with FAULT_POINTS counts per kind (`make check` runs 12).
+FAULT_POINTS ?= 400
+faults: deps
+	@$(MAKE) --no-print-directory $(BINS) bin/sandboxd-fault build/tests/check_faults
+	@SANDBOXD_FAULT_POINTS=$(FAULT_POINTS) build/tests/check_faults
+
 # Each suite links the modules it tests, plus the shared test helpers.
 TESTLIB := $(call obj,tests/testlib.c)
 build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
@@ -134,6 +158,25 @@ build/tests/check_workers: $(call obj,tests/check_workers.c) $(TESTLIB) $(call o
 build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+
+# The fuzz targets' modules, one list per target.
+FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
+FUZZ_SRC_request := protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/buf.c \
+                    protocol/frame.c
+FUZZ_SRC_ctl     := protocol/ctl.c protocol/jsonv.c protocol/frame.c protocol/buf.c
+FUZZ_SRC_decl    := server/decl.c $(FUZZ_SRC_request)
+FUZZ_SRC_source  := protocol/source.c
+FUZZ_SRC_cache   := server/cache.c server/loop.c server/log.c protocol/buf.c
+define fuzz_rules
+build/tests/fuzz_$(1): $$(call obj,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1))) build/tests/fuzz/replay_$(1).o
+build/fuzz/fuzz_$(1): $$(patsubst %.c,build/fuzz/%.o,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1)))
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rules,$(t))))
+
+build/tests/fuzz/replay_%.o: tests/fuzz/replay.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' -MMD -MP -c -o $@ $<
 
 # Runs a program under a system call allow list (scripts/check-unit.sh).
 build/tests/syscall_allow: $(call obj,tests/syscall_allow.c)
@@ -145,10 +188,12 @@ $(TESTS) build/tests/bench build/tests/soak build/tests/syscall_allow: build/tes
 # Integration suites find the binaries through these.
 export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
+export SANDBOXD_FAULT_BIN := $(CURDIR)/bin/sandboxd-fault
+export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
 
 # The unit's checks run after the suites, and fail the target as they do.
 check: deps
-	@$(MAKE) --no-print-directory $(BINS) $(TESTS) build/tests/syscall_allow
+	@$(MAKE) --no-print-directory $(BINS) bin/sandboxd-fault $(TESTS) build/tests/syscall_allow
 	@rc=0; sh scripts/run-tests.sh $(TESTS) || rc=1; \
 	 echo "== sandboxd.service"; \
 	 sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
@@ -162,6 +207,28 @@ check-unit: $(BINS) build/tests/syscall_allow $(if $(SUITES),$(addprefix build/t
 	    $(if $(SUITES),$(addprefix $(CURDIR)/build/tests/,$(INT_TESTS)))
 
 build/tests/bench: $(call obj,tests/bench.c tests/hostile.c) $(TESTLIB) $(call obj,$(WORKER) $(PROTOCOL))
+
+# libFuzzer needs clang; the objects are built apart from the normal ones.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 1
+FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+                -fno-sanitize-recover=undefined
+FUZZ_BINS    := $(addprefix build/fuzz/,$(FUZZ_REPLAY))
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(WARNINGS) $(FUZZ_CFLAGS) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_BINS): build/fuzz/%:
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIB_LIBS) -lpthread -lm
+
+# `make fuzz FUZZ_SECONDS=900` runs each target for 15 minutes (FUZZ_JOBS
+# at a time); FUZZ_TARGETS picks some.
+fuzz:
+	@sh scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@sh scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BINS) build/tests/bench

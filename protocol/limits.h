@@ -198,5 +198,11 @@
 /* stdout + stderr bytes in one status reply: a reader polls on with the
  * offsets the reply gives, so no reply copies a whole big output. */
 #define LIMIT_STATUS_OUTPUT_BYTES (1024u * 1024u)
+/* Out of memory. jansson (2.14) aborts instead of failing when an
+ * allocation inside its parser returns NULL; this much is kept in reserve
+ * and given back at the first failure, so a parse in progress can finish
+ * (a request's strings are rarely larger) and the daemon answers
+ * RESOURCE_EXHAUSTED from then on instead of dying. */
+#define LIMIT_JSON_RESERVE_BYTES (1024u * 1024u)
 
 #endif

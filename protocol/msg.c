@@ -2,7 +2,46 @@
 #include "msg.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "limits.h"
+
+static unsigned long alloc_failures;
+/* Memory set aside for jansson's next failed allocation: jansson 2.14
+ * aborts (an assert in its string scanner) rather than fail a parse when
+ * an allocation there returns NULL, so the first failure frees this and
+ * tries again; the reserve is taken back once allocations succeed. Only
+ * the loop's thread uses jansson. */
+static void *reserve;
+
+static void *counting_malloc(size_t n)
+{
+	void *p = malloc(n);
+	if (!p && reserve) {
+		free(reserve);
+		reserve = NULL;
+		p = malloc(n);
+	}
+	if (!p) {
+		__atomic_add_fetch(&alloc_failures, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (!reserve)
+		reserve = malloc(LIMIT_JSON_RESERVE_BYTES);
+	return p;
+}
+
+void msg_alloc_init(void)
+{
+	reserve = malloc(LIMIT_JSON_RESERVE_BYTES);
+	json_set_alloc_funcs(counting_malloc, free);
+}
+
+unsigned long msg_alloc_failures(void)
+{
+	return __atomic_load_n(&alloc_failures, __ATOMIC_RELAXED);
+}
 
 static json_t *with_id(json_t *id)
 {
@@ -43,7 +82,22 @@ json_t *msg_event(json_t *id, const char *name)
 	return m;
 }
 
-static int dump_to_buf(const char *p, size_t n, void *data) { return buf_append(data, p, n); }
+/* jansson ignores a failed write of an object's key and goes on, so one
+ * failed append would leave a key without its closing quote in an
+ * otherwise complete frame: once an append fails, every later one fails
+ * too, and the error reaches a write jansson checks. */
+struct dump_state {
+	struct buf *out;
+	bool failed;
+};
+
+static int dump_to_buf(const char *p, size_t n, void *data)
+{
+	struct dump_state *st = data;
+	if (!st->failed && buf_append(st->out, p, n) < 0)
+		st->failed = true;
+	return st->failed ? -1 : 0;
+}
 
 int msg_encode_raw(struct buf *out, enum frame_mode mode, const json_t *msg, const char *members,
 		   size_t len)
@@ -59,7 +113,8 @@ int msg_encode_raw(struct buf *out, enum frame_mode mode, const json_t *msg, con
 		buf_commit(out, 4);
 	}
 	size_t body = buf_len(out);
-	if (json_dump_callback(msg, dump_to_buf, out, JSON_COMPACT) < 0)
+	struct dump_state st = {out, false};
+	if (json_dump_callback(msg, dump_to_buf, &st, JSON_COMPACT) < 0 || st.failed)
 		goto undo;
 	if (len) {
 		/* Drop the closing brace; an empty object takes no comma. */

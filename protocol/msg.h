@@ -13,6 +13,18 @@
 #include "frame.h"
 #include "status.h"
 
+/*
+ * jansson drops what it cannot allocate without a word (a json_object_set
+ * that fails leaves the object without the member), so a message built
+ * while memory ran out may be missing parts. msg_alloc_init routes
+ * jansson's allocations through a counter of failures (call it once, at
+ * start-up); code that builds a message compares msg_alloc_failures()
+ * before and after, and answers RESOURCE_EXHAUSTED rather than send a
+ * reply with holes.
+ */
+void msg_alloc_init(void);
+unsigned long msg_alloc_failures(void);
+
 /* {"id"?, "ok": true} */
 json_t *msg_reply_ok(json_t *id);
 /* {"id"?, "ok": false, "error": {"code", "message"}} */

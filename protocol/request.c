@@ -762,6 +762,10 @@ json_t *request_parse(const char *payload, size_t len, const struct request_limi
 	 * not an object rather than as not JSON. */
 	size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY;
 	json_t *root = json_loadb(payload, len, flags, &jerr);
+	if (!root && json_error_code(&jerr) == json_error_out_of_memory) {
+		fail(err, STATUS_RESOURCE_EXHAUSTED, "out of memory reading the request");
+		return NULL;
+	}
 	if (!root) {
 		fail(err, STATUS_INVALID_ARGUMENT,
 		     "request is not valid JSON: %s (line %d, column %d)", jerr.text, jerr.line,

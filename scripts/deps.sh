@@ -1,9 +1,14 @@
 #!/bin/sh
 # Installs the Debian packages sandboxd needs to build, test and run.
 # A no-op when they are all there; as non-root it only says what is missing.
+# `deps.sh fuzz` adds clang and its libFuzzer runtime, which only the fuzz
+# targets need (`make check` replays their corpora with gcc).
 set -eu
 
 PKGS="gcc make pkg-config libc6-dev libseccomp-dev libjansson-dev libcap-dev duktape-dev nettle-dev node-acorn check socat systemd"
+if [ "${1:-}" = fuzz ]; then
+	PKGS="$PKGS clang-14 libclang-rt-14-dev"
+fi
 
 missing=""
 for p in $PKGS; do

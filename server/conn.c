@@ -223,6 +223,16 @@ static void on_deferred_close(struct loop_timer *t)
 	conn_close(c, c->broken ? "write failed" : done ? "done" : "timed out");
 }
 
+/* Closes c from the loop, never from inside a caller's stack: through a
+ * 0 ms timer or, when no timer can be armed, through the next event of its
+ * socket (EPOLLOUT is ready at once; on_event closes a broken connection
+ * and re-runs update for a finished one). */
+static void defer_close(struct conn *c)
+{
+	if (loop_timer_set(&c->timer, 0, on_deferred_close) < 0)
+		loop_mod(&c->w, EPOLLIN | EPOLLOUT);
+}
+
 /* Writes what is queued; on a hard error the connection is marked broken
  * and closed from the loop, never from inside a caller's stack. */
 static void flush(struct conn *c)
@@ -241,7 +251,7 @@ static void flush(struct conn *c)
 		c->broken = true;
 		buf_clear(&c->out);
 		account(c);
-		loop_timer_set(&c->timer, 0, on_deferred_close);
+		defer_close(c);
 		return;
 	}
 	size_t before = c->out_counted;
@@ -266,11 +276,29 @@ void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_
 	if (c->dead || c->broken)
 		return;
 	bool was_empty = buf_len(&c->out) == 0;
-	if (msg_encode_raw(&c->out,
-			   c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY,
-			   msg, members, len) < 0) {
-		log_err("conn %lu: cannot encode a reply (out of memory)", c->serial);
-		return;
+	enum frame_mode mode = c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY;
+	if (!msg || msg_encode_raw(&c->out, mode, msg, members, len) < 0) {
+		/* The client must not wait for an answer that is not coming: a
+		 * reply becomes a RESOURCE_EXHAUSTED error with its id; an
+		 * event, a reply that is not there to take the id from, or one
+		 * whose error cannot be built either cuts the connection, so
+		 * the client sees the end rather than a gap. */
+		bool event = !msg || json_object_get(msg, "event");
+		log_err("conn %lu: cannot encode %s (out of memory)%s", c->serial,
+			event ? "an event" : "a reply", event ? ": closing the connection" : "");
+		json_t *r = !event ? msg_reply_error(json_object_get(msg, "id"),
+						     STATUS_RESOURCE_EXHAUSTED,
+						     "out of memory building the reply")
+				   : NULL;
+		if (!r || msg_encode(&c->out, mode, r) < 0) {
+			json_decref(r);
+			c->broken = true;
+			buf_clear(&c->out);
+			account(c);
+			defer_close(c);
+			return;
+		}
+		json_decref(r);
 	}
 	if (was_empty)
 		c->last_progress = loop_now_ms();
@@ -366,7 +394,7 @@ static void update(struct conn *c)
 	bool idle = list_empty(&c->subs);
 	if (finished && idle && buf_len(&c->out) == 0) {
 		/* Not from here when inside a callback chain: defer. */
-		loop_timer_set(&c->timer, 0, on_deferred_close);
+		defer_close(c);
 		return;
 	}
 	bool want_read = !c->read_eof && !c->closing && !c->backlogged;
@@ -385,7 +413,11 @@ static void update(struct conn *c)
 			   (c->refused ? settings.frame_timeout_ms : settings.idle_timeout_ms);
 	if (deadline) {
 		uint64_t now = loop_now_ms();
-		loop_timer_set(&c->timer, deadline > now ? deadline - now : 0, on_deferred_close);
+		/* Without a timer the deadline is armed again at the next
+		 * update (the connection's next event). */
+		if (loop_timer_set(&c->timer, deadline > now ? deadline - now : 0,
+				   on_deferred_close) < 0)
+			log_warn("conn %lu: cannot arm its deadline (out of memory)", c->serial);
 	} else {
 		loop_timer_cancel(&c->timer);
 	}
@@ -403,7 +435,15 @@ static void on_event(struct loop_watch *w, uint32_t events)
 	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken) {
 		char *dst = buf_reserve(&c->in, 65536);
 		ssize_t n = dst ? recv(c->fd, dst, 65536, 0) : -1;
-		if (n > 0) {
+		if (!dst) {
+			/* Nothing more can be read: say so, and close once the
+			 * work already started here has answered. */
+			reply_error(c, NULL, STATUS_RESOURCE_EXHAUSTED,
+				    "out of memory reading requests: closing the connection");
+			c->closing = true;
+			buf_clear(&c->in);
+			c->partial_since = 0;
+		} else if (n > 0) {
 			buf_commit(&c->in, (size_t)n);
 			c->last_progress = loop_now_ms();
 			process(c);
@@ -464,6 +504,7 @@ int conn_accept_ready(int listen_fd)
 		struct conn *c = calloc(1, sizeof *c);
 		if (!c) {
 			close(fd);
+			log_warn("connection refused: out of memory");
 			continue;
 		}
 		c->fd = fd;

@@ -88,7 +88,9 @@ unsigned conn_init(const struct conn_settings *s);
 int conn_accept_ready(int listen_fd);
 
 /* Encodes msg in the connection's framing and queues it. When the client
- * is already gone this does nothing. */
+ * is already gone this does nothing. A reply that cannot be encoded is
+ * replaced by a RESOURCE_EXHAUSTED error with its id; an event that cannot
+ * be, or a NULL msg (one that could not be built), closes the connection. */
 void conn_send(struct conn *c, const json_t *msg);
 /* The same with pre-encoded members spliced into msg (see msg_encode_raw):
  * kept JSON text goes out without being rebuilt as a tree. */

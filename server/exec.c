@@ -157,6 +157,7 @@ static int dump_to_buf(const char *p, size_t n, void *data) { return buf_append(
  * the big ones (value, store_writes, tests, calls) as kept text. */
 static json_t *build_fields(struct exec *e)
 {
+	unsigned long oom = msg_alloc_failures();
 	json_t *error = NULL;
 	e->state = run_verdict(e, &error);
 	bool success = e->state == STATE_COMPLETED;
@@ -224,7 +225,16 @@ static json_t *build_fields(struct exec *e)
 			    json_integer((json_int_t)e->ru.ru_maxrss * 1024));
 	if (e->have_result && r->heap_peak >= 0)
 		json_object_set_new(f, "heap_peak_bytes", json_integer(r->heap_peak));
-	return f;
+	if (f && msg_alloc_failures() == oom)
+		return f;
+	/* A record with holes would tell a lie (a value missing, success
+	 * without its state): the result is lost, and the record says so. */
+	json_decref(f);
+	buf_free(&e->kept);
+	e->state = STATE_FAILED;
+	return json_pack("{s:s, s:s, s:b, s:{s:s, s:s}}", "execution_id", e->reg.id, "state",
+			 request_state_name(e->state), "success", 0, "error", "kind", "sandbox",
+			 "message", "out of memory recording the result");
 }
 
 /* What an ended execution keeps, in bytes, as retention counts it: its
@@ -294,7 +304,8 @@ static void start_held(void)
 			continue;
 		list_del(n);
 		e->held = false;
-		if (sched_submit(&e->sched, owner_sched_key(&e->owner)) != SCHED_OK) { /* full: later */
+		if (sched_submit(&e->sched, owner_sched_key(&e->owner)) !=
+		    SCHED_OK) { /* full: later */
 			e->held = true;
 			list_add_tail(&held, &e->held_link);
 			break;
@@ -347,11 +358,20 @@ static void reply_unwait(struct exec *e)
 static void on_room(struct conn_pending *p)
 {
 	struct exec *e = container_of(p, struct exec, room);
+	unsigned long oom = msg_alloc_failures();
 	json_t *r = msg_reply_ok(e->req_id);
 	json_object_update(r, e->fields);
 	if (e->mode != EXEC_STREAM)
 		add_output(r, e);
-	conn_send_raw(e->conn, r, buf_peek(&e->kept), buf_len(&e->kept));
+	if (!e->fields || msg_alloc_failures() != oom) {
+		/* A reply with holes would lie: the client is told instead. */
+		json_decref(r);
+		r = msg_reply_error(e->req_id, STATUS_RESOURCE_EXHAUSTED,
+				    "out of memory building the reply");
+		conn_send(e->conn, r);
+	} else {
+		conn_send_raw(e->conn, r, buf_peek(&e->kept), buf_len(&e->kept));
+	}
 	json_decref(r);
 	reply_unwait(e);
 	retire(e);
@@ -416,11 +436,18 @@ static void finish_call(struct exec *e, const char *status)
 /* Answers the pending call: value (borrowed) or error. */
 static void answer_call(struct exec *e, json_t *value, const char *error)
 {
+	unsigned long oom = msg_alloc_failures();
 	json_t *m = json_pack("{s:s, s:I}", "type", "tool_result", "call_id", e->pending_call);
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
 	else
 		json_object_set(m, "value", value);
+	if (msg_alloc_failures() != oom) {
+		/* An answer with holes would be a lie: run_send kills the
+		 * worker over an answer it cannot send. */
+		json_decref(m);
+		m = NULL;
+	}
 	run_send(e, m);
 	json_decref(m);
 	finish_call(e, error ? "error" : "ok");
@@ -453,6 +480,7 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const 
 		answer_call(e, NULL, gone_message);
 		return;
 	}
+	unsigned long oom = msg_alloc_failures();
 	json_t *ev = msg_event(e->req_id, "tool_call");
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
 	json_object_set_new(ev, "call_id", json_integer(call_id));
@@ -464,7 +492,10 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const 
 		answer_call(e, NULL, "the daemon ran out of memory relaying the call");
 		return;
 	}
-	conn_send_raw(e->conn, ev, buf_peek(&members), buf_len(&members));
+	/* An event with holes is not sent: a NULL message cuts the
+	 * connection, as for an event it cannot encode. */
+	conn_send_raw(e->conn, msg_alloc_failures() == oom ? ev : NULL, buf_peek(&members),
+		      buf_len(&members));
 	buf_free(&members);
 	json_decref(ev);
 }
@@ -577,12 +608,13 @@ void exec_output_added(struct exec *e, int i, size_t from)
 	if (e->mode != EXEC_STREAM || !e->conn)
 		return;
 	const struct buf *b = &e->out[i];
+	unsigned long oom = msg_alloc_failures();
 	json_t *ev = msg_event(e->req_id, "output");
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
 	json_object_set_new(ev, "stream", json_string(i == OUT ? "stdout" : "stderr"));
 	json_object_set_new(ev, "data", json_stringn(buf_peek(b) + from, buf_len(b) - from));
 	json_object_set_new(ev, "ts_ms", json_integer((json_int_t)loop_wall_ms()));
-	conn_send(e->conn, ev);
+	conn_send(e->conn, msg_alloc_failures() == oom ? ev : NULL);
 	json_decref(ev);
 	if (conn_backlogged(e->conn))
 		run_pause(e, true);

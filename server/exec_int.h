@@ -37,6 +37,7 @@ enum kill_reason {
 	KILL_CANCEL,   /* cancel, or the requesting client went away */
 	KILL_SHUTDOWN, /* the daemon is stopping */
 	KILL_PROTOCOL, /* the worker broke the control protocol */
+	KILL_NOMEM,    /* the supervisor could not keep its output or messages */
 };
 
 enum { OUT = 0, ERR = 1 };

@@ -45,7 +45,8 @@ static const char *level_name(enum log_level l)
 	return "info";
 }
 
-static void vlog(enum log_level level, const char *suffix, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void vlog(enum log_level level, const char *suffix,
+						       const char *fmt, va_list ap)
 {
 	char line[1024];
 	int n;

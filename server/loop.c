@@ -131,14 +131,16 @@ void loop_timer_cancel(struct loop_timer *t)
 	sift_down(last->slot);
 }
 
-void loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb)
+int loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb)
 {
 	loop_timer_cancel(t);
 	if (heap_len == heap_cap) {
 		size_t cap = heap_cap ? heap_cap * 2 : 64;
 		struct loop_timer **h = realloc(heap, cap * sizeof *h);
-		if (!h)
-			abort(); /* a timer that cannot be armed would leak a worker */
+		if (!h) {
+			errno = ENOMEM;
+			return -1;
+		}
 		heap = h;
 		heap_cap = cap;
 	}
@@ -148,6 +150,7 @@ void loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb)
 	t->cb = cb;
 	heap_place(heap_len++, t);
 	sift_up(t->slot);
+	return 0;
 }
 
 static void run_timers(void)

@@ -53,8 +53,10 @@ uint64_t loop_clock_us(void);
 uint64_t loop_wall_ms(void);
 
 /* Arms t to fire once, no sooner than ms from now (0: at the end of this
- * iteration); re-arming moves it. */
-void loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb);
+ * iteration); re-arming moves it. 0, or -1 (ENOMEM) when the timer heap
+ * cannot grow: t is then not armed, and the caller must do without it.
+ * Re-arming a timer that is armed never fails. */
+int loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb);
 void loop_timer_cancel(struct loop_timer *t);
 static inline bool loop_timer_armed(const struct loop_timer *t) { return t->slot != (size_t)-1; }
 

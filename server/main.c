@@ -21,6 +21,7 @@
 #include "log.h"
 #include "notify.h"
 #include "loop.h"
+#include "../protocol/msg.h"
 #include "ops.h"
 #include "registry.h"
 #include "spawn.h"
@@ -98,7 +99,11 @@ static void on_poll(struct loop_timer *t)
 		loop_stop();
 		return;
 	}
-	loop_timer_set(&poll_timer, SHUTDOWN_POLL_MS, on_poll);
+	/* Without a timer nothing would end the wait: stop now. */
+	if (loop_timer_set(&poll_timer, SHUTDOWN_POLL_MS, on_poll) < 0) {
+		log_err("shutdown: cannot arm a timer (out of memory); stopping now");
+		loop_stop();
+	}
 }
 
 static void begin_shutdown(int sig)
@@ -117,7 +122,9 @@ static void begin_shutdown(int sig)
 	listen_close(&listener);
 	exec_shutdown();
 	conn_shutdown_all();
-	loop_timer_set(&grace_timer, cfg.grace_ms, on_grace_over);
+	/* No grace period can be timed without a timer: kill at once. */
+	if (loop_timer_set(&grace_timer, cfg.grace_ms, on_grace_over) < 0)
+		on_grace_over(NULL);
 	on_poll(NULL);
 }
 
@@ -239,6 +246,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	log_init(cfg.log_level);
+	msg_alloc_init();
 	notify_init();
 	ensure_stdio();
 	/* A client that vanishes mid-write must not kill the daemon. */

@@ -46,6 +46,24 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 	json_decref(r);
 }
 
+/* msg_alloc_failures() when the reply being built was begun: a request
+ * being handled, or a wait ending. */
+static unsigned long oom_mark;
+
+/* Sends r (consumed), built since oom_mark, unless an allocation failed on
+ * the way: a reply with holes is no success, so RESOURCE_EXHAUSTED goes
+ * instead. */
+static void send_reply(struct conn *c, json_t *id, json_t *r)
+{
+	if (!r || msg_alloc_failures() != oom_mark) {
+		json_decref(r);
+		r = msg_reply_error(id, STATUS_RESOURCE_EXHAUSTED,
+				    "out of memory building the reply");
+	}
+	conn_send(c, r);
+	json_decref(r);
+}
+
 /* ---- replies that wait: status long-polls, cancel, cache_clear */
 
 enum wait_kind { WAIT_STATUS, WAIT_CANCEL, WAIT_CLEAR };
@@ -199,6 +217,7 @@ static void status_when_room(struct waiter *w, struct exec *e)
 
 static void waiter_reply(struct waiter *w, struct exec *e)
 {
+	oom_mark = msg_alloc_failures();
 	if (w->conn) {
 		if (w->kind == WAIT_STATUS) {
 			status_when_room(w, e);
@@ -208,8 +227,7 @@ static void waiter_reply(struct waiter *w, struct exec *e)
 			json_object_set_new(r, "execution_id", json_string(exec_id(e)));
 			json_object_set_new(r, "state",
 					    json_string(request_state_name(exec_state(e))));
-			conn_send(w->conn, r);
-			json_decref(r);
+			send_reply(w->conn, w->id, r);
 		}
 	}
 	waiter_free(w);
@@ -271,7 +289,11 @@ static void status(struct conn *c, const struct request *req)
 		return;
 	}
 	w->watch.done = on_watch_done;
-	loop_timer_set(&w->timer, req->wait_ms, on_wait_over);
+	if (loop_timer_set(&w->timer, req->wait_ms, on_wait_over) < 0) {
+		/* A wait that nothing would end: answer now instead. */
+		waiter_reply(w, e);
+		return;
+	}
 	exec_watch(e, &w->watch);
 }
 
@@ -293,8 +315,12 @@ static void cancel(struct conn *c, const struct request *req)
 	}
 	/* The reply comes once the worker is reaped and the state final. */
 	struct waiter *w = waiter_new(c, req->id, WAIT_CANCEL);
-	if (!w)
+	if (!w) {
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED,
+			    "out of memory: %s is being cancelled, ask status for its end",
+			    exec_id(e));
 		return;
+	}
 	w->e = e;
 	w->watch.done = on_watch_done;
 	exec_watch(e, &w->watch);
@@ -325,8 +351,7 @@ static void list(struct conn *c, const struct request *req)
 	}
 	json_t *r = msg_reply_ok(req->id);
 	json_object_set_new(r, "executions", items);
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 /* ---- executions */
@@ -398,8 +423,7 @@ static void submit(struct conn *c, const struct request *req)
 	unsigned pos = exec_queue_position(e);
 	if (pos)
 		json_object_set_new(r, "queue_position", json_integer(pos));
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 /* ---- the cache */
@@ -407,11 +431,11 @@ static void submit(struct conn *c, const struct request *req)
 static void on_cleared(void *arg, unsigned removed)
 {
 	struct waiter *w = arg;
+	oom_mark = msg_alloc_failures();
 	if (w->conn) {
 		json_t *r = msg_reply_ok(w->id);
 		json_object_set_new(r, "removed", json_integer(removed));
-		conn_send(w->conn, r);
-		json_decref(r);
+		send_reply(w->conn, w->id, r);
 	}
 	waiter_free(w);
 }
@@ -422,12 +446,13 @@ static void cache_op(struct conn *c, const struct request *req)
 		struct waiter *w = waiter_new(c, req->id, WAIT_CLEAR);
 		if (w)
 			cache_clear(cache_scope(c), on_cleared, w);
+		else
+			reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "out of memory");
 		return;
 	}
 	json_t *r = msg_reply_ok(req->id);
 	json_object_set_new(r, "scripts", cache_list(cache_scope(c), req->filter));
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 /* ---- tools */
@@ -443,9 +468,7 @@ static void tool_result(struct conn *c, const struct request *req)
 		reply_error(c, req->id, code, "%s", why);
 		return;
 	}
-	json_t *r = msg_reply_ok(req->id);
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, msg_reply_ok(req->id));
 }
 
 static void declarations(struct conn *c, const struct request *req)
@@ -461,8 +484,7 @@ static void declarations(struct conn *c, const struct request *req)
 	json_t *r = msg_reply_ok(req->id);
 	json_object_set_new(r, "typescript", json_string(ts));
 	free(ts);
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 /* ---- health */
@@ -497,12 +519,12 @@ static void health(struct conn *c, const struct request *req)
 			    json_pack("{s:I, s:I, s:I}", "turns", (json_int_t)ls.turns,
 				      "max_turn_us", (json_int_t)ls.max_turn_us, "turns_over_10ms",
 				      (json_int_t)ls.turns_over_10ms));
-	conn_send(c, r);
-	json_decref(r);
+	send_reply(c, req->id, r);
 }
 
 void ops_handle(struct conn *c, const struct request *req)
 {
+	oom_mark = msg_alloc_failures();
 	switch (req->op) {
 	case OP_HEALTH: health(c, req); return;
 	case OP_EXECUTE:

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "log.h"
 #include "loop.h"
 
 static struct registry_config config;
@@ -114,7 +115,11 @@ static void arm_expiry(void)
 	}
 	struct registry_entry *oldest = LIST_ITEM(n, struct registry_entry, done);
 	uint64_t now = loop_now_ms();
-	loop_timer_set(&expiry, oldest->expires_ms > now ? oldest->expires_ms - now : 0, on_expiry);
+	/* Without the timer, expiry waits for the next arming (the next
+	 * execution to finish); the count and byte limits still hold. */
+	if (loop_timer_set(&expiry, oldest->expires_ms > now ? oldest->expires_ms - now : 0,
+			   on_expiry) < 0)
+		log_warn("retention: cannot arm the expiry timer (out of memory)");
 }
 
 static void on_expiry(struct loop_timer *t)

@@ -93,6 +93,10 @@ enum exec_state run_verdict(struct exec *e, json_t **error)
 			 e->kill_why ? e->kill_why : "a bad control frame");
 		*error = error_obj("sandbox", msg);
 		return STATE_FAILED;
+	case KILL_NOMEM:
+		*error = error_obj("sandbox", "the daemon ran out of memory keeping the script's "
+					      "output or messages; the worker was killed");
+		return STATE_FAILED;
 	case KILL_NONE: break;
 	}
 	if (e->spawn_err) {
@@ -187,7 +191,10 @@ void run_kill(struct exec *e, enum kill_reason why)
 	/* The pidfd names this process only: a recycled pid is never hit. */
 	if (pidfd_send_signal(e->pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
 		log_err("%s: pidfd_send_signal: %s", e->reg.id, strerror(errno));
-	loop_timer_set(&e->timer, KILL_SETTLE_MS, on_settle);
+	/* Without the settle timer the reap and the pipes' EOFs still end
+	 * the execution; only a pipe held open elsewhere would keep it. */
+	if (loop_timer_set(&e->timer, KILL_SETTLE_MS, on_settle) < 0)
+		log_err("%s: cannot arm the settle timer (out of memory)", e->reg.id);
 }
 
 /* ---- output */
@@ -220,7 +227,9 @@ static void take_output(struct exec *e, int i, const char *data, size_t n, bool 
 	size_t before = buf_len(&e->out[i]);
 	size_t used = utf8_sanitize(&e->out[i], joined, len, eof);
 	if (used == (size_t)-1) {
+		/* Output that cannot be kept is not dropped in silence. */
 		log_err("%s: out of memory relaying output", e->reg.id);
+		run_kill(e, KILL_NOMEM);
 		used = len;
 	}
 	e->carry_len[i] = len - used;
@@ -292,7 +301,7 @@ void run_send(struct exec *e, json_t *msg)
 	}
 	if (msg_encode(&e->ctl_out, FRAME_MODE_BINARY, msg) < 0) {
 		log_err("%s: out of memory answering the worker", e->reg.id);
-		run_kill(e, KILL_PROTOCOL);
+		run_kill(e, KILL_NOMEM);
 		return;
 	}
 	ctl_flush(e);
@@ -526,6 +535,9 @@ static void on_timeout(struct loop_timer *t)
 /* The job frame the worker reads first. */
 static int encode_job(struct exec *e)
 {
+	/* A job that lost a member to a failed allocation would run
+	 * something else than was asked (tests without their code). */
+	unsigned long oom = msg_alloc_failures();
 	json_t *job = json_object();
 	if (e->mode == EXEC_TEST) {
 		if (e->code)
@@ -551,11 +563,15 @@ static int encode_job(struct exec *e)
 	json_object_set_new(job, "max_cpu_ms", json_integer((json_int_t)e->max_cpu_ms));
 	if (e->language)
 		json_object_set_new(job, "language", json_string(e->language));
-	int rc = msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job);
+	int rc = job && msg_alloc_failures() == oom
+			 ? msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job)
+			 : -1;
 	json_decref(job);
 	/* The worker has all it needs now: the request's copies go, the code
 	 * too unless it is to be cached should it succeed. */
 	exec_drop_source(e, e->cache && !e->cached_name && e->mode != EXEC_TEST);
+	if (rc < 0)
+		errno = ENOMEM;
 	return rc;
 }
 
@@ -564,6 +580,12 @@ void run_start(struct exec *e)
 	int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
 	e->phase = PHASE_SPAWNING;
 	e->t_start_us = loop_clock_us();
+	/* The timeout counts from here, not from when the request queued; a
+	 * worker is only started with its timeout armed. */
+	if (loop_timer_set(&e->timer, e->timeout_ms, on_timeout) < 0) {
+		no_worker(e, ENOMEM);
+		return;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
 	    pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 || encode_job(e) < 0) {
 		int err = errno ? errno : ENOMEM;
@@ -584,8 +606,6 @@ void run_start(struct exec *e)
 	ctl_flush(e);
 	loop_add(&e->w_pipe[OUT], e->pipe_fd[OUT], e->paused ? 0 : EPOLLIN, on_stdout);
 	loop_add(&e->w_pipe[ERR], e->pipe_fd[ERR], e->paused ? 0 : EPOLLIN, on_stderr);
-	/* The timeout counts from here, not from when the request queued. */
-	loop_timer_set(&e->timer, e->timeout_ms, on_timeout);
 	int child[FORKSERVER_FDS] = {sv[1], po[1], pe[1]};
 	if (spawn_worker(e->memory_bytes, e->timeout_ms, child, on_spawned, e) < 0)
 		no_worker(e, ESHUTDOWN);
