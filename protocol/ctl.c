@@ -180,6 +180,13 @@ json_t *ctl_result_take(json_t *root, struct ctl_result *res, const char **why)
 		goto bad;
 	return root;
 bad:
+	/* What was already taken from a frame that fails later is not the
+	 * caller's to free: it would leak with every such frame. */
+	json_decref(res->store_writes);
+	json_decref(res->test);
+	json_decref(res->error);
+	res->store_writes = res->test = res->error = NULL;
+	res->value = NULL;
 	json_decref(root);
 	return NULL;
 }
