@@ -154,7 +154,7 @@ static void clean_stack(const char *s, size_t n, struct buf *out)
 		size_t len = end - i;
 		bool frame = len > 7 && memcmp(line, "    at ", 7) == 0;
 		if (frame) {
-			const char *close = NULL;
+			const char *close = NULL, *open = NULL;
 			for (size_t k = len; k > 0; k--)
 				if (line[k - 1] == ')') {
 					close = line + k;
@@ -162,9 +162,16 @@ static void clean_stack(const char *s, size_t n, struct buf *out)
 				}
 			if (close)
 				len = (size_t)(close - line);
+			for (size_t k = len; k > 0 && close; k--)
+				if (line[k - 1] == '(') {
+					open = line + k;
+					break;
+				}
 			/* The engine's own C frames ("(duk_js_compiler.c:4954)", a
-			 * binding's "(worker/engine.c:410)") mean nothing to the author. */
-			if (memmem(line, len, ".c:", 3))
+			 * binding's "(worker/engine.c:410)") mean nothing to the
+			 * author: the place is the last parenthesis, after the
+			 * function's name (which the script chooses). */
+			if (open && memmem(open, (size_t)(close - open), ".c:", 3))
 				len = 0;
 		}
 		if (len) {
@@ -174,6 +181,50 @@ static void clean_stack(const char *s, size_t n, struct buf *out)
 		}
 		i = end + 1;
 	}
+}
+
+/* Error.prototype.stack's getter, in place of the engine's: what that
+ * gives, cleaned as above, so that no script reads the engine's C file
+ * names and call flags either. */
+static duk_ret_t stack_getter(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "stackGetter");
+	duk_push_this(ctx);
+	duk_call_method(ctx, 0);
+	if (!duk_is_string(ctx, -1))
+		return 1;
+	duk_size_t n;
+	const char *raw = duk_get_lstring(ctx, -1, &n);
+	struct buf clean = BUF_INIT;
+	clean_stack(raw, n, &clean);
+	duk_push_lstring(ctx, clean.data ? buf_peek(&clean) : "", buf_len(&clean));
+	buf_free(&clean);
+	return 1;
+}
+
+/* Replaces the getter of Error.prototype.stack by stack_getter, keeping
+ * the engine's in the stash. Before the polyfills and the harness, which
+ * capture it. */
+static void replace_stack_getter(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	duk_get_global_string(ctx, "Object");
+	duk_get_prop_string(ctx, -1, "getOwnPropertyDescriptor");
+	duk_get_global_string(ctx, "Error");
+	duk_get_prop_string(ctx, -1, "prototype");
+	duk_remove(ctx, -2);
+	duk_push_string(ctx, "stack");
+	duk_call(ctx, 2); /* [stash Object desc] */
+	duk_get_prop_string(ctx, -1, "get");
+	duk_put_prop_string(ctx, -4, "stackGetter");
+	duk_pop_3(ctx);
+	duk_get_global_string(ctx, "Error");
+	duk_get_prop_string(ctx, -1, "prototype");
+	duk_push_string(ctx, "stack");
+	duk_push_c_function(ctx, stack_getter, 0);
+	duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_GETTER);
+	duk_pop_2(ctx);
 }
 
 /* Pushes the cleaned stack of the error at idx; false (nothing pushed)
@@ -662,6 +713,8 @@ int engine_prepare(void)
 	duk_pop(ctx);
 
 	duk_pop(ctx);
+
+	replace_stack_getter(ctx);
 
 	/* The polyfills, and the internals they hand the engine. */
 	duk_push_global_stash(ctx);
