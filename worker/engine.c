@@ -1245,56 +1245,236 @@ static bool entry_bool(duk_context *ctx, duk_idx_t idx, const char *key)
 	return v;
 }
 
+/* ---- test mode's report */
+
+/* One entry, as read from the harness's results. */
+struct entry {
+	json_t *name, *error; /* UTF-8 strings; error NULL when it passed or was skipped */
+	bool skip, pass, cut;
+	json_int_t ms;
+};
+
+/* The bytes c takes in a JSON string as jansson writes it (counting DEL
+ * as escaped too: never less than it takes). */
+static size_t esc_width(unsigned char c)
+{
+	if (c == '"' || c == '\\')
+		return 2;
+	if (c < 0x20)
+		return (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') ? 2 : 6;
+	return c == 0x7f ? 6 : 1;
+}
+
+/* The length of the longest prefix of s (ending on a character boundary)
+ * whose escaped form fits in cap bytes; *esc gets that form's size. */
+static size_t esc_prefix(const char *s, size_t n, size_t cap, size_t *esc)
+{
+	size_t e = 0, keep = 0, keep_e = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (((unsigned char)s[i] & 0xC0) != 0x80) {
+			keep = i;
+			keep_e = e;
+		}
+		size_t w = esc_width((unsigned char)s[i]);
+		if (e + w > cap) {
+			*esc = keep_e;
+			return keep;
+		}
+		e += w;
+	}
+	*esc = e;
+	return n;
+}
+
+/* The escaped size of the string v once cut to cap escaped bytes. */
+static size_t esc_size(const json_t *v, size_t cap)
+{
+	size_t e = 0;
+	if (v)
+		(void)esc_prefix(json_string_value(v), json_string_length(v), cap, &e);
+	return e;
+}
+
+/* Cuts the string *v to cap escaped bytes; true when it was cut. */
+static bool cut_string(json_t **v, size_t cap)
+{
+	if (!*v)
+		return false;
+	size_t e, n = esc_prefix(json_string_value(*v), json_string_length(*v), cap, &e);
+	if (n == json_string_length(*v))
+		return false;
+	json_t *c = json_stringn(json_string_value(*v), n);
+	if (!c)
+		return false; /* kept whole: the frame check in worker.c catches it */
+	json_decref(*v);
+	*v = c;
+	return true;
+}
+
+/* Cuts the string *v to at most max bytes, on a character boundary; true
+ * when it was cut. */
+static bool cut_raw(json_t **v, size_t max)
+{
+	if (!*v || json_string_length(*v) <= max)
+		return false;
+	const char *s = json_string_value(*v);
+	size_t n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	json_t *c = json_stringn(s, n);
+	if (!c)
+		return false;
+	json_decref(*v);
+	*v = c;
+	return true;
+}
+
+/* The report's size with every name cut to name_cap escaped bytes and
+ * every error to error_cap, counting TEST_ENTRY_FIXED for the rest of
+ * each entry. */
+#define TEST_ENTRY_FIXED 128u
+static size_t report_size(const struct entry *list, size_t n, size_t name_cap, size_t error_cap)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += TEST_ENTRY_FIXED + esc_size(list[i].name, name_cap) +
+			 esc_size(list[i].error, error_cap);
+	return total;
+}
+
+/* The largest cap in [lo, hi] for which fits(cap) holds, given that it
+ * holds for lo. */
+static size_t largest_fit(const struct entry *list, size_t n, size_t lo, size_t hi, bool names,
+			  size_t other)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+		size_t size =
+			names ? report_size(list, n, mid, other) : report_size(list, n, other, mid);
+		if (size <= CTL_TEST_REPORT_BYTES)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Errors are cut down to this before names are cut at all. */
+#define TEST_ERROR_FLOOR 256u
+
+/* Fits the entries into CTL_TEST_REPORT_BYTES: each name is first cut to
+ * CTL_TEST_NAME_BYTES and each error to CTL_MESSAGE_BYTES (the bounds the
+ * supervisor holds them to); when the report is still too big, the errors
+ * are cut to the largest common size that fits, down to
+ * TEST_ERROR_FLOOR bytes, and then the names too. Cut entries say so. */
+static void fit_report(struct entry *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (cut_raw(&list[i].name, CTL_TEST_NAME_BYTES))
+			list[i].cut = true;
+		if (cut_raw(&list[i].error, CTL_MESSAGE_BYTES))
+			list[i].cut = true;
+	}
+	const size_t name_max = 6 * CTL_TEST_NAME_BYTES, error_max = 6 * CTL_MESSAGE_BYTES;
+	if (report_size(list, n, name_max, error_max) <= CTL_TEST_REPORT_BYTES)
+		return;
+	size_t name_cap = name_max, error_cap;
+	if (report_size(list, n, name_max, TEST_ERROR_FLOOR) <= CTL_TEST_REPORT_BYTES) {
+		error_cap = largest_fit(list, n, TEST_ERROR_FLOOR, error_max, false, name_max);
+	} else {
+		/* 0 fits: CTL_TESTS_MAX entries of TEST_ENTRY_FIXED and two
+		 * floors do (see the assertion below). */
+		error_cap = TEST_ERROR_FLOOR;
+		name_cap = largest_fit(list, n, 0, name_max, true, error_cap);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (cut_string(&list[i].name, name_cap))
+			list[i].cut = true;
+		if (cut_string(&list[i].error, error_cap))
+			list[i].cut = true;
+	}
+}
+_Static_assert(CTL_TESTS_MAX *(TEST_ENTRY_FIXED + TEST_ERROR_FLOOR) <= CTL_TEST_REPORT_BYTES,
+	       "a report of the most entries, errors at their floor, fits");
+
 /*
  * The test report from the array of entries at the top of the stack (the
  * harness's run()): {summary, tests}, the summary counted here from the
  * entries, never taken from the script. An entry is skipped, or passed, or
- * failed; one that is not well formed counts as failed. NULL without
- * memory. Runs under duk_safe_call (reading can allocate).
+ * failed; one that is not well formed counts as failed. The texts are cut
+ * so that the report fits its frame (fit_report). NULL without memory.
+ * Runs under duk_safe_call (reading can allocate).
  */
 struct report {
 	json_t *out;
+	struct entry *list;
+	size_t n;
 };
 
 static duk_ret_t build_report(duk_context *ctx, void *udata)
 {
 	struct report *rep = udata;
-	json_t *list = json_array();
-	json_int_t passed = 0, failed = 0, skipped = 0;
 	duk_size_t n = duk_is_array(ctx, -1) ? duk_get_length(ctx, -1) : 0;
-	for (duk_size_t i = 0; i < n && list; i++) {
+	if (n > CTL_TESTS_MAX)
+		n = CTL_TESTS_MAX; /* the harness registers no more */
+	rep->list = calloc(n ? n : 1, sizeof *rep->list);
+	if (!rep->list)
+		return 0;
+	for (duk_size_t i = 0; i < n; i++) {
+		struct entry *en = &rep->list[i];
 		duk_get_prop_index(ctx, -1, (duk_uarridx_t)i);
-		json_t *name = entry_string(ctx, -1, "name");
-		json_t *error = entry_string(ctx, -1, "error");
-		bool skip = entry_bool(ctx, -1, "skipped");
-		bool pass = !skip && !error && entry_bool(ctx, -1, "passed");
+		en->name = entry_string(ctx, -1, "name");
+		en->error = entry_string(ctx, -1, "error");
+		en->skip = entry_bool(ctx, -1, "skipped");
+		en->pass = !en->skip && !en->error && entry_bool(ctx, -1, "passed");
 		duk_get_prop_string(ctx, -1, "duration_ms");
 		double ms = duk_is_number(ctx, -1) ? duk_get_number(ctx, -1) : 0;
 		duk_pop_2(ctx);
+		en->ms = ms > 0 && ms < 1e15 ? (json_int_t)ms : 0;
+		if (!en->name)
+			en->name = json_string("?");
+		if (!en->skip && !en->pass && !en->error)
+			en->error = json_string("the test did not pass");
+		rep->n = i + 1;
+	}
+	fit_report(rep->list, rep->n);
+	json_t *list = json_array();
+	json_int_t passed = 0, failed = 0, skipped = 0;
+	for (size_t i = 0; i < rep->n && list; i++) {
+		struct entry *en = &rep->list[i];
 		json_t *e = json_object();
-		json_object_set_new(e, "name", name ? name : json_string("?"));
-		json_object_set_new(e, "passed", json_boolean(pass));
-		if (skip)
+		json_object_set(e, "name", en->name);
+		json_object_set_new(e, "passed", json_boolean(en->pass));
+		if (en->skip)
 			json_object_set_new(e, "skipped", json_true());
-		json_object_set_new(e, "duration_ms",
-				    json_integer(ms > 0 && ms < 1e15 ? (json_int_t)ms : 0));
-		if (error)
-			json_object_set_new(e, "error", error);
-		else if (!skip && !pass)
-			json_object_set_new(e, "error", json_string("the test did not pass"));
+		json_object_set_new(e, "duration_ms", json_integer(en->ms));
+		if (en->error)
+			json_object_set(e, "error", en->error);
+		if (en->cut)
+			json_object_set_new(e, "cut", json_true());
 		if (json_array_append_new(list, e) < 0) {
 			json_decref(list);
 			list = NULL;
 		}
-		skipped += skip;
-		passed += pass;
-		failed += !skip && !pass;
+		skipped += en->skip;
+		passed += en->pass;
+		failed += !en->skip && !en->pass;
 	}
 	rep->out = list ? json_pack("{s:{s:I, s:I, s:I, s:I}, s:o}", "summary", "total",
-				    (json_int_t)n, "passed", passed, "failed", failed, "skipped",
-				    skipped, "tests", list)
+				    (json_int_t)rep->n, "passed", passed, "failed", failed,
+				    "skipped", skipped, "tests", list)
 			: NULL;
 	return 0;
+}
+
+static void report_free(struct report *rep)
+{
+	for (size_t i = 0; rep->list && i < rep->n; i++) {
+		json_decref(rep->list[i].name);
+		json_decref(rep->list[i].error);
+	}
+	free(rep->list);
+	rep->list = NULL;
 }
 
 json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len,
@@ -1333,8 +1513,10 @@ json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, s
 	duk_get_prop_string(ctx, controls, "run");
 	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
-	struct report rep = {NULL};
-	if (duk_safe_call(ctx, build_report, &rep, 1, 1) != DUK_EXEC_SUCCESS || !rep.out) {
+	struct report rep = {NULL, NULL, 0};
+	duk_int_t rc = duk_safe_call(ctx, build_report, &rep, 1, 1);
+	report_free(&rep);
+	if (rc != DUK_EXEC_SUCCESS || !rep.out) {
 		json_decref(rep.out);
 		return result_error(alloc_failed ? "memory" : "script",
 				    "the test results could not be read");
