@@ -363,6 +363,107 @@ static json_t *result_error(const char *kind, const char *message)
 			 kind, "message", message);
 }
 
+/* ---- JSON with NUL in object keys
+ *
+ * jansson holds keys of any bytes but its parser refuses a NUL in a key.
+ * The engine's JSON is loaded with every \u0000 escape replaced by a
+ * marker the text does not contain, and the marker turned back into NUL
+ * in the tree's keys and strings. */
+
+/* A copy of v (a new reference) with every occurrence of mark in its keys
+ * and strings replaced by a NUL byte; NULL without memory. */
+static json_t *unmark(json_t *v, const char *mark, size_t mlen)
+{
+	if (json_is_string(v)) {
+		const char *str = json_string_value(v);
+		size_t n = json_string_length(v);
+		if (!memmem(str, n, mark, mlen))
+			return json_incref(v);
+		struct buf b = BUF_INIT;
+		for (size_t i = 0; i < n;) {
+			if (i + mlen <= n && memcmp(str + i, mark, mlen) == 0) {
+				buf_append(&b, "", 1);
+				i += mlen;
+			} else {
+				buf_append(&b, str + i, 1);
+				i++;
+			}
+		}
+		json_t *r = b.data ? json_stringn(buf_peek(&b), buf_len(&b)) : NULL;
+		buf_free(&b);
+		return r;
+	}
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *c = unmark(json_array_get(v, i), mark, mlen);
+			if (!c || json_array_set_new(v, i, c) < 0)
+				return NULL;
+		}
+		return json_incref(v);
+	}
+	if (!json_is_object(v))
+		return json_incref(v);
+	json_t *o = json_object();
+	const char *key;
+	size_t klen;
+	json_t *val;
+	json_object_keylen_foreach(v, key, klen, val)
+	{
+		json_t *k = unmark(json_stringn_nocheck(key, klen), mark, mlen);
+		json_t *c = unmark(val, mark, mlen);
+		int rc = k && c && o ? json_object_setn_new_nocheck(o, json_string_value(k),
+								    json_string_length(k), c)
+				     : -1;
+		if (rc < 0)
+			json_decref(c);
+		json_decref(k);
+		if (rc < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/* Loads text (JSON as the engine writes it) whose object keys hold NUL:
+ * a new reference, or NULL. */
+static json_t *load_nul_keys(const char *text, size_t len)
+{
+	/* U+E000, a name and a counter, until the text does not hold it. */
+	char mark[32];
+	size_t mlen = 0;
+	for (unsigned i = 0;; i++) {
+		int m = snprintf(mark, sizeof mark, "\xee\x80\x80nul%u\xee\x80\x80", i);
+		mlen = (size_t)m;
+		if (!memmem(text, len, mark, mlen))
+			break;
+	}
+	struct buf b = BUF_INIT;
+	bool in_string = false;
+	for (size_t i = 0; i < len;) {
+		if (in_string && text[i] == '\\' && i + 1 < len) {
+			if (i + 6 <= len && memcmp(text + i + 1, "u0000", 5) == 0) {
+				buf_append(&b, mark, mlen);
+				i += 6;
+			} else {
+				buf_append(&b, text + i, 2);
+				i += 2;
+			}
+			continue;
+		}
+		if (text[i] == '"')
+			in_string = !in_string;
+		buf_append(&b, text + i, 1);
+		i++;
+	}
+	json_t *marked =
+		b.data ? json_loadb(buf_peek(&b), buf_len(&b), JSON_DECODE_ANY, NULL) : NULL;
+	buf_free(&b);
+	json_t *r = marked ? unmark(marked, mark, mlen) : NULL;
+	json_decref(marked);
+	return r;
+}
+
 /*
  * The value at idx as JSON (a JSON round trip, as for everything that leaves
  * the engine). 1 with *out set; 0 when it has no JSON form at all
@@ -399,8 +500,11 @@ static int to_json(duk_context *ctx, duk_idx_t idx, const char *what, json_t **o
 		snprintf(why, why_len, "%s is over %u bytes as JSON", what, CTL_VALUE_BYTES);
 		return -1;
 	}
+	json_error_t jerr;
 	*out = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text),
-			  JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+			  JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+	if (!*out && json_error_code(&jerr) == json_error_null_byte_in_key)
+		*out = load_nul_keys(buf_peek(&text), buf_len(&text));
 	buf_free(&text);
 	if (!*out) {
 		snprintf(why, why_len, "%s could not be converted to JSON (%s)", what,
@@ -518,10 +622,20 @@ void engine_set_tools(json_t *names, engine_tool_fn handler)
 	duk_pop_2(ctx);
 }
 
+/* The store key at idx (made a string) as UTF-8 in key. */
+static void store_key(duk_context *ctx, duk_idx_t idx, struct buf *key)
+{
+	duk_to_string(ctx, idx);
+	append_string(ctx, idx, key);
+}
+
 /* load(key): a copy of the stored value, or undefined. */
 static duk_ret_t js_load(duk_context *ctx)
 {
-	json_t *v = store_get(duk_to_string(ctx, 0));
+	struct buf key = BUF_INIT;
+	store_key(ctx, 0, &key);
+	json_t *v = store_get(key.data ? buf_peek(&key) : "", buf_len(&key));
+	buf_free(&key);
 	if (!v)
 		return 0;
 	push_json(ctx, v);
@@ -531,13 +645,20 @@ static duk_ret_t js_load(duk_context *ctx)
 /* store(key, value): undefined deletes. */
 static duk_ret_t js_store(duk_context *ctx)
 {
-	const char *key = duk_to_string(ctx, 0);
+	struct buf key = BUF_INIT;
+	store_key(ctx, 0, &key);
 	json_t *v = NULL;
 	char why[256];
-	if (to_json(ctx, 1, "the stored value", &v, why, sizeof why) < 0)
-		return duk_error(ctx, DUK_ERR_TYPE_ERROR, "store(%s): %s", key, why);
+	if (to_json(ctx, 1, "the stored value", &v, why, sizeof why) < 0) {
+		buf_free(&key);
+		duk_push_error_object(ctx, DUK_ERR_TYPE_ERROR, "store(%s): %s",
+				      duk_get_string(ctx, 0), why);
+		return duk_throw(ctx);
+	}
 	const char *limit;
-	if (store_put(key, v, &limit) < 0)
+	int rc = store_put(key.data ? buf_peek(&key) : "", buf_len(&key), v, &limit);
+	buf_free(&key);
+	if (rc < 0)
 		return duk_error(ctx, DUK_ERR_RANGE_ERROR, "%s", limit);
 	return 0;
 }

@@ -6,9 +6,9 @@
 
 #include "../protocol/limits.h"
 
-static json_t *values;  /* key -> value */
-static json_t *sizes;   /* key -> bytes of its JSON */
-static json_t *set;     /* keys written, with their last value */
+static json_t *values;	/* key -> value */
+static json_t *sizes;	/* key -> bytes of its JSON */
+static json_t *set;	/* keys written, with their last value */
 static json_t *deleted; /* keys deleted (as an object, used as a set) */
 static size_t total;
 
@@ -28,29 +28,31 @@ void store_init(json_t *initial)
 	deleted = json_object();
 	total = 0;
 	const char *key;
+	size_t klen;
 	json_t *v;
-	json_object_foreach (initial, key, v) {
+	json_object_keylen_foreach(initial, key, klen, v)
+	{
 		size_t n = json_size(v);
-		json_object_set(values, key, v);
-		json_object_set_new(sizes, key, json_integer((json_int_t)n));
+		json_object_setn(values, key, klen, v);
+		json_object_setn_new(sizes, key, klen, json_integer((json_int_t)n));
 		total += n;
 	}
 	json_decref(initial);
 }
 
-json_t *store_get(const char *key) { return json_object_get(values, key); }
+json_t *store_get(const char *key, size_t klen) { return json_object_getn(values, key, klen); }
 
-int store_put(const char *key, json_t *value, const char **why)
+int store_put(const char *key, size_t klen, json_t *value, const char **why)
 {
-	size_t old = (size_t)json_integer_value(json_object_get(sizes, key));
+	size_t old = (size_t)json_integer_value(json_object_getn(sizes, key, klen));
 	if (!value) {
-		if (json_object_get(values, key)) {
-			json_object_del(values, key);
-			json_object_del(sizes, key);
+		if (json_object_getn(values, key, klen)) {
+			json_object_deln(values, key, klen);
+			json_object_deln(sizes, key, klen);
 			total -= old;
 		}
-		json_object_del(set, key);
-		json_object_set_new(deleted, key, json_true());
+		json_object_deln(set, key, klen);
+		json_object_setn_new(deleted, key, klen, json_true());
 		return 0;
 	}
 	size_t n = json_size(value);
@@ -65,10 +67,10 @@ int store_put(const char *key, json_t *value, const char **why)
 		return -1;
 	}
 	total = total - old + n;
-	json_object_set(values, key, value);
-	json_object_set_new(sizes, key, json_integer((json_int_t)n));
-	json_object_set_new(set, key, value);
-	json_object_del(deleted, key);
+	json_object_setn(values, key, klen, value);
+	json_object_setn_new(sizes, key, klen, json_integer((json_int_t)n));
+	json_object_setn_new(set, key, klen, value);
+	json_object_deln(deleted, key, klen);
 	return 0;
 }
 
@@ -76,8 +78,9 @@ json_t *store_writes(void)
 {
 	json_t *del = json_array();
 	const char *key;
+	size_t klen;
 	json_t *v;
-	json_object_foreach (deleted, key, v)
-		json_array_append_new(del, json_string(key));
+	json_object_keylen_foreach(deleted, key, klen, v)
+		json_array_append_new(del, json_stringn(key, klen));
 	return json_pack("{s:O, s:o}", "set", set, "delete", del);
 }
