@@ -1249,6 +1249,46 @@ START_TEST(test_nul_in_keys)
 }
 END_TEST
 
+/* Within the documented limits, what the worker sends fits what the
+ * supervisor accepts: a value of too many values, a store or writes over
+ * their limits fail inside the script, never as a broken protocol. */
+START_TEST(test_limits_fail_in_the_script)
+{
+	json_t *r = call_once(
+		shared.sock,
+		json_pack("{s:s, s:s, s:I}", "op", "execute", "code",
+			  "const v = []; for (let i = 0; i < 1100000; i++) v.push(0); return v",
+			  "memory_bytes", (json_int_t)512 << 20));
+	ck_assert_str_eq(err_kind(r), "script");
+	ck_assert_ptr_nonnull(strstr(err_msg(r), "too large"));
+	json_decref(r);
+	r = call_once(shared.sock,
+		      json_pack("{s:s, s:s, s:{}, s:I}", "op", "execute", "code",
+				"const why = []; const a = new Array(30000).fill(0);\n"
+				"const attempt = (f) => { try { f(); why.push('ok') } catch (e) { "
+				"why.push(e.message) } };\n"
+				"attempt(() => { store('a', a); store('b', a); store('c', a) });\n"
+				"attempt(() => { for (let i = 0; i < 70000; i++) store('k' + i, "
+				"undefined) });\n"
+				"attempt(() => store('x'.repeat(5 << 20), 1));\n"
+				"return why",
+				"store", "memory_bytes", (json_int_t)512 << 20));
+	ck_assert_msg(jtrue(r, "success"), "%s: %s", err_kind(r), err_msg(r));
+	json_t *why = json_object_get(r, "value");
+	ck_assert_uint_eq(json_array_size(why), 3);
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_array_get(why, 0)), "65536 JSON values"));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_array_get(why, 1)), "65536 keys deleted"));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_array_get(why, 2)), "keys included"));
+	/* What was written before each limit is reported, and fits a store. */
+	json_t *w = json_object_get(r, "store_writes");
+	ck_assert_uint_eq(json_object_size(json_object_get(w, "set")), 2);
+	ck_assert_uint_eq(json_array_size(json_object_get(w, "delete")), 65536);
+	json_decref(r);
+}
+END_TEST
+
 /* No stack a script sees, nor one the daemon reports, names the engine's
  * C files or its call flags. */
 START_TEST(test_stacks_name_no_engine_file)
@@ -1313,6 +1353,7 @@ static Suite *suite(void)
 	tcase_add_test(js, test_big_report_fits);
 	tcase_add_test(js, test_nul_in_keys);
 	tcase_add_test(js, test_stacks_name_no_engine_file);
+	tcase_add_test(js, test_limits_fail_in_the_script);
 	suite_add_tcase(s, js);
 	return s;
 }

@@ -464,6 +464,33 @@ static json_t *load_nul_keys(const char *text, size_t len)
 	return r;
 }
 
+/* Counts the values of v into *n, stopping once it passes max. */
+static bool nodes_over(json_t *v, size_t max, size_t *n)
+{
+	if (++*n > max)
+		return true;
+	size_t i;
+	json_t *c;
+	const char *k;
+	if (json_is_array(v)) {
+		json_array_foreach (v, i, c)
+			if (nodes_over(c, max, n))
+				return true;
+	} else if (json_is_object(v)) {
+		json_object_foreach (v, k, c)
+			if (nodes_over(c, max, n))
+				return true;
+	}
+	return false;
+}
+
+/* True when v holds more than max values (scalars, arrays, objects). */
+static bool json_nodes_over(json_t *v, size_t max)
+{
+	size_t n = 0;
+	return nodes_over(v, max, &n);
+}
+
 /*
  * The value at idx as JSON (a JSON round trip, as for everything that leaves
  * the engine). 1 with *out set; 0 when it has no JSON form at all
@@ -509,6 +536,15 @@ static int to_json(duk_context *ctx, duk_idx_t idx, const char *what, json_t **o
 	if (!*out) {
 		snprintf(why, why_len, "%s could not be converted to JSON (%s)", what,
 			 alloc_failed ? "out of memory" : "invalid JSON");
+		return -1;
+	}
+	/* The supervisor refuses a frame holding more; said here, it is
+	 * the script's failure, not a broken protocol. */
+	if (json_nodes_over(*out, CTL_VALUE_NODES)) {
+		json_decref(*out);
+		*out = NULL;
+		snprintf(why, why_len, "%s is too large for JSON: more than %u values", what,
+			 CTL_VALUE_NODES);
 		return -1;
 	}
 	return 1;
