@@ -484,6 +484,15 @@ static bool nodes_over(json_t *v, size_t max, size_t *n)
 	return false;
 }
 
+json_t *engine_json_load(const char *text, size_t len)
+{
+	json_error_t jerr;
+	json_t *v = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+	if (!v && json_error_code(&jerr) == json_error_null_byte_in_key)
+		v = load_nul_keys(text, len);
+	return v;
+}
+
 /* True when v holds more than max values (scalars, arrays, objects). */
 static bool json_nodes_over(json_t *v, size_t max)
 {
@@ -527,11 +536,7 @@ static int to_json(duk_context *ctx, duk_idx_t idx, const char *what, json_t **o
 		snprintf(why, why_len, "%s is over %u bytes as JSON", what, CTL_VALUE_BYTES);
 		return -1;
 	}
-	json_error_t jerr;
-	*out = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text),
-			  JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
-	if (!*out && json_error_code(&jerr) == json_error_null_byte_in_key)
-		*out = load_nul_keys(buf_peek(&text), buf_len(&text));
+	*out = engine_json_load(text.data ? buf_peek(&text) : "", buf_len(&text));
 	buf_free(&text);
 	if (!*out) {
 		snprintf(why, why_len, "%s could not be converted to JSON (%s)", what,

@@ -28,7 +28,7 @@ static json_t *chan_read(void)
 		enum frame_status st = frame_next(&chan_dec, buf_peek(&chan_in), buf_len(&chan_in),
 						  &payload, &plen, &used);
 		if (st == FRAME_OK) {
-			json_t *msg = json_loadb(payload, plen, JSON_ALLOW_NUL, NULL);
+			json_t *msg = engine_json_load(payload, plen);
 			buf_consume(&chan_in, used);
 			if (!msg)
 				_exit(CTL_EXIT_PROTOCOL);
