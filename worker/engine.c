@@ -1414,6 +1414,7 @@ struct entry {
 	json_t *name, *error; /* UTF-8 strings; error NULL when it passed or was skipped */
 	bool skip, pass, cut;
 	json_int_t ms;
+	size_t name_esc, error_esc; /* their sizes as JSON strings, quotes aside */
 };
 
 /* The bytes c takes in a JSON string as jansson writes it (counting DEL
@@ -1448,12 +1449,12 @@ static size_t esc_prefix(const char *s, size_t n, size_t cap, size_t *esc)
 	return n;
 }
 
-/* The escaped size of the string v once cut to cap escaped bytes. */
-static size_t esc_size(const json_t *v, size_t cap)
+/* The size of the string v as escaped in JSON (0 for NULL). */
+static size_t esc_size(const json_t *v)
 {
 	size_t e = 0;
 	if (v)
-		(void)esc_prefix(json_string_value(v), json_string_length(v), cap, &e);
+		(void)esc_prefix(json_string_value(v), json_string_length(v), (size_t)-1, &e);
 	return e;
 }
 
@@ -1491,16 +1492,17 @@ static bool cut_raw(json_t **v, size_t max)
 	return true;
 }
 
-/* The report's size with every name cut to name_cap escaped bytes and
- * every error to error_cap, counting TEST_ENTRY_FIXED for the rest of
- * each entry. */
+/* At most the report's size with every name cut to name_cap escaped bytes
+ * and every error to error_cap (a text cut to a cap takes no more than the
+ * cap), counting TEST_ENTRY_FIXED for the rest of each entry. */
 #define TEST_ENTRY_FIXED 128u
 static size_t report_size(const struct entry *list, size_t n, size_t name_cap, size_t error_cap)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
-		total += TEST_ENTRY_FIXED + esc_size(list[i].name, name_cap) +
-			 esc_size(list[i].error, error_cap);
+		total += TEST_ENTRY_FIXED +
+			 (list[i].name_esc < name_cap ? list[i].name_esc : name_cap) +
+			 (list[i].error_esc < error_cap ? list[i].error_esc : error_cap);
 	return total;
 }
 
@@ -1536,6 +1538,8 @@ static void fit_report(struct entry *list, size_t n)
 			list[i].cut = true;
 		if (cut_raw(&list[i].error, CTL_MESSAGE_BYTES))
 			list[i].cut = true;
+		list[i].name_esc = esc_size(list[i].name);
+		list[i].error_esc = esc_size(list[i].error);
 	}
 	const size_t name_max = 6 * CTL_TEST_NAME_BYTES, error_max = 6 * CTL_MESSAGE_BYTES;
 	if (report_size(list, n, name_max, error_max) <= CTL_TEST_REPORT_BYTES)
