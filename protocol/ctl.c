@@ -130,8 +130,10 @@ static const char *test_entry(const char *text, const struct jsonv_span *sp, str
 	json_t *err = json_object_get(r, "error");
 	json_t *ms = json_object_get(r, "duration_ms");
 	json_t *skipped = json_object_get(r, "skipped");
+	json_t *cut = json_object_get(r, "cut");
 	if (!json_is_string(name) || !json_is_boolean(passed) || (err && !json_is_string(err)) ||
-	    !count_ok(ms) || (skipped && !json_is_boolean(skipped))) {
+	    !count_ok(ms) || (skipped && !json_is_boolean(skipped)) ||
+	    (cut && !json_is_boolean(cut))) {
 		json_decref(r);
 		return "test report has a bad test entry";
 	}
@@ -145,6 +147,10 @@ static const char *test_entry(const char *text, const struct jsonv_span *sp, str
 	if (err)
 		json_object_set_new(o, "error", bounded_string(err, CTL_MESSAGE_BYTES));
 	json_object_set(o, "duration_ms", ms);
+	/* The worker cut the name or the error to fit its report. */
+	if (json_is_true(cut) || json_string_length(name) > CTL_TEST_NAME_BYTES ||
+	    (err && json_string_length(err) > CTL_MESSAGE_BYTES))
+		json_object_set_new(o, "cut", json_true());
 	int rc = buf_len(out) > 1 ? buf_append(out, ",", 1) : 0;
 	if (rc == 0)
 		rc = json_dump_callback(o, dump_to_buf, out, JSON_COMPACT);

@@ -65,6 +65,10 @@ enum ctl_exit {
 /* Bounds on test mode's report. */
 #define CTL_TESTS_MAX 10000u
 #define CTL_TEST_NAME_BYTES 1024u
+/* The report's entries as JSON, which the worker keeps to by cutting the
+ * names and errors further (marking the entries "cut"): half the frame,
+ * leaving room for store_writes (CTL_STORE_WRITES_BYTES) beside it. */
+#define CTL_TEST_REPORT_BYTES (8u * 1024u * 1024u)
 
 enum ctl_type {
 	CTL_TOOL_CALL,

@@ -154,7 +154,7 @@ static void clean_stack(const char *s, size_t n, struct buf *out)
 		size_t len = end - i;
 		bool frame = len > 7 && memcmp(line, "    at ", 7) == 0;
 		if (frame) {
-			const char *close = NULL;
+			const char *close = NULL, *open = NULL;
 			for (size_t k = len; k > 0; k--)
 				if (line[k - 1] == ')') {
 					close = line + k;
@@ -162,9 +162,16 @@ static void clean_stack(const char *s, size_t n, struct buf *out)
 				}
 			if (close)
 				len = (size_t)(close - line);
+			for (size_t k = len; k > 0 && close; k--)
+				if (line[k - 1] == '(') {
+					open = line + k;
+					break;
+				}
 			/* The engine's own C frames ("(duk_js_compiler.c:4954)", a
-			 * binding's "(worker/engine.c:410)") mean nothing to the author. */
-			if (memmem(line, len, ".c:", 3))
+			 * binding's "(worker/engine.c:410)") mean nothing to the
+			 * author: the place is the last parenthesis, after the
+			 * function's name (which the script chooses). */
+			if (open && memmem(open, (size_t)(close - open), ".c:", 3))
 				len = 0;
 		}
 		if (len) {
@@ -174,6 +181,50 @@ static void clean_stack(const char *s, size_t n, struct buf *out)
 		}
 		i = end + 1;
 	}
+}
+
+/* Error.prototype.stack's getter, in place of the engine's: what that
+ * gives, cleaned as above, so that no script reads the engine's C file
+ * names and call flags either. */
+static duk_ret_t stack_getter(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "stackGetter");
+	duk_push_this(ctx);
+	duk_call_method(ctx, 0);
+	if (!duk_is_string(ctx, -1))
+		return 1;
+	duk_size_t n;
+	const char *raw = duk_get_lstring(ctx, -1, &n);
+	struct buf clean = BUF_INIT;
+	clean_stack(raw, n, &clean);
+	duk_push_lstring(ctx, clean.data ? buf_peek(&clean) : "", buf_len(&clean));
+	buf_free(&clean);
+	return 1;
+}
+
+/* Replaces the getter of Error.prototype.stack by stack_getter, keeping
+ * the engine's in the stash. Before the polyfills and the harness, which
+ * capture it. */
+static void replace_stack_getter(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	duk_get_global_string(ctx, "Object");
+	duk_get_prop_string(ctx, -1, "getOwnPropertyDescriptor");
+	duk_get_global_string(ctx, "Error");
+	duk_get_prop_string(ctx, -1, "prototype");
+	duk_remove(ctx, -2);
+	duk_push_string(ctx, "stack");
+	duk_call(ctx, 2); /* [stash Object desc] */
+	duk_get_prop_string(ctx, -1, "get");
+	duk_put_prop_string(ctx, -4, "stackGetter");
+	duk_pop_3(ctx);
+	duk_get_global_string(ctx, "Error");
+	duk_get_prop_string(ctx, -1, "prototype");
+	duk_push_string(ctx, "stack");
+	duk_push_c_function(ctx, stack_getter, 0);
+	duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_GETTER);
+	duk_pop_2(ctx);
 }
 
 /* Pushes the cleaned stack of the error at idx; false (nothing pushed)
@@ -312,6 +363,143 @@ static json_t *result_error(const char *kind, const char *message)
 			 kind, "message", message);
 }
 
+/* ---- JSON with NUL in object keys
+ *
+ * jansson holds keys of any bytes but its parser refuses a NUL in a key.
+ * The engine's JSON is loaded with every \u0000 escape replaced by a
+ * marker the text does not contain, and the marker turned back into NUL
+ * in the tree's keys and strings. */
+
+/* A copy of v (a new reference) with every occurrence of mark in its keys
+ * and strings replaced by a NUL byte; NULL without memory. */
+static json_t *unmark(json_t *v, const char *mark, size_t mlen)
+{
+	if (json_is_string(v)) {
+		const char *str = json_string_value(v);
+		size_t n = json_string_length(v);
+		if (!memmem(str, n, mark, mlen))
+			return json_incref(v);
+		struct buf b = BUF_INIT;
+		for (size_t i = 0; i < n;) {
+			if (i + mlen <= n && memcmp(str + i, mark, mlen) == 0) {
+				buf_append(&b, "", 1);
+				i += mlen;
+			} else {
+				buf_append(&b, str + i, 1);
+				i++;
+			}
+		}
+		json_t *r = b.data ? json_stringn(buf_peek(&b), buf_len(&b)) : NULL;
+		buf_free(&b);
+		return r;
+	}
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *c = unmark(json_array_get(v, i), mark, mlen);
+			if (!c || json_array_set_new(v, i, c) < 0)
+				return NULL;
+		}
+		return json_incref(v);
+	}
+	if (!json_is_object(v))
+		return json_incref(v);
+	json_t *o = json_object();
+	const char *key;
+	size_t klen;
+	json_t *val;
+	json_object_keylen_foreach(v, key, klen, val)
+	{
+		json_t *k = unmark(json_stringn_nocheck(key, klen), mark, mlen);
+		json_t *c = unmark(val, mark, mlen);
+		int rc = k && c && o ? json_object_setn_new_nocheck(o, json_string_value(k),
+								    json_string_length(k), c)
+				     : -1;
+		if (rc < 0)
+			json_decref(c);
+		json_decref(k);
+		if (rc < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/* Loads text (JSON as the engine writes it) whose object keys hold NUL:
+ * a new reference, or NULL. */
+static json_t *load_nul_keys(const char *text, size_t len)
+{
+	/* U+E000, a name and a counter, until the text does not hold it. */
+	char mark[32];
+	size_t mlen = 0;
+	for (unsigned i = 0;; i++) {
+		int m = snprintf(mark, sizeof mark, "\xee\x80\x80nul%u\xee\x80\x80", i);
+		mlen = (size_t)m;
+		if (!memmem(text, len, mark, mlen))
+			break;
+	}
+	struct buf b = BUF_INIT;
+	bool in_string = false;
+	for (size_t i = 0; i < len;) {
+		if (in_string && text[i] == '\\' && i + 1 < len) {
+			if (i + 6 <= len && memcmp(text + i + 1, "u0000", 5) == 0) {
+				buf_append(&b, mark, mlen);
+				i += 6;
+			} else {
+				buf_append(&b, text + i, 2);
+				i += 2;
+			}
+			continue;
+		}
+		if (text[i] == '"')
+			in_string = !in_string;
+		buf_append(&b, text + i, 1);
+		i++;
+	}
+	json_t *marked =
+		b.data ? json_loadb(buf_peek(&b), buf_len(&b), JSON_DECODE_ANY, NULL) : NULL;
+	buf_free(&b);
+	json_t *r = marked ? unmark(marked, mark, mlen) : NULL;
+	json_decref(marked);
+	return r;
+}
+
+/* Counts the values of v into *n, stopping once it passes max. */
+static bool nodes_over(json_t *v, size_t max, size_t *n)
+{
+	if (++*n > max)
+		return true;
+	size_t i;
+	json_t *c;
+	const char *k;
+	if (json_is_array(v)) {
+		json_array_foreach (v, i, c)
+			if (nodes_over(c, max, n))
+				return true;
+	} else if (json_is_object(v)) {
+		json_object_foreach (v, k, c)
+			if (nodes_over(c, max, n))
+				return true;
+	}
+	return false;
+}
+
+json_t *engine_json_load(const char *text, size_t len)
+{
+	json_error_t jerr;
+	json_t *v = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+	if (!v && json_error_code(&jerr) == json_error_null_byte_in_key)
+		v = load_nul_keys(text, len);
+	return v;
+}
+
+/* True when v holds more than max values (scalars, arrays, objects). */
+static bool json_nodes_over(json_t *v, size_t max)
+{
+	size_t n = 0;
+	return nodes_over(v, max, &n);
+}
+
 /*
  * The value at idx as JSON (a JSON round trip, as for everything that leaves
  * the engine). 1 with *out set; 0 when it has no JSON form at all
@@ -348,12 +536,20 @@ static int to_json(duk_context *ctx, duk_idx_t idx, const char *what, json_t **o
 		snprintf(why, why_len, "%s is over %u bytes as JSON", what, CTL_VALUE_BYTES);
 		return -1;
 	}
-	*out = json_loadb(text.data ? buf_peek(&text) : "", buf_len(&text),
-			  JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+	*out = engine_json_load(text.data ? buf_peek(&text) : "", buf_len(&text));
 	buf_free(&text);
 	if (!*out) {
 		snprintf(why, why_len, "%s could not be converted to JSON (%s)", what,
 			 alloc_failed ? "out of memory" : "invalid JSON");
+		return -1;
+	}
+	/* The supervisor refuses a frame holding more; said here, it is
+	 * the script's failure, not a broken protocol. */
+	if (json_nodes_over(*out, CTL_VALUE_NODES)) {
+		json_decref(*out);
+		*out = NULL;
+		snprintf(why, why_len, "%s is too large for JSON: more than %u values", what,
+			 CTL_VALUE_NODES);
 		return -1;
 	}
 	return 1;
@@ -467,10 +663,20 @@ void engine_set_tools(json_t *names, engine_tool_fn handler)
 	duk_pop_2(ctx);
 }
 
+/* The store key at idx (made a string) as UTF-8 in key. */
+static void store_key(duk_context *ctx, duk_idx_t idx, struct buf *key)
+{
+	duk_to_string(ctx, idx);
+	append_string(ctx, idx, key);
+}
+
 /* load(key): a copy of the stored value, or undefined. */
 static duk_ret_t js_load(duk_context *ctx)
 {
-	json_t *v = store_get(duk_to_string(ctx, 0));
+	struct buf key = BUF_INIT;
+	store_key(ctx, 0, &key);
+	json_t *v = store_get(key.data ? buf_peek(&key) : "", buf_len(&key));
+	buf_free(&key);
 	if (!v)
 		return 0;
 	push_json(ctx, v);
@@ -480,13 +686,20 @@ static duk_ret_t js_load(duk_context *ctx)
 /* store(key, value): undefined deletes. */
 static duk_ret_t js_store(duk_context *ctx)
 {
-	const char *key = duk_to_string(ctx, 0);
+	struct buf key = BUF_INIT;
+	store_key(ctx, 0, &key);
 	json_t *v = NULL;
 	char why[256];
-	if (to_json(ctx, 1, "the stored value", &v, why, sizeof why) < 0)
-		return duk_error(ctx, DUK_ERR_TYPE_ERROR, "store(%s): %s", key, why);
+	if (to_json(ctx, 1, "the stored value", &v, why, sizeof why) < 0) {
+		buf_free(&key);
+		duk_push_error_object(ctx, DUK_ERR_TYPE_ERROR, "store(%s): %s",
+				      duk_get_string(ctx, 0), why);
+		return duk_throw(ctx);
+	}
 	const char *limit;
-	if (store_put(key, v, &limit) < 0)
+	int rc = store_put(key.data ? buf_peek(&key) : "", buf_len(&key), v, &limit);
+	buf_free(&key);
+	if (rc < 0)
 		return duk_error(ctx, DUK_ERR_RANGE_ERROR, "%s", limit);
 	return 0;
 }
@@ -662,6 +875,8 @@ int engine_prepare(void)
 	duk_pop(ctx);
 
 	duk_pop(ctx);
+
+	replace_stack_getter(ctx);
 
 	/* The polyfills, and the internals they hand the engine. */
 	duk_push_global_stash(ctx);
@@ -1192,56 +1407,240 @@ static bool entry_bool(duk_context *ctx, duk_idx_t idx, const char *key)
 	return v;
 }
 
+/* ---- test mode's report */
+
+/* One entry, as read from the harness's results. */
+struct entry {
+	json_t *name, *error; /* UTF-8 strings; error NULL when it passed or was skipped */
+	bool skip, pass, cut;
+	json_int_t ms;
+	size_t name_esc, error_esc; /* their sizes as JSON strings, quotes aside */
+};
+
+/* The bytes c takes in a JSON string as jansson writes it (counting DEL
+ * as escaped too: never less than it takes). */
+static size_t esc_width(unsigned char c)
+{
+	if (c == '"' || c == '\\')
+		return 2;
+	if (c < 0x20)
+		return (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') ? 2 : 6;
+	return c == 0x7f ? 6 : 1;
+}
+
+/* The length of the longest prefix of s (ending on a character boundary)
+ * whose escaped form fits in cap bytes; *esc gets that form's size. */
+static size_t esc_prefix(const char *s, size_t n, size_t cap, size_t *esc)
+{
+	size_t e = 0, keep = 0, keep_e = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (((unsigned char)s[i] & 0xC0) != 0x80) {
+			keep = i;
+			keep_e = e;
+		}
+		size_t w = esc_width((unsigned char)s[i]);
+		if (e + w > cap) {
+			*esc = keep_e;
+			return keep;
+		}
+		e += w;
+	}
+	*esc = e;
+	return n;
+}
+
+/* The size of the string v as escaped in JSON (0 for NULL). */
+static size_t esc_size(const json_t *v)
+{
+	size_t e = 0;
+	if (v)
+		(void)esc_prefix(json_string_value(v), json_string_length(v), (size_t)-1, &e);
+	return e;
+}
+
+/* Cuts the string *v to cap escaped bytes; true when it was cut. */
+static bool cut_string(json_t **v, size_t cap)
+{
+	if (!*v)
+		return false;
+	size_t e, n = esc_prefix(json_string_value(*v), json_string_length(*v), cap, &e);
+	if (n == json_string_length(*v))
+		return false;
+	json_t *c = json_stringn(json_string_value(*v), n);
+	if (!c)
+		return false; /* kept whole: the frame check in worker.c catches it */
+	json_decref(*v);
+	*v = c;
+	return true;
+}
+
+/* Cuts the string *v to at most max bytes, on a character boundary; true
+ * when it was cut. */
+static bool cut_raw(json_t **v, size_t max)
+{
+	if (!*v || json_string_length(*v) <= max)
+		return false;
+	const char *s = json_string_value(*v);
+	size_t n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	json_t *c = json_stringn(s, n);
+	if (!c)
+		return false;
+	json_decref(*v);
+	*v = c;
+	return true;
+}
+
+/* At most the report's size with every name cut to name_cap escaped bytes
+ * and every error to error_cap (a text cut to a cap takes no more than the
+ * cap), counting TEST_ENTRY_FIXED for the rest of each entry. */
+#define TEST_ENTRY_FIXED 128u
+static size_t report_size(const struct entry *list, size_t n, size_t name_cap, size_t error_cap)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += TEST_ENTRY_FIXED +
+			 (list[i].name_esc < name_cap ? list[i].name_esc : name_cap) +
+			 (list[i].error_esc < error_cap ? list[i].error_esc : error_cap);
+	return total;
+}
+
+/* The largest cap in [lo, hi] for which fits(cap) holds, given that it
+ * holds for lo. */
+static size_t largest_fit(const struct entry *list, size_t n, size_t lo, size_t hi, bool names,
+			  size_t other)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+		size_t size =
+			names ? report_size(list, n, mid, other) : report_size(list, n, other, mid);
+		if (size <= CTL_TEST_REPORT_BYTES)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Errors are cut down to this before names are cut at all. */
+#define TEST_ERROR_FLOOR 256u
+
+/* Fits the entries into CTL_TEST_REPORT_BYTES: each name is first cut to
+ * CTL_TEST_NAME_BYTES and each error to CTL_MESSAGE_BYTES (the bounds the
+ * supervisor holds them to); when the report is still too big, the errors
+ * are cut to the largest common size that fits, down to
+ * TEST_ERROR_FLOOR bytes, and then the names too. Cut entries say so. */
+static void fit_report(struct entry *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (cut_raw(&list[i].name, CTL_TEST_NAME_BYTES))
+			list[i].cut = true;
+		if (cut_raw(&list[i].error, CTL_MESSAGE_BYTES))
+			list[i].cut = true;
+		list[i].name_esc = esc_size(list[i].name);
+		list[i].error_esc = esc_size(list[i].error);
+	}
+	const size_t name_max = 6 * CTL_TEST_NAME_BYTES, error_max = 6 * CTL_MESSAGE_BYTES;
+	if (report_size(list, n, name_max, error_max) <= CTL_TEST_REPORT_BYTES)
+		return;
+	size_t name_cap = name_max, error_cap;
+	if (report_size(list, n, name_max, TEST_ERROR_FLOOR) <= CTL_TEST_REPORT_BYTES) {
+		error_cap = largest_fit(list, n, TEST_ERROR_FLOOR, error_max, false, name_max);
+	} else {
+		/* 0 fits: CTL_TESTS_MAX entries of TEST_ENTRY_FIXED and two
+		 * floors do (see the assertion below). */
+		error_cap = TEST_ERROR_FLOOR;
+		name_cap = largest_fit(list, n, 0, name_max, true, error_cap);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (cut_string(&list[i].name, name_cap))
+			list[i].cut = true;
+		if (cut_string(&list[i].error, error_cap))
+			list[i].cut = true;
+	}
+}
+_Static_assert(CTL_TESTS_MAX *(TEST_ENTRY_FIXED + TEST_ERROR_FLOOR) <= CTL_TEST_REPORT_BYTES,
+	       "a report of the most entries, errors at their floor, fits");
+
 /*
  * The test report from the array of entries at the top of the stack (the
  * harness's run()): {summary, tests}, the summary counted here from the
  * entries, never taken from the script. An entry is skipped, or passed, or
- * failed; one that is not well formed counts as failed. NULL without
- * memory. Runs under duk_safe_call (reading can allocate).
+ * failed; one that is not well formed counts as failed. The texts are cut
+ * so that the report fits its frame (fit_report). NULL without memory.
+ * Runs under duk_safe_call (reading can allocate).
  */
 struct report {
 	json_t *out;
+	struct entry *list;
+	size_t n;
 };
 
 static duk_ret_t build_report(duk_context *ctx, void *udata)
 {
 	struct report *rep = udata;
-	json_t *list = json_array();
-	json_int_t passed = 0, failed = 0, skipped = 0;
 	duk_size_t n = duk_is_array(ctx, -1) ? duk_get_length(ctx, -1) : 0;
-	for (duk_size_t i = 0; i < n && list; i++) {
+	if (n > CTL_TESTS_MAX)
+		n = CTL_TESTS_MAX; /* the harness registers no more */
+	rep->list = calloc(n ? n : 1, sizeof *rep->list);
+	if (!rep->list)
+		return 0;
+	for (duk_size_t i = 0; i < n; i++) {
+		struct entry *en = &rep->list[i];
 		duk_get_prop_index(ctx, -1, (duk_uarridx_t)i);
-		json_t *name = entry_string(ctx, -1, "name");
-		json_t *error = entry_string(ctx, -1, "error");
-		bool skip = entry_bool(ctx, -1, "skipped");
-		bool pass = !skip && !error && entry_bool(ctx, -1, "passed");
+		en->name = entry_string(ctx, -1, "name");
+		en->error = entry_string(ctx, -1, "error");
+		en->skip = entry_bool(ctx, -1, "skipped");
+		en->pass = !en->skip && !en->error && entry_bool(ctx, -1, "passed");
 		duk_get_prop_string(ctx, -1, "duration_ms");
 		double ms = duk_is_number(ctx, -1) ? duk_get_number(ctx, -1) : 0;
 		duk_pop_2(ctx);
+		en->ms = ms > 0 && ms < 1e15 ? (json_int_t)ms : 0;
+		if (!en->name)
+			en->name = json_string("?");
+		if (!en->skip && !en->pass && !en->error)
+			en->error = json_string("the test did not pass");
+		rep->n = i + 1;
+	}
+	fit_report(rep->list, rep->n);
+	json_t *list = json_array();
+	json_int_t passed = 0, failed = 0, skipped = 0;
+	for (size_t i = 0; i < rep->n && list; i++) {
+		struct entry *en = &rep->list[i];
 		json_t *e = json_object();
-		json_object_set_new(e, "name", name ? name : json_string("?"));
-		json_object_set_new(e, "passed", json_boolean(pass));
-		if (skip)
+		json_object_set(e, "name", en->name);
+		json_object_set_new(e, "passed", json_boolean(en->pass));
+		if (en->skip)
 			json_object_set_new(e, "skipped", json_true());
-		json_object_set_new(e, "duration_ms",
-				    json_integer(ms > 0 && ms < 1e15 ? (json_int_t)ms : 0));
-		if (error)
-			json_object_set_new(e, "error", error);
-		else if (!skip && !pass)
-			json_object_set_new(e, "error", json_string("the test did not pass"));
+		json_object_set_new(e, "duration_ms", json_integer(en->ms));
+		if (en->error)
+			json_object_set(e, "error", en->error);
+		if (en->cut)
+			json_object_set_new(e, "cut", json_true());
 		if (json_array_append_new(list, e) < 0) {
 			json_decref(list);
 			list = NULL;
 		}
-		skipped += skip;
-		passed += pass;
-		failed += !skip && !pass;
+		skipped += en->skip;
+		passed += en->pass;
+		failed += !en->skip && !en->pass;
 	}
 	rep->out = list ? json_pack("{s:{s:I, s:I, s:I, s:I}, s:o}", "summary", "total",
-				    (json_int_t)n, "passed", passed, "failed", failed, "skipped",
-				    skipped, "tests", list)
+				    (json_int_t)rep->n, "passed", passed, "failed", failed,
+				    "skipped", skipped, "tests", list)
 			: NULL;
 	return 0;
+}
+
+static void report_free(struct report *rep)
+{
+	for (size_t i = 0; rep->list && i < rep->n; i++) {
+		json_decref(rep->list[i].name);
+		json_decref(rep->list[i].error);
+	}
+	free(rep->list);
+	rep->list = NULL;
 }
 
 json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, size_t tests_len,
@@ -1280,8 +1679,10 @@ json_t *engine_run_tests(const char *code, size_t code_len, const char *tests, s
 	duk_get_prop_string(ctx, controls, "run");
 	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
-	struct report rep = {NULL};
-	if (duk_safe_call(ctx, build_report, &rep, 1, 1) != DUK_EXEC_SUCCESS || !rep.out) {
+	struct report rep = {NULL, NULL, 0};
+	duk_int_t rc = duk_safe_call(ctx, build_report, &rep, 1, 1);
+	report_free(&rep);
+	if (rc != DUK_EXEC_SUCCESS || !rep.out) {
 		json_decref(rep.out);
 		return result_error(alloc_failed ? "memory" : "script",
 				    "the test results could not be read");

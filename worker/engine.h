@@ -86,6 +86,12 @@ typedef json_t *(*engine_tool_fn)(const char *name, json_t *args, char **error);
 /* Makes tools.<name> for each (dotted) name; names must outlive the run. */
 void engine_set_tools(json_t *names, engine_tool_fn handler);
 
+/* JSON text loaded as json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL) would,
+ * and also when object keys hold NUL (which jansson's parser refuses but
+ * its trees hold): a new reference, or NULL when the text is not JSON or
+ * memory ran out. */
+json_t *engine_json_load(const char *text, size_t len);
+
 /* Bytes the engine's heap holds now and at most so far. */
 size_t engine_heap_bytes(void);
 size_t engine_heap_peak(void);

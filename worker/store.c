@@ -4,13 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/ctl.h"
 #include "../protocol/limits.h"
 
-static json_t *values;  /* key -> value */
-static json_t *sizes;   /* key -> bytes of its JSON */
-static json_t *set;     /* keys written, with their last value */
+static json_t *values;	/* key -> value */
+static json_t *sizes;	/* key -> bytes of its JSON */
+static json_t *counts;	/* key -> JSON values in it */
+static json_t *set;	/* keys written, with their last value */
 static json_t *deleted; /* keys deleted (as an object, used as a set) */
-static size_t total;
+static size_t total, total_nodes;
+/* store_writes as JSON: the set keys with their values, the deleted keys
+ * (each counted with its quotes and separators). */
+static size_t writes_bytes;
+
+/* What store_writes may take beside its own braces and names. */
+#define WRITES_MAX (CTL_STORE_WRITES_BYTES - 64u)
 
 static size_t json_size(const json_t *v)
 {
@@ -20,40 +28,92 @@ static size_t json_size(const json_t *v)
 	return n;
 }
 
+/* The values (scalars, arrays, objects) in v, as a request's store counts
+ * them. */
+static size_t json_nodes(json_t *v)
+{
+	size_t n = 1, i;
+	json_t *c;
+	const char *k;
+	if (json_is_array(v)) {
+		json_array_foreach (v, i, c)
+			n += json_nodes(c);
+	} else if (json_is_object(v)) {
+		json_object_foreach (v, k, c)
+			n += json_nodes(c);
+	}
+	return n;
+}
+
+/* A key's bytes in store_writes: as a JSON string, and ':' or ','. */
+static size_t key_cost(const char *key, size_t klen)
+{
+	json_t *s = json_stringn(key, klen);
+	size_t n = s ? json_size(s) + 2 : (size_t)-1 / 4;
+	json_decref(s);
+	return n;
+}
+
+static size_t count_of(json_t *obj, const char *key, size_t klen)
+{
+	return (size_t)json_integer_value(json_object_getn(obj, key, klen));
+}
+
 void store_init(json_t *initial)
 {
 	values = json_object();
 	sizes = json_object();
+	counts = json_object();
 	set = json_object();
 	deleted = json_object();
-	total = 0;
+	total = total_nodes = writes_bytes = 0;
 	const char *key;
+	size_t klen;
 	json_t *v;
-	json_object_foreach (initial, key, v) {
-		size_t n = json_size(v);
-		json_object_set(values, key, v);
-		json_object_set_new(sizes, key, json_integer((json_int_t)n));
+	json_object_keylen_foreach(initial, key, klen, v)
+	{
+		size_t n = json_size(v), nodes = json_nodes(v);
+		json_object_setn(values, key, klen, v);
+		json_object_setn_new(sizes, key, klen, json_integer((json_int_t)n));
+		json_object_setn_new(counts, key, klen, json_integer((json_int_t)nodes));
 		total += n;
+		total_nodes += nodes;
 	}
 	json_decref(initial);
 }
 
-json_t *store_get(const char *key) { return json_object_get(values, key); }
+json_t *store_get(const char *key, size_t klen) { return json_object_getn(values, key, klen); }
 
-int store_put(const char *key, json_t *value, const char **why)
+int store_put(const char *key, size_t klen, json_t *value, const char **why)
 {
-	size_t old = (size_t)json_integer_value(json_object_get(sizes, key));
+	size_t old = count_of(sizes, key, klen), old_nodes = count_of(counts, key, klen);
+	bool in_set = json_object_getn(set, key, klen) != NULL;
+	bool in_del = json_object_getn(deleted, key, klen) != NULL;
+	size_t kc = key_cost(key, klen);
+	/* The writes without this key, then with what this call makes it. */
+	size_t writes = writes_bytes - (in_set ? kc + old : 0) - (in_del ? kc : 0);
 	if (!value) {
-		if (json_object_get(values, key)) {
-			json_object_del(values, key);
-			json_object_del(sizes, key);
-			total -= old;
+		if (writes + kc > WRITES_MAX) {
+			*why = "store: the writes would be over 4 MiB of JSON, keys included";
+			return -1;
 		}
-		json_object_del(set, key);
-		json_object_set_new(deleted, key, json_true());
+		if (!in_del && json_object_size(deleted) >= LIMIT_STORE_NODES) {
+			*why = "store: over 65536 keys deleted";
+			return -1;
+		}
+		if (json_object_getn(values, key, klen)) {
+			json_object_deln(values, key, klen);
+			json_object_deln(sizes, key, klen);
+			json_object_deln(counts, key, klen);
+			total -= old;
+			total_nodes -= old_nodes;
+		}
+		json_object_deln(set, key, klen);
+		json_object_setn_new(deleted, key, klen, json_true());
+		writes_bytes = writes + kc;
 		return 0;
 	}
-	size_t n = json_size(value);
+	size_t n = json_size(value), nodes = json_nodes(value);
 	if (n > LIMIT_STORE_VALUE_BYTES) {
 		*why = "store: the value is over 256 KiB of JSON";
 		json_decref(value);
@@ -64,11 +124,25 @@ int store_put(const char *key, json_t *value, const char **why)
 		json_decref(value);
 		return -1;
 	}
+	/* What a request's store may hold: the writes go back as one. */
+	if (total_nodes - old_nodes + nodes + 1 > LIMIT_STORE_NODES) { /* 1: the object */
+		*why = "store: the store would hold over 65536 JSON values";
+		json_decref(value);
+		return -1;
+	}
+	if (writes + kc + n > WRITES_MAX) {
+		*why = "store: the writes would be over 4 MiB of JSON, keys included";
+		json_decref(value);
+		return -1;
+	}
 	total = total - old + n;
-	json_object_set(values, key, value);
-	json_object_set_new(sizes, key, json_integer((json_int_t)n));
-	json_object_set_new(set, key, value);
-	json_object_del(deleted, key);
+	total_nodes = total_nodes - old_nodes + nodes;
+	writes_bytes = writes + kc + n;
+	json_object_setn(values, key, klen, value);
+	json_object_setn_new(sizes, key, klen, json_integer((json_int_t)n));
+	json_object_setn_new(counts, key, klen, json_integer((json_int_t)nodes));
+	json_object_setn_new(set, key, klen, value);
+	json_object_deln(deleted, key, klen);
 	return 0;
 }
 
@@ -76,8 +150,9 @@ json_t *store_writes(void)
 {
 	json_t *del = json_array();
 	const char *key;
+	size_t klen;
 	json_t *v;
-	json_object_foreach (deleted, key, v)
-		json_array_append_new(del, json_string(key));
+	json_object_keylen_foreach(deleted, key, klen, v)
+		json_array_append_new(del, json_stringn(key, klen));
 	return json_pack("{s:O, s:o}", "set", set, "delete", del);
 }

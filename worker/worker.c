@@ -28,7 +28,7 @@ static json_t *chan_read(void)
 		enum frame_status st = frame_next(&chan_dec, buf_peek(&chan_in), buf_len(&chan_in),
 						  &payload, &plen, &used);
 		if (st == FRAME_OK) {
-			json_t *msg = json_loadb(payload, plen, JSON_ALLOW_NUL, NULL);
+			json_t *msg = engine_json_load(payload, plen);
 			buf_consume(&chan_in, used);
 			if (!msg)
 				_exit(CTL_EXIT_PROTOCOL);
@@ -48,10 +48,26 @@ static json_t *chan_read(void)
 	}
 }
 
+/* Sends msg as one frame. A result over the frame's limit (which the
+ * engine's own bounds should never let happen) is sent as a failure
+ * saying so, not as a frame the supervisor would refuse. */
 static void chan_write(json_t *msg)
 {
 	struct buf out = BUF_INIT;
 	char *text = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (text && strlen(text) > CTL_RESULT_BYTES) {
+		free(text);
+		text = NULL;
+		char why[128];
+		snprintf(why, sizeof why,
+			 "the result is over the control frame's limit of %u bytes",
+			 CTL_RESULT_BYTES);
+		json_t *small = json_pack("{s:s, s:b, s:{s:s, s:s}}", "type", "result", "ok", 0,
+					  "error", "kind", "script", "message", why);
+		if (small)
+			text = json_dumps(small, JSON_COMPACT);
+		json_decref(small);
+	}
 	if (!text || frame_append(&out, FRAME_MODE_BINARY, text, strlen(text)) < 0)
 		_exit(CTL_EXIT_MEMORY);
 	free(text);

@@ -46,12 +46,15 @@
 	var defineProperty = Object.defineProperty;
 	var freeze = Object.freeze, isFrozen = Object.isFrozen;
 	var isFinite_ = isFinite;
-	var StringC = String, ErrorC = Error, TypeErrorC = TypeError;
+	var StringC = String, ErrorC = Error, TypeErrorC = TypeError, RangeErrorC = RangeError;
 	var promiseResolve = Promise.resolve.bind(Promise);
 	var drain = internals.drain, inspect = internals.inspect;
 
 	var MAX_SHOWN = 200; /* characters of a value in a message */
 	var MAX_DIFFS = 5;   /* differing paths listed for deep equality */
+	/* Entries a report may hold (CTL_TESTS_MAX in protocol/ctl.h): the
+	 * tests, and one for a failed test.after. */
+	var MAX_ENTRIES = 10000;
 
 	/* A list only the harness adds to. */
 	function append(list, v) {
@@ -355,6 +358,9 @@
 		registering(flag ? 'test.' + flag + '()' : 'test()');
 		if (typeof fn !== 'function')
 			throw new TypeErrorC('test(name, fn): fn must be a function, got ' + show(fn));
+		if (tests.length + (hooks.after.length ? 1 : 0) >= MAX_ENTRIES)
+			throw new RangeErrorC('at most ' + MAX_ENTRIES + ' tests can be registered ' +
+					      '(one less with a test.after hook)');
 		append(tests, record({name: StringC(name), fn: fn, skip: flag === 'skip',
 				      only: flag === 'only'}));
 		if (flag === 'only')
@@ -367,6 +373,9 @@
 			if (typeof fn !== 'function')
 				throw new TypeErrorC(what + ': the argument must be a function, got ' +
 						     show(fn));
+			if (list === 'after' && !hooks.after.length && tests.length >= MAX_ENTRIES)
+				throw new RangeErrorC('at most ' + MAX_ENTRIES + ' tests can be ' +
+						      'registered (one less with a test.after hook)');
 			append(hooks[list], fn);
 		};
 	}
@@ -397,16 +406,32 @@
 		return m ? ' (' + m[1] + ':' + m[2] + ')' : '';
 	}
 
+	/* What a failed test says. Whether it failed is decided where the
+	 * exception was caught, never from this text: whatever was thrown
+	 * (undefined, an error whose toString gives "" or throws, a Proxy)
+	 * fails the test, and a text that cannot be made, or is empty, is
+	 * replaced by a fixed one. */
+	var UNSHOWABLE = 'threw a value that cannot be shown';
 	function describe(e) {
+		var text = '', at = '';
 		try {
 			if (isAssertion(e))
-				return e.message + where(e);
-			if (isError(e))
-				return StringC(e) + where(e);
-			return 'Uncaught ' + show(e);
+				text = e.message;
+			else if (isError(e))
+				text = errToString(e);
+			else
+				text = 'Uncaught ' + show(e);
 		} catch (x) {
-			return 'Uncaught a value that cannot be described';
+			text = '';
 		}
+		try {
+			at = where(e);
+		} catch (x) {
+			at = '';
+		}
+		if (typeof text !== 'string' || text === '' || text === 'Uncaught ')
+			text = UNSHOWABLE;
+		return text + (typeof at === 'string' ? at : '');
 	}
 
 	/* A test (or hook) that returns a promise passes when it fulfils: the
@@ -442,10 +467,13 @@
 	function run() {
 		phase = '';
 		var results = [], i;
-		var setup = null;
+		/* threw: set in the catch itself, so that nothing the value
+		 * thrown does can turn a failure into a pass. */
+		var setupThrew = false, setup = null;
 		try {
 			runHooks(hooks.before);
 		} catch (e) {
+			setupThrew = true;
 			setup = 'test.before failed: ' + describe(e);
 		}
 		for (i = 0; i < tests.length; i++) {
@@ -455,19 +483,20 @@
 							duration_ms: 0}));
 				continue;
 			}
-			var start = now(), error = setup;
-			if (!error) {
+			var start = now(), threw = setupThrew, error = setup;
+			if (!threw) {
 				try {
 					runHooks(hooks.beforeEach);
 					var fn = t.fn;
 					await_(fn());
 					runHooks(hooks.afterEach);
 				} catch (e) {
+					threw = true;
 					error = describe(e);
 				}
 			}
-			var r = record({name: t.name, passed: !error, duration_ms: now() - start});
-			if (error)
+			var r = record({name: t.name, passed: threw !== true, duration_ms: now() - start});
+			if (threw)
 				r.error = error;
 			append(results, r);
 		}
@@ -475,7 +504,8 @@
 			runHooks(hooks.after);
 		} catch (e) {
 			/* reported on every test would be noise: an entry says it */
-			append(results, record({name: 'test.after', passed: false, error: describe(e),
+			append(results, record({name: 'test.after', passed: false,
+						error: 'test.after failed: ' + describe(e),
 						duration_ms: 0}));
 		}
 		return results;

@@ -2140,7 +2140,14 @@
 			this.expr(n.alternate, 2);
 			return;
 		case 'CallExpression':
-			this.expr(n.callee, 18);
+			/* A direct eval would see the wrapper's $$rt and the
+			 * lowering's temporaries, whatever string it is given:
+			 * in lowered code every eval(...) is an indirect one,
+			 * which sees the globals only. */
+			if (n.callee.type === 'Identifier' && n.callee.name === 'eval')
+				this.w('(0, eval)');
+			else
+				this.expr(n.callee, 18);
 			this.args(n.arguments);
 			return;
 		case 'NewExpression':
