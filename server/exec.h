@@ -64,11 +64,20 @@ enum exec_state exec_state(const struct exec *e);
 unsigned exec_queue_position(const struct exec *e);
 /* What the execution wrote to stdout (0) or stderr (1) so far, as UTF-8. */
 const struct buf *exec_output(const struct exec *e, int stream);
+/* Its length escaped as a JSON string (jstr_escaped_len), kept up to date
+ * as output arrives. */
+size_t exec_output_escaped(const struct exec *e, int stream);
+/* A reply streaming from e's output or kept text holds e's record while
+ * it does: should it age out meanwhile, it is freed at the last unpin. */
+void exec_pin(struct exec *e);
+void exec_unpin(struct exec *e);
 /* The execution fields once it is done (borrowed), else NULL; the big
  * ones (value, store_writes, tests, calls) are not among them but kept as
  * compact JSON members, ,"value":..., for conn_send_raw (*len 0: none). */
 json_t *exec_fields(const struct exec *e);
 const char *exec_kept(const struct exec *e, size_t *len);
+/* The buffer that holds that text (borrowed; for msg_stream_members). */
+const struct buf *exec_kept_buf(const struct exec *e);
 /* {execution_id, state, started_at_ms, finished_at_ms?, code_preview,
  * cached_name?, mode} for list. */
 json_t *exec_summary(const struct exec *e);
