@@ -448,7 +448,7 @@ static void handle_request(struct conn *c, json_t *root, const struct request *r
 
 static void handle_frame(struct conn *c, const char *payload, size_t len)
 {
-	struct request req;
+	struct request req = {0};
 	struct request_error err;
 	json_t *bad_root;
 	json_t *root = request_parse(payload, len, &ops_limits, &req, &err, &bad_root);
