@@ -97,6 +97,10 @@ struct request {
 	 * code, made where the request was parsed, that whoever keeps the code
 	 * may take (setting *code_take to NULL) rather than copy it */
 	char **code_take;
+	/* tool_result: the value as compact JSON, when rendered where the
+	 * request was parsed (borrowed; else NULL: render value) */
+	const char *value_json;
+	size_t value_json_len;
 	/* tool_result (and execution_id) */
 	uint64_t call_id;
 	json_t *value;	   /* borrowed; NULL when error is given */

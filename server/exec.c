@@ -446,17 +446,31 @@ static void finish_call(struct exec *e, const char *status)
 	e->pending_call = 0;
 }
 
-/* Answers the pending call: value (borrowed) or error. */
-static void answer_call(struct exec *e, json_t *value, const char *error)
+/* Answers the pending call: value (borrowed; or value_json, its compact
+ * text when rendered already, off the loop) or error. */
+static void answer_call_text(struct exec *e, json_t *value, const char *value_json,
+			     size_t value_json_len, const char *error)
 {
 	json_t *m = json_pack("{s:s, s:I}", "type", "tool_result", "call_id", e->pending_call);
+	struct buf members = BUF_INIT;
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
-	else
+	else if (!value_json)
 		json_object_set(m, "value", value);
-	run_send(e, m);
+	else if (buf_append(&members, ",\"value\":", 9) < 0 ||
+		 buf_append(&members, value_json, value_json_len) < 0)
+		json_object_set_new(
+			m, "error",
+			json_string("the daemon ran out of memory relaying the result"));
+	run_send_raw(e, m, buf_len(&members) ? buf_peek(&members) : NULL, buf_len(&members));
+	buf_free(&members);
 	json_decref(m);
 	finish_call(e, error ? "error" : "ok");
+}
+
+static void answer_call(struct exec *e, json_t *value, const char *error)
+{
+	answer_call_text(e, value, NULL, 0, error);
 }
 
 static const char gone_message[] =
@@ -503,7 +517,8 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const 
 }
 
 int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *value,
-		     const char *error, enum status *code, const char **message)
+		     const char *value_json, size_t value_json_len, const char *error,
+		     enum status *code, const char **message)
 {
 	if (e->phase != PHASE_SPAWNING && e->phase != PHASE_RUNNING) {
 		*code = STATUS_FAILED_PRECONDITION;
@@ -520,7 +535,7 @@ int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *v
 		*message = "only the connection that received the call may answer it";
 		return -1;
 	}
-	answer_call(e, value, error);
+	answer_call_text(e, value, value_json, value_json_len, error);
 	return 0;
 }
 

@@ -82,10 +82,12 @@ const struct buf *exec_kept_buf(const struct exec *e);
  * cached_name?, mode} for list. */
 json_t *exec_summary(const struct exec *e);
 
-/* Answers a pending tool call of e from connection c with value (borrowed)
- * or error. -1 with *code and *message when it cannot be. */
+/* Answers a pending tool call of e from connection c with value (borrowed;
+ * value_json is its compact text when rendered already, else NULL) or
+ * error. -1 with *code and *message when it cannot be. */
 int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *value,
-		     const char *error, enum status *code, const char **message);
+		     const char *value_json, size_t value_json_len, const char *error,
+		     enum status *code, const char **message);
 
 /* Kills a pending or running execution; its final state is cancelled.
  * -1 when it has already ended. */

@@ -143,6 +143,9 @@ void run_release(struct exec *e);
 void run_pause(struct exec *e, bool paused);
 /* run.c: sends msg to the worker on its control channel. */
 void run_send(struct exec *e, json_t *msg);
+/* run.c: the same with members (,"key":value... compact JSON text) spliced
+ * in, see msg_encode_raw. */
+void run_send_raw(struct exec *e, json_t *msg, const char *members, size_t len);
 /* exec.c: the worker has the job: the request's copies of the tests and
  * the store go, and the code unless keep_code (it is to be cached). */
 void exec_drop_source(struct exec *e, bool keep_code);

@@ -516,7 +516,8 @@ static void tool_result(struct conn *c, const struct request *req)
 		return;
 	enum status code;
 	const char *why;
-	if (exec_tool_result(e, c, req->call_id, req->value, req->error, &code, &why) < 0) {
+	if (exec_tool_result(e, c, req->call_id, req->value, req->value_json, req->value_json_len,
+			     req->error, &code, &why) < 0) {
 		reply_error(c, req->id, code, "%s", why);
 		return;
 	}

@@ -73,6 +73,14 @@ static void run_job(struct parse_job *j)
 			j->req.store_json_len = strlen(j->store_json);
 		}
 	}
+	/* A tool's result goes to the worker as text too. */
+	if (j->root && j->req.value) {
+		j->store_json = json_dumps(j->req.value, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (j->store_json) {
+			j->req.value_json = j->store_json;
+			j->req.value_json_len = strlen(j->store_json);
+		}
+	}
 }
 
 static void *parse_main(void *unused)

@@ -36,7 +36,8 @@ struct parse_job {
 	char *owned; /* the block payload lies in, freed once parsed */
 	const char *payload;
 	size_t len;
-	char *store_json, *code_copy;
+	char *store_json; /* the store or a tool's value, rendered */
+	char *code_copy;
 	bool cancelled, release;
 	struct parse_job *next;
 };

@@ -283,7 +283,9 @@ static void kill_protocol(struct exec *e, const char *why)
 	run_kill(e, KILL_PROTOCOL);
 }
 
-void run_send(struct exec *e, json_t *msg)
+void run_send(struct exec *e, json_t *msg) { run_send_raw(e, msg, NULL, 0); }
+
+void run_send_raw(struct exec *e, json_t *msg, const char *members, size_t len)
 {
 	if (e->ctl_fd < 0)
 		return;
@@ -299,7 +301,7 @@ void run_send(struct exec *e, json_t *msg)
 		buf_free(&e->ctl_out);
 		return;
 	}
-	if (msg_encode(&e->ctl_out, FRAME_MODE_BINARY, msg) < 0) {
+	if (msg_encode_raw(&e->ctl_out, FRAME_MODE_BINARY, msg, members, len) < 0) {
 		log_err("%s: out of memory answering the worker", e->reg.id);
 		run_kill(e, KILL_PROTOCOL);
 		return;

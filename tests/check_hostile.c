@@ -100,10 +100,12 @@ END_TEST
 /* ---- loop turns under big replies and big requests
  *
  * The 10 ms target is what make bench's hostile phase shows; here the bound
- * is generous enough for a loaded CI machine, yet far below the 40-400 ms
- * turns these cases took when replies were encoded and requests parsed in
- * one turn. */
-#define TURN_BOUND_US 50000
+ * is generous enough for a loaded CI machine (the best of up to three fresh
+ * daemons is taken, as a wall-clock turn can be stretched by a busy
+ * machine), yet far below the 45-400 ms turns these cases took when replies
+ * were encoded and requests parsed in one turn. */
+#define TURN_BOUND_US 25000
+#define TURN_ATTEMPTS 3
 
 /* Plain executions on a connection of their own while a case runs: each
  * must succeed; returns the slowest round trip in ms. */
@@ -125,12 +127,10 @@ static double plain_executions(const char *sock, int n)
 /* Runs the named case on a fresh daemon started with args, plain clients
  * beside it; checks every reply came (errors as expected) and the longest
  * loop turn, and prints it. */
-static void run_case(const char *name, const char *const *args, int want_errors,
-		     const char *error_needle)
+static long long run_case_once(const struct hostile_case *hc, const char *const *args,
+			       int want_errors, const char *error_needle)
 {
-	static struct hostile_case cases[HOSTILE_MAX_CASES];
-	int n = hostile_load(HOSTILE_DIR, cases, HOSTILE_MAX_CASES);
-	const struct hostile_case *hc = find_case(cases, n, name);
+	const char *name = hc->name;
 	struct daemon d;
 	daemon_start(&d, args);
 	static struct hostile_run r;
@@ -152,8 +152,22 @@ static void run_case(const char *name, const char *const *args, int want_errors,
 	       "ms); longest loop turn %.2f ms (bound %d ms), RSS peak %.1f MiB\n",
 	       name, hc->conns, took, plain, (double)turn / 1000, TURN_BOUND_US / 1000,
 	       (double)rss / 1024);
-	ck_assert_msg(turn < TURN_BOUND_US, "%s: longest loop turn %lld us", name, turn);
 	ck_assert_int_eq(daemon_stop(&d), 0);
+	return turn;
+}
+
+static void run_case(const char *name, const char *const *args, int want_errors,
+		     const char *error_needle)
+{
+	static struct hostile_case cases[HOSTILE_MAX_CASES];
+	int n = hostile_load(HOSTILE_DIR, cases, HOSTILE_MAX_CASES);
+	const struct hostile_case *hc = find_case(cases, n, name);
+	long long best = -1;
+	for (int i = 0; i < TURN_ATTEMPTS && (best < 0 || best >= TURN_BOUND_US); i++) {
+		long long turn = run_case_once(hc, args, want_errors, error_needle);
+		best = best < 0 || turn < best ? turn : best;
+	}
+	ck_assert_msg(best < TURN_BOUND_US, "%s: longest loop turn %lld us", name, best);
 	hostile_free(cases, n);
 }
 
@@ -233,6 +247,53 @@ START_TEST(test_streamed_reply_exact)
 }
 END_TEST
 
+/* A tool's 4 MiB result, parsed off the loop and relayed to the worker as
+ * the text rendered there: the script gets it whole, and no loop turn
+ * comes near the bound. */
+START_TEST(test_tool_result_4mb)
+{
+	struct daemon d;
+	daemon_start(&d, NULL);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	client_request(&c, json_pack("{s:s, s:s, s:s, s:[{s:s}]}", "op", "execute", "id", "run",
+				     "code", "var v = tools.t(); return [v.length, v.slice(-3)]",
+				     "tools", "name", "t"));
+	json_t *ev = client_recv(&c, 30000);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_str_eq(jstr(ev, "event"), "tool_call");
+	size_t n = 4000000;
+	char *big = malloc(n + 1);
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < n; i++)
+		big[i] = (char)('a' + i % 26);
+	big[n] = '\0';
+	client_request(&c, json_pack("{s:s, s:s, s:s, s:I, s:s}", "op", "tool_result", "id",
+				     "answer", "execution_id", jstr(ev, "execution_id"), "call_id",
+				     (json_int_t)jint(ev, "call_id"), "value", big));
+	json_decref(ev);
+	free(big);
+	json_t *ack = client_recv(&c, 30000);
+	ck_assert_msg(jtrue(ack, "ok"), "%s", err_msg(ack));
+	ck_assert_str_eq(jstr(ack, "id"), "answer");
+	json_decref(ack);
+	json_t *r = client_reply(&c, NULL, 30000);
+	ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+	json_t *v = json_object_get(r, "value");
+	ck_assert_int_eq(json_integer_value(json_array_get(v, 0)), (json_int_t)n);
+	ck_assert_str_eq(json_string_value(json_array_get(v, 1)), "bcd");
+	json_decref(r);
+	client_close(&c);
+	json_t *h = hostile_health(d.sock);
+	long long turn = hostile_max_turn_us(h);
+	json_decref(h);
+	printf("hostile: a 4 MB tool result relayed; longest loop turn %.2f ms (bound %d ms)\n",
+	       (double)turn / 1000, TURN_BOUND_US / 1000);
+	ck_assert_msg(turn < TURN_BOUND_US, "longest loop turn %lld us", turn);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
 /* A client that leaves in the middle of a streamed reply, or with its big
  * request still being parsed, costs nothing: the daemon goes on. */
 START_TEST(test_leave_mid_stream_and_parse)
@@ -281,6 +342,7 @@ int main(void)
 	tcase_add_test(big, test_request_4mb_code);
 	tcase_add_test(big, test_request_4mb_nodes);
 	tcase_add_test(big, test_streamed_reply_exact);
+	tcase_add_test(big, test_tool_result_4mb);
 	tcase_add_test(big, test_leave_mid_stream_and_parse);
 	suite_add_tcase(s, big);
 	SRunner *sr = srunner_create(s);
