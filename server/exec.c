@@ -476,7 +476,28 @@ static void answer_call(struct exec *e, json_t *value, const char *error)
 static const char gone_message[] =
 	"the client that submitted this execution has gone, so its tools cannot be called";
 
-void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const char *args,
+/* A tool_call event on its way to the client; it owns the arguments. */
+struct call_event {
+	struct conn_stream stream;
+	struct msg_stream msg;
+	struct buf args;
+};
+
+static long call_event_fill(struct conn_stream *s, struct buf *out, size_t max)
+{
+	return msg_stream_fill(&container_of(s, struct call_event, stream)->msg, out, max);
+}
+
+static void call_event_done(struct conn_stream *s, bool sent)
+{
+	(void)sent;
+	struct call_event *ce = container_of(s, struct call_event, stream);
+	msg_stream_free(&ce->msg);
+	buf_free(&ce->args);
+	free(ce);
+}
+
+void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *args,
 		    size_t args_len)
 {
 	e->last_call = e->pending_call = call_id;
@@ -492,11 +513,13 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const 
 		run_send(e, m);
 		json_decref(m);
 		e->pending_call = 0;
+		free(args);
 		return;
 	}
 	json_array_append_new(e->calls, json_pack("{s:I, s:s, s:s}", "call_id", call_id, "name",
 						  name, "status", "pending"));
 	if (!e->conn) {
+		free(args);
 		answer_call(e, NULL, gone_message);
 		return;
 	}
@@ -504,16 +527,29 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const 
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
 	json_object_set_new(ev, "call_id", json_integer(call_id));
 	json_object_set_new(ev, "name", json_string(name));
-	struct buf members = BUF_INIT;
-	if (buf_append(&members, ",\"args\":", 8) < 0 || buf_append(&members, args, args_len) < 0) {
-		buf_free(&members);
-		json_decref(ev);
+	/* The arguments (up to a control frame's 16 MiB) go out as the client
+	 * reads, from the text the worker sent, never copied whole in a turn. */
+	struct call_event *ce = calloc(1, sizeof *ce);
+	if (ce) {
+		ce->args = (struct buf){args, 0, args_len, args_len};
+		args = NULL;
+		msg_stream_init(&ce->msg);
+		msg_stream_object(&ce->msg, ev);
+		msg_stream_json(&ce->msg, "args", &ce->args, 0, args_len);
+	}
+	json_decref(ev);
+	if (!ce || msg_stream_end(&ce->msg) < 0) {
+		if (ce)
+			call_event_done(&ce->stream, false);
+		free(args);
 		answer_call(e, NULL, "the daemon ran out of memory relaying the call");
 		return;
 	}
-	conn_send_raw(e->conn, ev, buf_peek(&members), buf_len(&members));
-	buf_free(&members);
-	json_decref(ev);
+	ce->stream.total = ce->msg.total;
+	ce->stream.owed_globally = true; /* it holds the arguments */
+	ce->stream.fill = call_event_fill;
+	ce->stream.done = call_event_done;
+	conn_send_stream(e->conn, &ce->stream);
 }
 
 int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *value,

@@ -149,8 +149,8 @@ void run_send_raw(struct exec *e, json_t *msg, const char *members, size_t len);
 /* exec.c: the worker has the job: the request's copies of the tests and
  * the store go, and the code unless keep_code (it is to be cached). */
 void exec_drop_source(struct exec *e, bool keep_code);
-/* exec.c: the worker calls a tool (args: compact JSON text, borrowed). */
-void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const char *args,
+/* exec.c: the worker calls a tool (args: compact JSON text, malloc'd; taken). */
+void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *args,
 		    size_t args_len);
 
 /* exec.c: the worker has ended and every byte of its output is in. */

@@ -335,6 +335,7 @@ static void ctl_frame_done(struct exec *e)
 			ctl_msg_clear(&m);
 		} else {
 			exec_tool_call(e, m.call_id, m.name, m.args, m.args_len);
+			m.args = NULL; /* exec_tool_call took it */
 			ctl_msg_clear(&m);
 		}
 	}

@@ -294,6 +294,51 @@ START_TEST(test_tool_result_4mb)
 }
 END_TEST
 
+/* A tool call whose arguments are 8 MiB: the event streams from the text
+ * the worker sent, so no loop turn copies it whole (27 ms for 15 MB when
+ * it did). */
+START_TEST(test_tool_call_8mb_args)
+{
+	struct daemon d;
+	daemon_start(&d, NULL);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
+	client_request(&c, json_pack("{s:s, s:s, s:s, s:[{s:s}], s:I}", "op", "execute", "id",
+				     "run", "code",
+				     "var b = 'x\"'; while (b.length < 8388608) b += b;\n"
+				     "return tools.t({b: b})",
+				     "tools", "name", "t", "memory_bytes",
+				     (json_int_t)256 * 1024 * 1024));
+	json_t *ev = client_recv(&c, 60000);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_str_eq(jstr(ev, "event"), "tool_call");
+	ck_assert_str_eq(jstr(ev, "id"), "run");
+	json_t *b = json_object_get(json_object_get(ev, "args"), "b");
+	ck_assert_uint_eq(json_string_length(b), 8388608);
+	ck_assert(memcmp(json_string_value(b), "x\"x\"", 4) == 0);
+	client_request(&c, json_pack("{s:s, s:s, s:s, s:I, s:i}", "op", "tool_result", "id",
+				     "answer", "execution_id", jstr(ev, "execution_id"), "call_id",
+				     (json_int_t)jint(ev, "call_id"), "value", 7));
+	json_decref(ev);
+	json_t *ack = client_recv(&c, 30000);
+	ck_assert_msg(jtrue(ack, "ok"), "%s", err_msg(ack));
+	json_decref(ack);
+	json_t *r = client_reply(&c, NULL, 30000);
+	ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+	ck_assert_int_eq(jint(r, "value"), 7);
+	json_decref(r);
+	client_close(&c);
+	json_t *h = hostile_health(d.sock);
+	long long turn = hostile_max_turn_us(h);
+	json_decref(h);
+	printf("hostile: a tool call of 8 MiB of arguments relayed; longest loop turn %.2f ms "
+	       "(bound %d ms)\n",
+	       (double)turn / 1000, TURN_BOUND_US / 1000);
+	ck_assert_msg(turn < TURN_BOUND_US, "longest loop turn %lld us", turn);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
 /* A client that leaves in the middle of a streamed reply, or with its big
  * request still being parsed, costs nothing: the daemon goes on. */
 START_TEST(test_leave_mid_stream_and_parse)
@@ -343,6 +388,7 @@ int main(void)
 	tcase_add_test(big, test_request_4mb_nodes);
 	tcase_add_test(big, test_streamed_reply_exact);
 	tcase_add_test(big, test_tool_result_4mb);
+	tcase_add_test(big, test_tool_call_8mb_args);
 	tcase_add_test(big, test_leave_mid_stream_and_parse);
 	suite_add_tcase(s, big);
 	SRunner *sr = srunner_create(s);
