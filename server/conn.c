@@ -324,6 +324,7 @@ static bool pump(struct conn *c)
 
 static void flush(struct conn *c)
 {
+	bool owed = queued(c) > 0;
 	for (int round = 0; round < 2; round++) {
 		while (buf_len(&c->out) > 0) {
 			ssize_t n = send(c->fd, buf_peek(&c->out), buf_len(&c->out), MSG_NOSIGNAL);
@@ -348,7 +349,12 @@ static void flush(struct conn *c)
 		return;
 	size_t before = c->out_counted;
 	account(c);
-	if (c->backlogged && queued(c) <= settings.conn_reply_bytes / 2) {
+	/* Drained below half the budget after a backlog, or to nothing: work
+	 * held while its client owed (see exec.c's must_hold) may go on. A
+	 * stream's last chunk is still queued when its done callback asks,
+	 * so emptying is a wake-up of its own. */
+	if ((c->backlogged && queued(c) <= settings.conn_reply_bytes / 2) ||
+	    (owed && queued(c) == 0)) {
 		c->backlogged = false;
 		/* A drained callback may unsubscribe: walk safely. */
 		struct list_node *n, *tmp;

@@ -28,7 +28,8 @@ struct conn_sub;
 struct conn_sub_ops {
 	/* The client is gone; the connection forgets the sub before calling. */
 	void (*gone)(struct conn_sub *s);
-	/* The reply backlog drained below the limit: output may flow again. */
+	/* The reply backlog drained below the limit, or the queue emptied:
+	 * output may flow again, held work may start. */
 	void (*drained)(struct conn_sub *s);
 };
 
