@@ -9,8 +9,9 @@
 
 /* Wire framing. 4 MiB holds any script a model writes with room to spare
  * (and most tool results), yet bounds what one half-sent frame pins in
- * memory and how long parsing one holds the loop (jansson reads some 100
- * MB/s: a 16 MiB frame was 150 ms). */
+ * memory and how long parsing one takes (jansson reads some 100 MB/s: a
+ * 16 MiB frame was 150 ms; frames this big are parsed off the loop, see
+ * LIMIT_PARSE_INLINE_BYTES). */
 #define LIMIT_FRAME_BYTES_DEFAULT (4u * 1024u * 1024u)
 /* Below this a request cannot even name an op with some code. */
 #define LIMIT_FRAME_BYTES_MIN 1024u

@@ -48,8 +48,9 @@ struct conn {
 	size_t pending_bytes;		/* size hints of its work waiting for room */
 	unsigned pass;			/* the kick() pass that found it full */
 	struct loop_timer timer;
-	uint64_t partial_since; /* a frame has been arriving since then */
-	uint64_t last_progress; /* last read or write on the socket */
+	struct loop_timer resume; /* requests buffered behind a backlog go on */
+	uint64_t partial_since;	  /* a frame has been arriving since then */
+	uint64_t last_progress;	  /* last read or write on the socket */
 };
 
 static struct conn_settings settings;
@@ -223,6 +224,7 @@ static void conn_close(struct conn *c, const char *why)
 		list_del(&c->parse_link);
 	loop_del(&c->w);
 	loop_timer_cancel(&c->timer);
+	loop_timer_cancel(&c->resume);
 	close(c->fd);
 	c->fd = -1;
 	struct list_node *n;
@@ -264,6 +266,15 @@ static void on_deferred_close(struct loop_timer *t)
 
 /* Writes what is queued; on a hard error the connection is marked broken
  * and closed from the loop, never from inside a caller's stack. */
+static void process(struct conn *c);
+
+static void on_resume(struct loop_timer *t)
+{
+	struct conn *c = container_of(t, struct conn, resume);
+	process(c);
+	update(c);
+}
+
 static void broke(struct conn *c)
 {
 	c->broken = true;
@@ -349,12 +360,20 @@ static void flush(struct conn *c)
 		return;
 	size_t before = c->out_counted;
 	account(c);
-	/* Drained below half the budget after a backlog, or to nothing: work
-	 * held while its client owed (see exec.c's must_hold) may go on. A
-	 * stream's last chunk is still queued when its done callback asks,
-	 * so emptying is a wake-up of its own. */
-	if ((c->backlogged && queued(c) <= settings.conn_reply_bytes / 2) ||
-	    (owed && queued(c) == 0)) {
+	if (c->out_counted < before)
+		kick();
+	/* Drained below half the budget after a backlog, or below it at all
+	 * when it owed anything: work held while its client owed (see exec.c's
+	 * must_hold) may go on. Told after kick(), so that replies which were
+	 * waiting for room count as what they now are. */
+	bool was_backlogged = c->backlogged;
+	if (!c->dead && !c->broken && (was_backlogged || owed) &&
+	    queued(c) <= settings.conn_reply_bytes / 2) {
+		/* Requests read while it was backlogged wait in the buffer: they
+		 * go on from the loop (this may be deep inside another
+		 * request's handling). */
+		if (was_backlogged && buf_len(&c->in))
+			loop_timer_set(&c->resume, 0, on_resume);
 		c->backlogged = false;
 		/* A drained callback may unsubscribe: walk safely. */
 		struct list_node *n, *tmp;
@@ -363,8 +382,6 @@ static void flush(struct conn *c)
 			s->ops->drained(s);
 		}
 	}
-	if (c->out_counted < before)
-		kick();
 }
 
 void conn_send(struct conn *c, const json_t *msg) { conn_send_raw(c, msg, NULL, 0); }
@@ -463,8 +480,6 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 		request_error_clear(&err);
 	json_decref(root ? root : bad_root);
 }
-
-static void process(struct conn *c);
 
 /* A frame parsed off the loop is back: answered now, its tree freed off
  * the loop, and the frames behind it go on. */
@@ -682,6 +697,7 @@ int conn_accept_ready(int listen_fd)
 			log_warn("conn %lu refused: %s", c->serial, why);
 		c->w = (struct loop_watch)LOOP_WATCH_INIT;
 		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
+		c->resume = (struct loop_timer)LOOP_TIMER_INIT;
 		c->over_cap = count >= settings.max_connections;
 		c->last_progress = loop_now_ms();
 		frame_decoder_init(&c->dec, FRAME_MODE_AUTO, settings.max_frame_bytes);
