@@ -41,7 +41,7 @@ DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/d
 
 PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c protocol/source.c \
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c \
-            protocol/jsonv.c
+            protocol/jsonv.c protocol/jstr.c
 WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
             worker/forkserver.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.
@@ -52,7 +52,7 @@ ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c \
-            server/decl.c server/owner.c
+            server/decl.c server/owner.c server/parse.c
 CTL      := server/sandboxctl.c
 
 comma := ,
@@ -61,7 +61,7 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
-              check_jsonv check_run
+              check_jsonv check_run check_jstr
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
               check_workers check_fds check_hostile check_bounds check_faults
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
@@ -135,13 +135,14 @@ faults: deps
 TESTLIB := $(call obj,tests/testlib.c)
 build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
 build/tests/check_utf8: $(call obj,tests/check_utf8.c protocol/utf8.c protocol/buf.c)
-build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/buf.c protocol/frame.c)
+build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c protocol/buf.c protocol/frame.c)
 build/tests/check_loop: $(call obj,tests/check_loop.c server/loop.c)
 build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
 build/tests/check_polyfills: $(call obj,tests/check_polyfills.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c protocol/buf.c)
+build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
@@ -162,7 +163,8 @@ build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
-FUZZ_SRC_request := protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/buf.c \
+FUZZ_SRC_request := protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c \
+                    protocol/buf.c \
                     protocol/frame.c
 FUZZ_SRC_ctl     := protocol/ctl.c protocol/jsonv.c protocol/frame.c protocol/buf.c
 FUZZ_SRC_decl    := server/decl.c $(FUZZ_SRC_request)

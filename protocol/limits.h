@@ -9,8 +9,9 @@
 
 /* Wire framing. 4 MiB holds any script a model writes with room to spare
  * (and most tool results), yet bounds what one half-sent frame pins in
- * memory and how long parsing one holds the loop (jansson reads some 100
- * MB/s: a 16 MiB frame was 150 ms). */
+ * memory and how long parsing one takes (jansson reads some 100 MB/s: a
+ * 16 MiB frame was 150 ms; frames this big are parsed off the loop, see
+ * LIMIT_PARSE_INLINE_BYTES). */
 #define LIMIT_FRAME_BYTES_DEFAULT (4u * 1024u * 1024u)
 /* Below this a request cannot even name an op with some code. */
 #define LIMIT_FRAME_BYTES_MIN 1024u
@@ -204,5 +205,25 @@
  * (a request's strings are rarely larger) and the daemon answers
  * RESOURCE_EXHAUSTED from then on instead of dying. */
 #define LIMIT_JSON_RESERVE_BYTES (1024u * 1024u)
+
+/* ---- Loop turns: nothing a client or a worker sends holds the event loop
+ * for more than about 10 ms.
+ *
+ * A reply too big to build at once (an execute's whole output, a kept
+ * value) is produced as the client reads it, this many bytes a turn at
+ * most: escaping runs at 1-2 GB/s, so a chunk is well under a millisecond,
+ * and big enough that a fast reader is fed in few turns. */
+#define LIMIT_STREAM_CHUNK_BYTES (256u * 1024u)
+/* A request frame of this size or more is parsed (and its tree freed) on a
+ * thread of its own, not in the loop: jansson reads some 100 MB/s, so this
+ * is about 2.5 ms of parsing, while smaller frames, the common case, pay
+ * no hand-off. */
+#define LIMIT_PARSE_INLINE_BYTES (256u * 1024u)
+/* That thread holds one request at a time, from its frame to its tree
+ * (at most LIMIT_REQUEST_NODES values, about 10 MiB) until it is answered,
+ * just as the loop did when it parsed them: another connection's big frame
+ * waits in its read buffer (counted by --partial-bytes), that connection
+ * unread further, until the one before it is done. One thread parses no
+ * faster with more in hand, and the memory stays one request's. */
 
 #endif

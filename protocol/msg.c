@@ -42,6 +42,7 @@ unsigned long msg_alloc_failures(void)
 {
 	return __atomic_load_n(&alloc_failures, __ATOMIC_RELAXED);
 }
+#include "jstr.h"
 
 static json_t *with_id(json_t *id)
 {
@@ -142,4 +143,134 @@ undo:
 int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg)
 {
 	return msg_encode_raw(out, mode, msg, NULL, 0);
+}
+
+/* ---- messages produced piecewise */
+
+enum { PIECE_TEXT, PIECE_STRING, PIECE_MEMBERS };
+
+void msg_stream_init(struct msg_stream *m) { *m = (struct msg_stream){.text = BUF_INIT}; }
+
+static void add_piece(struct msg_stream *m, int kind, const struct buf *src, size_t off, size_t len)
+{
+	if (m->n == MSG_STREAM_PIECES) {
+		m->err = 1;
+		return;
+	}
+	if (len == 0)
+		return;
+	m->piece[m->n++] = (struct msg_piece){kind, src, off, len};
+	m->total += len;
+}
+
+static void add_text(struct msg_stream *m, const char *p, size_t n)
+{
+	size_t off = buf_len(&m->text);
+	if (buf_append(&m->text, p, n) < 0) {
+		m->err = 1;
+		return;
+	}
+	/* Extends the last piece when it is text too. */
+	struct msg_piece *last = m->n ? &m->piece[m->n - 1] : NULL;
+	if (last && last->kind == PIECE_TEXT && last->off + last->len == off) {
+		last->len += n;
+		m->total += n;
+		return;
+	}
+	add_piece(m, PIECE_TEXT, NULL, off, n);
+}
+
+void msg_stream_object(struct msg_stream *m, const json_t *o)
+{
+	char *s = json_is_object(o) ? json_dumps(o, JSON_COMPACT) : NULL;
+	size_t n = s ? strlen(s) : 0;
+	if (!s || n < 2) {
+		m->err = 1;
+	} else if (m->n == 0) {
+		if (n == 2)
+			m->err = 1; /* an empty opening object */
+		else
+			add_text(m, s, n - 1);
+	} else if (n > 2) {
+		add_text(m, ",", 1);
+		add_text(m, s + 1, n - 2);
+	}
+	free(s);
+}
+
+void msg_stream_string(struct msg_stream *m, const char *key, const struct buf *src, size_t off,
+		       size_t len, size_t esc_len)
+{
+	add_text(m, ",\"", 2);
+	add_text(m, key, strlen(key));
+	add_text(m, "\":\"", 3);
+	if (len) {
+		add_piece(m, PIECE_STRING, src, off, len);
+		m->total += esc_len - len; /* add_piece counted the raw bytes */
+	}
+	add_text(m, "\"", 1);
+}
+
+void msg_stream_members(struct msg_stream *m, const struct buf *src, size_t off, size_t len)
+{
+	if (len && (!m->n || buf_peek(src)[off] != ','))
+		m->err = 1;
+	add_piece(m, PIECE_MEMBERS, src, off, len);
+}
+
+void msg_stream_json(struct msg_stream *m, const char *key, const struct buf *src, size_t off,
+		     size_t len)
+{
+	add_text(m, ",\"", 2);
+	add_text(m, key, strlen(key));
+	add_text(m, "\":", 2);
+	if (len == 0)
+		m->err = 1;
+	add_piece(m, PIECE_MEMBERS, src, off, len);
+}
+
+int msg_stream_end(struct msg_stream *m)
+{
+	if (m->n == 0)
+		m->err = 1;
+	add_text(m, "}", 1);
+	return m->err ? -1 : 0;
+}
+
+long msg_stream_fill(struct msg_stream *m, struct buf *out, size_t max)
+{
+	if (max < 8)
+		max = 8; /* room for any one escape */
+	long produced = 0;
+	while (m->cur < m->n && max > 0) {
+		const struct msg_piece *p = &m->piece[m->cur];
+		const char *from = p->kind == PIECE_TEXT ? buf_peek(&m->text) + p->off
+							 : buf_peek(p->src) + p->off;
+		size_t left = p->len - m->done;
+		char *dst = buf_reserve(out, max);
+		if (!dst)
+			return -1;
+		size_t wrote, used;
+		if (p->kind == PIECE_STRING) {
+			wrote = jstr_escape(dst, max, from + m->done, left, &used);
+		} else {
+			used = wrote = left < max ? left : max;
+			memcpy(dst, from + m->done, wrote);
+		}
+		buf_commit(out, wrote);
+		produced += (long)wrote;
+		max -= wrote;
+		m->done += used;
+		if (m->done < p->len)
+			break; /* out of room this time */
+		m->cur++;
+		m->done = 0;
+	}
+	return produced;
+}
+
+void msg_stream_free(struct msg_stream *m)
+{
+	buf_free(&m->text);
+	m->n = m->cur = 0;
 }

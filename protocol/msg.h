@@ -48,4 +48,52 @@ int msg_encode(struct buf *out, enum frame_mode mode, const json_t *msg);
 int msg_encode_raw(struct buf *out, enum frame_mode mode, const json_t *msg, const char *members,
 		   size_t len);
 
+/*
+ * A message produced piecewise, for replies too big to encode in one go:
+ * a sequence of pieces (JSON text it owns, and JSON strings and members
+ * borrowed from buffers the caller keeps alive and only appends to until
+ * msg_stream_free), whose exact length is known before the first byte is
+ * produced. The bytes are those msg_encode gives for the same message.
+ */
+#define MSG_STREAM_PIECES 16
+struct msg_piece {
+	int kind;	       /* see msg.c */
+	const struct buf *src; /* borrowed pieces: the buffer, read at each fill */
+	size_t off, len;       /* in text (owned) or in src (borrowed) */
+};
+struct msg_stream {
+	struct buf text; /* the owned pieces' bytes */
+	struct msg_piece piece[MSG_STREAM_PIECES];
+	unsigned n;
+	size_t total; /* payload bytes in all, once ended */
+	unsigned cur; /* where production is */
+	size_t done;  /* of piece cur: bytes of its source consumed */
+	int err;      /* a piece could not be added (out of memory, too many) */
+};
+
+void msg_stream_init(struct msg_stream *m);
+/* The first call opens the message with o's members ({"k":v,... without
+ * its closing brace; o must not be empty); later ones add o's members. */
+void msg_stream_object(struct msg_stream *m, const json_t *o);
+/* ,"key":"…" with src[off..off+len) escaped as a JSON string (src holds
+ * valid UTF-8); esc_len is jstr_escaped_len of those bytes. */
+void msg_stream_string(struct msg_stream *m, const char *key, const struct buf *src, size_t off,
+		       size_t len, size_t esc_len);
+/* Members text (,"key":value,... compact, as msg_encode_raw takes),
+ * src[off..off+len), copied as it is. */
+void msg_stream_members(struct msg_stream *m, const struct buf *src, size_t off, size_t len);
+/* ,"key":value with the value src[off..off+len), compact JSON text,
+ * copied as it is. */
+void msg_stream_json(struct msg_stream *m, const char *key, const struct buf *src, size_t off,
+		     size_t len);
+/* Every byte produced. */
+static inline int msg_stream_finished(const struct msg_stream *m) { return m->cur >= m->n; }
+/* Closes the message: m->total is final. 0, or -1 when a piece could not
+ * be added (then free it). */
+int msg_stream_end(struct msg_stream *m);
+/* Appends the next bytes to out, at most max (and at least one when any
+ * are left); 0 once all total bytes are produced, -1 out of memory. */
+long msg_stream_fill(struct msg_stream *m, struct buf *out, size_t max);
+void msg_stream_free(struct msg_stream *m);
+
 #endif

@@ -89,6 +89,18 @@ struct request {
 	json_t *tools;
 	/* execute, stream, async, test: {key: value} (borrowed) */
 	json_t *store;
+	/* the store as compact JSON, when whoever parsed the request rendered
+	 * it already (borrowed; else NULL: render store) */
+	const char *store_json;
+	size_t store_json_len;
+	/* when not NULL, *code_take is a malloc'd, NUL-terminated copy of
+	 * code, made where the request was parsed, that whoever keeps the code
+	 * may take (setting *code_take to NULL) rather than copy it */
+	char **code_take;
+	/* tool_result: the value as compact JSON, when rendered where the
+	 * request was parsed (borrowed; else NULL: render value) */
+	const char *value_json;
+	size_t value_json_len;
 	/* tool_result (and execution_id) */
 	uint64_t call_id;
 	json_t *value;	   /* borrowed; NULL when error is given */

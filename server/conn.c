@@ -17,9 +17,13 @@
 #include "log.h"
 #include "loop.h"
 #include "ops.h"
+#include "parse.h"
 
 /* Connections over the cap are kept just long enough to be told why. */
 #define REJECT_EXTRA 64u
+/* A streamed reply is produced in chunks of this many bytes at most, one
+ * a turn, as the queue drains below it. */
+#define STREAM_CHUNK LIMIT_STREAM_CHUNK_BYTES
 
 struct conn {
 	struct list_node link; /* all connections */
@@ -28,21 +32,25 @@ struct conn {
 	unsigned long serial;
 	struct buf in, out;
 	struct frame_decoder dec;
-	struct list_node subs; /* work that will still answer here */
-	bool read_eof;	       /* the client half-closed: it may still read */
-	bool closing;	       /* flush what is queued, then close */
-	bool broken;	       /* a write failed: close from the loop, not here */
-	bool dead;	       /* closed; only conn_close's caller still holds it */
-	bool over_cap;	       /* accepted past max_connections: refuse and close */
-	bool refused;	       /* not admitted (--allow-*): refuse and close */
-	struct owner owner;    /* the peer, from SO_PEERCRED */
+	struct list_node subs;	     /* work that will still answer here */
+	struct list_node streams;    /* replies produced as the client reads */
+	struct parse_job *parsing;   /* its frame being parsed off the loop */
+	struct list_node parse_link; /* waiting for the parser's budget */
+	bool read_eof;		     /* the client half-closed: it may still read */
+	bool closing;		     /* flush what is queued, then close */
+	bool broken;		     /* a write failed: close from the loop, not here */
+	bool dead;		     /* closed; only conn_close's caller still holds it */
+	bool over_cap;		     /* accepted past max_connections: refuse and close */
+	bool refused;		     /* not admitted (--allow-*): refuse and close */
+	struct owner owner;	     /* the peer, from SO_PEERCRED */
 	bool backlogged;
 	size_t out_counted, in_counted; /* what the global totals hold of it */
 	size_t pending_bytes;		/* size hints of its work waiting for room */
 	unsigned pass;			/* the kick() pass that found it full */
 	struct loop_timer timer;
-	uint64_t partial_since; /* a frame has been arriving since then */
-	uint64_t last_progress; /* last read or write on the socket */
+	struct loop_timer resume; /* requests buffered behind a backlog go on */
+	uint64_t partial_since;	  /* a frame has been arriving since then */
+	uint64_t last_progress;	  /* last read or write on the socket */
 };
 
 static struct conn_settings settings;
@@ -54,9 +62,12 @@ static bool draining;
  * work waiting for room to reply, first come first served. */
 static size_t queued_total, partial_total;
 static struct list_node waiting = {&waiting, &waiting};
+/* Connections whose next frame waits for room in the parser's budget. */
+static struct list_node parse_waiting = {&parse_waiting, &parse_waiting};
 
 static void update(struct conn *c);
 static void kick(void);
+static void on_parse_room(void);
 
 /* Connections held at most, those kept to be refused included. */
 static unsigned max_open;
@@ -65,6 +76,7 @@ static struct log_every refused_log;
 unsigned conn_init(const struct conn_settings *s)
 {
 	settings = *s;
+	parse_set_room(on_parse_room);
 	max_open = settings.max_connections + REJECT_EXTRA;
 	if (settings.max_fds && max_open > settings.max_fds) {
 		max_open = settings.max_fds;
@@ -79,7 +91,24 @@ unsigned long conn_serial(const struct conn *c) { return c->serial; }
 const struct owner *conn_owner(const struct conn *c) { return &c->owner; }
 bool conn_backlogged(const struct conn *c) { return c->backlogged; }
 size_t conn_reply_bytes_queued(void) { return queued_total; }
-size_t conn_owed_bytes(const struct conn *c) { return buf_len(&c->out) + c->pending_bytes; }
+/* What c's streams still owe (all, or those owed globally), and the
+ * frames waiting behind them. */
+static size_t owed_by_streams(const struct conn *c, bool global)
+{
+	size_t n = 0;
+	const struct list_node *l;
+	for (l = c->streams.next; l != &c->streams; l = l->next) {
+		const struct conn_stream *s = LIST_ITEM(l, struct conn_stream, link);
+		n += buf_len(&s->after);
+		if (!global || s->owed_globally)
+			n += s->total - s->produced;
+	}
+	return n;
+}
+static size_t stream_owed(const struct conn *c) { return owed_by_streams(c, false); }
+/* Replies queued on c, streams counted with what they still owe. */
+static size_t queued(const struct conn *c) { return buf_len(&c->out) + stream_owed(c); }
+size_t conn_owed_bytes(const struct conn *c) { return queued(c) + c->pending_bytes; }
 bool conn_owes_too_much(const struct conn *c)
 {
 	return conn_owed_bytes(c) > settings.conn_reply_bytes;
@@ -95,7 +124,7 @@ static void account(struct conn *c)
 	if (!buf_len(&c->in))
 		buf_free(&c->in); /* an idle connection holds no read buffer */
 	/* What the buffer really holds, its spare room included. */
-	size_t out = buf_len(&c->out) ? c->out.cap : 0;
+	size_t out = (buf_len(&c->out) ? c->out.cap : 0) + owed_by_streams(c, true);
 	queued_total = queued_total - c->out_counted + out;
 	c->out_counted = out;
 	/* Request bytes as sent (the buffers may hold up to twice as much as
@@ -108,7 +137,7 @@ static void account(struct conn *c)
  * goes once c's queue is empty. */
 static bool conn_fits(const struct conn *c, size_t hint)
 {
-	size_t mine = buf_len(&c->out);
+	size_t mine = queued(c);
 	return c->broken || mine == 0 || mine + hint <= settings.conn_reply_bytes;
 }
 
@@ -188,8 +217,14 @@ void conn_unsubscribe(struct conn *c, struct conn_sub *s)
 static void conn_close(struct conn *c, const char *why)
 {
 	c->dead = true;
+	if (c->parsing)
+		parse_cancel(c->parsing); /* its result is dropped when back */
+	c->parsing = NULL;
+	if (list_linked(&c->parse_link))
+		list_del(&c->parse_link);
 	loop_del(&c->w);
 	loop_timer_cancel(&c->timer);
+	loop_timer_cancel(&c->resume);
 	close(c->fd);
 	c->fd = -1;
 	struct list_node *n;
@@ -197,6 +232,12 @@ static void conn_close(struct conn *c, const char *why)
 		struct conn_sub *s = LIST_ITEM(n, struct conn_sub, link);
 		list_del(n);
 		s->ops->gone(s);
+	}
+	while ((n = list_first(&c->streams)) != NULL) {
+		struct conn_stream *s = LIST_ITEM(n, struct conn_stream, link);
+		list_del(n);
+		buf_free(&s->after);
+		s->done(s, false);
 	}
 	struct list_node *tmp;
 	LIST_FOREACH_SAFE (n, tmp, &waiting) {
@@ -235,28 +276,114 @@ static void defer_close(struct conn *c)
 
 /* Writes what is queued; on a hard error the connection is marked broken
  * and closed from the loop, never from inside a caller's stack. */
+static void process(struct conn *c);
+
+static void on_resume(struct loop_timer *t)
+{
+	struct conn *c = container_of(t, struct conn, resume);
+	process(c);
+	update(c);
+}
+
+static void broke(struct conn *c)
+{
+	c->broken = true;
+	buf_clear(&c->out);
+	account(c);
+	defer_close(c);
+}
+
+/* Produces the next chunk of c's streams while less than a chunk is
+ * queued: at most STREAM_CHUNK bytes a call, so one turn never builds
+ * more. A finished stream's frames behind it follow it, then the next
+ * stream. Whether anything was queued. */
+static bool pump(struct conn *c)
+{
+	bool any = false;
+	size_t budget = STREAM_CHUNK;
+	struct list_node *n;
+	while (!c->dead && !c->broken && budget && buf_len(&c->out) < STREAM_CHUNK &&
+	       (n = list_first(&c->streams)) != NULL) {
+		struct conn_stream *s = LIST_ITEM(n, struct conn_stream, link);
+		bool line = c->dec.mode == FRAME_MODE_LINE;
+		if (!s->started) {
+			unsigned char hdr[4];
+			frame_put_header(hdr, (uint32_t)s->total);
+			if (!line && buf_append(&c->out, hdr, 4) < 0) {
+				broke(c);
+				break;
+			}
+			s->started = true;
+		}
+		if (s->produced < s->total) {
+			size_t room = STREAM_CHUNK - buf_len(&c->out);
+			long k = s->fill(s, &c->out, room < budget ? room : budget);
+			if (k <= 0 || (size_t)k > s->total - s->produced) {
+				log_err("conn %lu: cannot produce a reply (%s)", c->serial,
+					k < 0 ? "out of memory" : "its length was wrong");
+				broke(c);
+				break;
+			}
+			s->produced += (size_t)k;
+			budget -= (size_t)k < budget ? (size_t)k : budget;
+			any = true;
+			if (s->produced < s->total)
+				continue;
+		}
+		if ((line && buf_append(&c->out, "\n", 1) < 0) ||
+		    buf_append(&c->out, buf_peek(&s->after), buf_len(&s->after)) < 0) {
+			broke(c);
+			break;
+		}
+		buf_free(&s->after);
+		list_del(&s->link);
+		any = true;
+		s->done(s, true);
+	}
+	return any;
+}
+
 static void flush(struct conn *c)
 {
-	while (buf_len(&c->out) > 0) {
-		ssize_t n = send(c->fd, buf_peek(&c->out), buf_len(&c->out), MSG_NOSIGNAL);
-		if (n > 0) {
-			buf_consume(&c->out, (size_t)n);
-			c->last_progress = loop_now_ms();
-			continue;
+	bool owed = queued(c) > 0;
+	for (int round = 0; round < 2; round++) {
+		while (buf_len(&c->out) > 0) {
+			ssize_t n = send(c->fd, buf_peek(&c->out), buf_len(&c->out), MSG_NOSIGNAL);
+			if (n > 0) {
+				buf_consume(&c->out, (size_t)n);
+				c->last_progress = loop_now_ms();
+				continue;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN)
+				break;
+			broke(c);
+			return;
 		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		/* The next chunk of a streamed reply, sent at once if the
+		 * socket takes it. */
+		if (round > 0 || !pump(c) || c->broken)
 			break;
-		c->broken = true;
-		buf_clear(&c->out);
-		account(c);
-		defer_close(c);
-		return;
 	}
+	if (c->broken)
+		return;
 	size_t before = c->out_counted;
 	account(c);
-	if (c->backlogged && buf_len(&c->out) <= settings.conn_reply_bytes / 2) {
+	if (c->out_counted < before)
+		kick();
+	/* Drained below half the budget after a backlog, or below it at all
+	 * when it owed anything: work held while its client owed (see exec.c's
+	 * must_hold) may go on. Told after kick(), so that replies which were
+	 * waiting for room count as what they now are. */
+	bool was_backlogged = c->backlogged;
+	if (!c->dead && !c->broken && (was_backlogged || owed) &&
+	    queued(c) <= settings.conn_reply_bytes / 2) {
+		/* Requests read while it was backlogged wait in the buffer: they
+		 * go on from the loop (this may be deep inside another
+		 * request's handling). */
+		if (was_backlogged && buf_len(&c->in))
+			loop_timer_set(&c->resume, 0, on_resume);
 		c->backlogged = false;
 		/* A drained callback may unsubscribe: walk safely. */
 		struct list_node *n, *tmp;
@@ -265,19 +392,35 @@ static void flush(struct conn *c)
 			s->ops->drained(s);
 		}
 	}
-	if (c->out_counted < before)
-		kick();
 }
 
 void conn_send(struct conn *c, const json_t *msg) { conn_send_raw(c, msg, NULL, 0); }
+
+/* After something was queued on c: send what the socket takes, and note a
+ * backlog. */
+static void queued_more(struct conn *c, bool was_empty)
+{
+	if (was_empty)
+		c->last_progress = loop_now_ms();
+	flush(c);
+	if (c->broken)
+		return;
+	account(c);
+	if (queued(c) > settings.conn_reply_bytes)
+		c->backlogged = true;
+	update(c);
+}
 
 void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_t len)
 {
 	if (c->dead || c->broken)
 		return;
-	bool was_empty = buf_len(&c->out) == 0;
+	bool was_empty = queued(c) == 0;
+	/* Behind a stream, a frame waits for it to end. */
+	struct list_node *last = list_empty(&c->streams) ? NULL : c->streams.prev;
+	struct buf *to = last ? &LIST_ITEM(last, struct conn_stream, link)->after : &c->out;
 	enum frame_mode mode = c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY;
-	if (!msg || msg_encode_raw(&c->out, mode, msg, members, len) < 0) {
+	if (!msg || msg_encode_raw(to, mode, msg, members, len) < 0) {
 		/* The client must not wait for an answer that is not coming: a
 		 * reply becomes a RESOURCE_EXHAUSTED error with its id; an
 		 * event, a reply that is not there to take the id from, or one
@@ -290,24 +433,28 @@ void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_
 						     STATUS_RESOURCE_EXHAUSTED,
 						     "out of memory building the reply")
 				   : NULL;
-		if (!r || msg_encode(&c->out, mode, r) < 0) {
+		if (!r || msg_encode(to, mode, r) < 0) {
 			json_decref(r);
-			c->broken = true;
-			buf_clear(&c->out);
-			account(c);
-			defer_close(c);
+			broke(c);
 			return;
 		}
 		json_decref(r);
 	}
-	if (was_empty)
-		c->last_progress = loop_now_ms();
-	flush(c);
-	account(c);
-	if (buf_len(&c->out) > settings.conn_reply_bytes)
-		c->backlogged = true;
-	if (!c->broken)
-		update(c);
+	queued_more(c, was_empty);
+}
+
+void conn_send_stream(struct conn *c, struct conn_stream *s)
+{
+	s->produced = 0;
+	s->started = false;
+	s->after = (struct buf)BUF_INIT;
+	if (c->dead || c->broken || s->total > UINT32_MAX) {
+		s->done(s, false);
+		return;
+	}
+	bool was_empty = queued(c) == 0;
+	list_add_tail(&c->streams, &s->link);
+	queued_more(c, was_empty);
 }
 
 static void reply_error(struct conn *c, json_t *id, enum status code, const char *message)
@@ -318,12 +465,13 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 	json_decref(r);
 }
 
-static void handle_frame(struct conn *c, const char *payload, size_t len)
+/* Answers one parsed request (see request_parse for what root, req, err and
+ * bad_root are); frees nothing. */
+static void handle_request(struct conn *c, json_t *root, const struct request *req_in,
+			   struct request_error *err_in)
 {
-	struct request req;
-	struct request_error err;
-	json_t *bad_root;
-	json_t *root = request_parse(payload, len, &ops_limits, &req, &err, &bad_root);
+	struct request req = *req_in;
+	struct request_error err = *err_in;
 	if (c->refused) {
 		/* Whatever it asked, and however well: a peer not admitted
 		 * hears why once, then the connection closes. */
@@ -331,15 +479,10 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 		owner_admitted(&c->owner, why, sizeof why);
 		reply_error(c, root ? req.id : err.id, STATUS_PERMISSION_DENIED, why);
 		c->closing = true;
-		if (!root)
-			request_error_clear(&err);
-		json_decref(root ? root : bad_root);
 		return;
 	}
 	if (!root) {
 		reply_error(c, err.id, err.code, err.message);
-		request_error_clear(&err);
-		json_decref(bad_root);
 		return;
 	}
 	if (c->over_cap) {
@@ -350,13 +493,57 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 	} else {
 		ops_handle(c, &req);
 	}
-	json_decref(root);
+}
+
+static void handle_frame(struct conn *c, const char *payload, size_t len)
+{
+	struct request req = {0};
+	struct request_error err;
+	json_t *bad_root;
+	json_t *root = request_parse(payload, len, &ops_limits, &req, &err, &bad_root);
+	handle_request(c, root, &req, &err);
+	if (!root)
+		request_error_clear(&err);
+	json_decref(root ? root : bad_root);
+}
+
+/* A frame parsed off the loop is back: answered now, its tree freed off
+ * the loop, and the frames behind it go on. */
+static void on_parsed(struct parse_job *j)
+{
+	struct conn *c = j->arg;
+	c->parsing = NULL;
+	if (!c->broken)
+		handle_request(c, j->root, &j->req, &j->err);
+	parse_release(j);
+	process(c);
+	update(c);
+}
+
+/* The parser gave budget back: connections waiting for it go on, in the
+ * order they came. */
+static void on_parse_room(void)
+{
+	struct list_node batch = {&batch, &batch};
+	struct list_node *n;
+	while ((n = list_first(&parse_waiting)) != NULL) {
+		list_del(n);
+		list_add_tail(&batch, n);
+	}
+	while ((n = list_first(&batch)) != NULL) {
+		struct conn *c = LIST_ITEM(n, struct conn, parse_link);
+		list_del(n);
+		list_init(n);
+		process(c);
+		update(c);
+	}
 }
 
 /* Decodes and handles every whole frame buffered, unless replies back up. */
 static void process(struct conn *c)
 {
-	while (!c->closing && !c->backlogged && !c->dead && !c->broken) {
+	while (!c->closing && !c->backlogged && !c->dead && !c->broken && !c->parsing &&
+	       !list_linked(&c->parse_link)) {
 		const char *payload;
 		size_t plen, used;
 		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
@@ -377,6 +564,27 @@ static void process(struct conn *c)
 			buf_clear(&c->in);
 			break;
 		}
+		if (parse_wanted(plen)) {
+			/* Big: parsed off the loop, the connection's next frames
+			 * wait for it (or for room in the parser's budget). */
+			if (!parse_has_room(plen)) {
+				list_add_tail(&parse_waiting, &c->parse_link);
+				break;
+			}
+			/* The read buffer goes with the frame (nothing is read
+			 * meanwhile); bytes after the frame stay in a new one. */
+			struct buf rest = BUF_INIT;
+			if (buf_append(&rest, buf_peek(&c->in) + used, buf_len(&c->in) - used) ==
+			    0) {
+				c->parsing = parse_submit(c->in.data, payload, plen, &ops_limits,
+							  on_parsed, c);
+				if (c->parsing) {
+					c->in = rest;
+					break;
+				}
+			}
+			buf_free(&rest);
+		}
 		handle_frame(c, payload, plen);
 		buf_consume(&c->in, used);
 	}
@@ -391,18 +599,23 @@ static void update(struct conn *c)
 	if (c->dead || c->broken)
 		return;
 	bool finished = c->closing || c->read_eof || (draining && !buf_len(&c->in));
-	bool idle = list_empty(&c->subs);
+	bool idle = list_empty(&c->subs) && list_empty(&c->streams) && !c->parsing &&
+		    !list_linked(&c->parse_link);
 	if (finished && idle && buf_len(&c->out) == 0) {
 		/* Not from here when inside a callback chain: defer. */
 		defer_close(c);
 		return;
 	}
-	bool want_read = !c->read_eof && !c->closing && !c->backlogged;
-	uint32_t ev = (want_read ? EPOLLIN : 0) | (buf_len(&c->out) ? EPOLLOUT : 0);
+	/* Not while a frame is parsed or waits for the parser: the socket
+	 * holds what follows. */
+	bool want_read = !c->read_eof && !c->closing && !c->backlogged && !c->parsing &&
+			 !list_linked(&c->parse_link);
+	bool sending = buf_len(&c->out) || !list_empty(&c->streams);
+	uint32_t ev = (want_read ? EPOLLIN : 0) | (sending ? EPOLLOUT : 0);
 	loop_mod(&c->w, ev);
 
 	uint64_t deadline = 0;
-	if (buf_len(&c->out))
+	if (sending)
 		deadline = c->last_progress + LIMIT_WRITE_STALL_MS;
 	else if (c->partial_since)
 		deadline = c->partial_since + settings.frame_timeout_ms;
@@ -523,6 +736,7 @@ int conn_accept_ready(int listen_fd)
 			log_warn("conn %lu refused: %s", c->serial, why);
 		c->w = (struct loop_watch)LOOP_WATCH_INIT;
 		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
+		c->resume = (struct loop_timer)LOOP_TIMER_INIT;
 		c->over_cap = count >= settings.max_connections;
 		c->last_progress = loop_now_ms();
 		frame_decoder_init(&c->dec, FRAME_MODE_AUTO, settings.max_frame_bytes);
@@ -532,6 +746,8 @@ int conn_accept_ready(int listen_fd)
 			continue;
 		}
 		list_init(&c->subs);
+		list_init(&c->streams);
+		list_init(&c->parse_link);
 		list_add_tail(&conns, &c->link);
 		count++;
 		log_debug("conn %lu accepted from uid %u gid %u%s%s", c->serial,

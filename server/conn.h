@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../protocol/buf.h"
 #include "list.h"
 #include "owner.h"
 
@@ -27,7 +28,8 @@ struct conn_sub;
 struct conn_sub_ops {
 	/* The client is gone; the connection forgets the sub before calling. */
 	void (*gone)(struct conn_sub *s);
-	/* The reply backlog drained below the limit: output may flow again. */
+	/* The reply backlog drained below the limit, or the queue emptied:
+	 * output may flow again, held work may start. */
 	void (*drained)(struct conn_sub *s);
 };
 
@@ -95,6 +97,37 @@ void conn_send(struct conn *c, const json_t *msg);
 /* The same with pre-encoded members spliced into msg (see msg_encode_raw):
  * kept JSON text goes out without being rebuilt as a tree. */
 void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_t len);
+
+/*
+ * A reply produced as the client reads it, for one too big to encode in a
+ * turn of the loop: the connection writes the frame's header (total bytes
+ * of JSON, known up front), then asks fill for the next bytes whenever
+ * less than a chunk is queued, at most a chunk per turn, and frames sent
+ * meanwhile on the connection wait behind it. fill appends at most max
+ * bytes to out and returns how many (at least one while any are owed), -1
+ * when out of memory. done is called once: sent true when every byte is
+ * queued, false when the connection went away first (after its subs heard
+ * it); the stream is the caller's again and may be freed. A stream counts
+ * against its connection's reply budget with what it has queued and what
+ * it still owes, and against the global one with what it has queued (and
+ * what it owes when owed_globally).
+ */
+struct conn_stream {
+	struct list_node link;
+	size_t total;
+	/* What it still owes counts against the global budget too (it pins
+	 * memory nothing else counts); otherwise only its connection's. */
+	bool owed_globally;
+	long (*fill)(struct conn_stream *s, struct buf *out, size_t max);
+	void (*done)(struct conn_stream *s, bool sent);
+	/* the connection's */
+	size_t produced;
+	bool started;
+	struct buf after; /* frames sent behind it */
+};
+/* Queues s on c; it may be done (and done called) before this returns.
+ * When c is already gone, done(s, false) at once. */
+void conn_send_stream(struct conn *c, struct conn_stream *s);
 
 /* True while more than the connection's reply budget waits for the
  * client. */

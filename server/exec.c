@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/jstr.h"
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "cache.h"
@@ -52,12 +53,14 @@ unsigned exec_queue_position(const struct exec *e)
 }
 
 const struct buf *exec_output(const struct exec *e, int stream) { return &e->out[stream ? 1 : 0]; }
+size_t exec_output_escaped(const struct exec *e, int stream) { return e->out_esc[stream ? 1 : 0]; }
 json_t *exec_fields(const struct exec *e) { return e->phase == PHASE_DONE ? e->fields : NULL; }
 const char *exec_kept(const struct exec *e, size_t *len)
 {
 	*len = e->phase == PHASE_DONE ? buf_len(&e->kept) : 0;
 	return *len ? buf_peek(&e->kept) : "";
 }
+const struct buf *exec_kept_buf(const struct exec *e) { return &e->kept; }
 uint64_t exec_finished_ms(const struct exec *e)
 {
 	return e->phase == PHASE_DONE ? e->reg.finished_ms : 0;
@@ -109,15 +112,6 @@ static void set_preview(struct exec *e, const char *code, size_t len)
 static uint64_t tv_ms(struct timeval tv)
 {
 	return (uint64_t)tv.tv_sec * 1000u + (uint64_t)tv.tv_usec / 1000u;
-}
-
-static void add_output(json_t *o, const struct exec *e)
-{
-	for (int i = 0; i < 2; i++) {
-		const struct buf *b = &e->out[i];
-		json_object_set_new(o, i ? "stderr" : "stdout",
-				    json_stringn(b->data ? buf_peek(b) : "", buf_len(b)));
-	}
 }
 
 /* Test mode's verdict: its report (the summary as the supervisor counted
@@ -354,27 +348,68 @@ static void reply_unwait(struct exec *e)
 	start_held();
 }
 
-/* There is room on the requester's connection: the final reply. */
+static long reply_fill(struct conn_stream *s, struct buf *out, size_t max)
+{
+	struct exec *e = container_of(s, struct exec, reply);
+	return msg_stream_fill(&e->reply_msg, out, max);
+}
+
+/* The final reply is out (or its client gone): the record ages out now. */
+static void reply_done(struct conn_stream *s, bool sent)
+{
+	(void)sent;
+	struct exec *e = container_of(s, struct exec, reply);
+	msg_stream_free(&e->reply_msg);
+	e->streaming = false;
+	reply_unwait(e);
+	retire(e);
+}
+
+/* There is room on the requester's connection: the final reply, the
+ * fields, then stdout and stderr escaped and the kept text copied as the
+ * client reads them, never the whole reply at once. Until it is out the
+ * record is not retired, so it cannot age out under the stream. */
 static void on_room(struct conn_pending *p)
 {
 	struct exec *e = container_of(p, struct exec, room);
 	unsigned long oom = msg_alloc_failures();
 	json_t *r = msg_reply_ok(e->req_id);
 	json_object_update(r, e->fields);
-	if (e->mode != EXEC_STREAM)
-		add_output(r, e);
 	if (!e->fields || msg_alloc_failures() != oom) {
 		/* A reply with holes would lie: the client is told instead. */
 		json_decref(r);
 		r = msg_reply_error(e->req_id, STATUS_RESOURCE_EXHAUSTED,
 				    "out of memory building the reply");
 		conn_send(e->conn, r);
-	} else {
-		conn_send_raw(e->conn, r, buf_peek(&e->kept), buf_len(&e->kept));
+		json_decref(r);
+		reply_unwait(e);
+		retire(e);
+		return;
 	}
+	struct msg_stream *m = &e->reply_msg;
+	msg_stream_init(m);
+	msg_stream_object(m, r);
 	json_decref(r);
-	reply_unwait(e);
-	retire(e);
+	if (e->mode != EXEC_STREAM)
+		for (int i = 0; i < 2; i++)
+			msg_stream_string(m, i ? "stderr" : "stdout", &e->out[i], 0,
+					  buf_len(&e->out[i]), e->out_esc[i]);
+	msg_stream_members(m, &e->kept, 0, buf_len(&e->kept));
+	if (msg_stream_end(m) < 0) {
+		log_err("%s: cannot build its reply (out of memory)", e->reg.id);
+		msg_stream_free(m);
+		reply_unwait(e);
+		retire(e);
+		return;
+	}
+	e->streaming = true;
+	e->reply.total = m->total;
+	/* The record is counted as an unsent reply (unsent_bytes) until the
+	 * stream ends, so only the bytes queued count as the connections'. */
+	e->reply.owed_globally = false;
+	e->reply.fill = reply_fill;
+	e->reply.done = reply_done;
+	conn_send_stream(e->conn, &e->reply);
 }
 
 /* Final: wakes the watches, replies to the requester once its connection
@@ -399,7 +434,7 @@ static void complete(struct exec *e)
 	}
 	size_t hint = buf_len(&e->kept) + 4096;
 	if (e->mode != EXEC_STREAM)
-		hint += buf_len(&e->out[OUT]) + buf_len(&e->out[ERR]);
+		hint += e->out_esc[OUT] + e->out_esc[ERR];
 	e->reply_waits = true;
 	e->unsent = hint;
 	unsent_bytes += hint;
@@ -433,30 +468,65 @@ static void finish_call(struct exec *e, const char *status)
 	e->pending_call = 0;
 }
 
-/* Answers the pending call: value (borrowed) or error. */
-static void answer_call(struct exec *e, json_t *value, const char *error)
+/* Answers the pending call: value (borrowed; or value_json, its compact
+ * text when rendered already, off the loop) or error. */
+static void answer_call_text(struct exec *e, json_t *value, const char *value_json,
+			     size_t value_json_len, const char *error)
 {
 	unsigned long oom = msg_alloc_failures();
 	json_t *m = json_pack("{s:s, s:I}", "type", "tool_result", "call_id", e->pending_call);
+	struct buf members = BUF_INIT;
 	if (error)
 		json_object_set_new(m, "error", json_string(error));
-	else
+	else if (!value_json)
 		json_object_set(m, "value", value);
+	else if (buf_append(&members, ",\"value\":", 9) < 0 ||
+		 buf_append(&members, value_json, value_json_len) < 0)
+		json_object_set_new(
+			m, "error",
+			json_string("the daemon ran out of memory relaying the result"));
 	if (msg_alloc_failures() != oom) {
-		/* An answer with holes would be a lie: run_send kills the
+		/* An answer with holes would be a lie: run_send_raw kills the
 		 * worker over an answer it cannot send. */
 		json_decref(m);
 		m = NULL;
 	}
-	run_send(e, m);
+	run_send_raw(e, m, buf_len(&members) ? buf_peek(&members) : NULL, buf_len(&members));
+	buf_free(&members);
 	json_decref(m);
 	finish_call(e, error ? "error" : "ok");
+}
+
+static void answer_call(struct exec *e, json_t *value, const char *error)
+{
+	answer_call_text(e, value, NULL, 0, error);
 }
 
 static const char gone_message[] =
 	"the client that submitted this execution has gone, so its tools cannot be called";
 
-void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const char *args,
+/* A tool_call event on its way to the client; it owns the arguments. */
+struct call_event {
+	struct conn_stream stream;
+	struct msg_stream msg;
+	struct buf args;
+};
+
+static long call_event_fill(struct conn_stream *s, struct buf *out, size_t max)
+{
+	return msg_stream_fill(&container_of(s, struct call_event, stream)->msg, out, max);
+}
+
+static void call_event_done(struct conn_stream *s, bool sent)
+{
+	(void)sent;
+	struct call_event *ce = container_of(s, struct call_event, stream);
+	msg_stream_free(&ce->msg);
+	buf_free(&ce->args);
+	free(ce);
+}
+
+void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *args,
 		    size_t args_len)
 {
 	e->last_call = e->pending_call = call_id;
@@ -472,11 +542,13 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const 
 		run_send(e, m);
 		json_decref(m);
 		e->pending_call = 0;
+		free(args);
 		return;
 	}
 	json_array_append_new(e->calls, json_pack("{s:I, s:s, s:s}", "call_id", call_id, "name",
 						  name, "status", "pending"));
 	if (!e->conn) {
+		free(args);
 		answer_call(e, NULL, gone_message);
 		return;
 	}
@@ -485,23 +557,35 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const 
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
 	json_object_set_new(ev, "call_id", json_integer(call_id));
 	json_object_set_new(ev, "name", json_string(name));
-	struct buf members = BUF_INIT;
-	if (buf_append(&members, ",\"args\":", 8) < 0 || buf_append(&members, args, args_len) < 0) {
-		buf_free(&members);
-		json_decref(ev);
+	/* The arguments (up to a control frame's 16 MiB) go out as the client
+	 * reads, from the text the worker sent, never copied whole in a turn. */
+	struct call_event *ce = calloc(1, sizeof *ce);
+	if (ce) {
+		ce->args = (struct buf){args, 0, args_len, args_len};
+		args = NULL;
+		msg_stream_init(&ce->msg);
+		msg_stream_object(&ce->msg, ev);
+		msg_stream_json(&ce->msg, "args", &ce->args, 0, args_len);
+	}
+	json_decref(ev);
+	/* An event with holes is not sent: the call fails in the script. */
+	if (!ce || msg_stream_end(&ce->msg) < 0 || msg_alloc_failures() != oom) {
+		if (ce)
+			call_event_done(&ce->stream, false);
+		free(args);
 		answer_call(e, NULL, "the daemon ran out of memory relaying the call");
 		return;
 	}
-	/* An event with holes is not sent: a NULL message cuts the
-	 * connection, as for an event it cannot encode. */
-	conn_send_raw(e->conn, msg_alloc_failures() == oom ? ev : NULL, buf_peek(&members),
-		      buf_len(&members));
-	buf_free(&members);
-	json_decref(ev);
+	ce->stream.total = ce->msg.total;
+	ce->stream.owed_globally = true; /* it holds the arguments */
+	ce->stream.fill = call_event_fill;
+	ce->stream.done = call_event_done;
+	conn_send_stream(e->conn, &ce->stream);
 }
 
 int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *value,
-		     const char *error, enum status *code, const char **message)
+		     const char *value_json, size_t value_json_len, const char *error,
+		     enum status *code, const char **message)
 {
 	if (e->phase != PHASE_SPAWNING && e->phase != PHASE_RUNNING) {
 		*code = STATUS_FAILED_PRECONDITION;
@@ -518,7 +602,7 @@ int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *v
 		*message = "only the connection that received the call may answer it";
 		return -1;
 	}
-	answer_call(e, value, error);
+	answer_call_text(e, value, value_json, value_json_len, error);
 	return 0;
 }
 
@@ -560,6 +644,10 @@ static void end_queued(struct exec *e, enum kill_reason why)
 static void exec_free(struct registry_entry *r)
 {
 	struct exec *e = container_of(r, struct exec, reg);
+	if (e->pins) {
+		e->evicted = true; /* a reply still streams from it */
+		return;
+	}
 	source_bytes -= e->source_bytes;
 	json_decref(e->fields);
 	json_decref(e->req_id);
@@ -575,6 +663,14 @@ static void exec_free(struct registry_entry *r)
 	free(e->code);
 	free(e->tests);
 	free(e);
+}
+
+void exec_pin(struct exec *e) { e->pins++; }
+
+void exec_unpin(struct exec *e)
+{
+	if (--e->pins == 0 && e->evicted)
+		exec_free(&e->reg);
 }
 
 /* ---- clients */
@@ -605,9 +701,10 @@ void exec_unwatch(struct exec_watch *w) { list_del(&w->link); }
 
 void exec_output_added(struct exec *e, int i, size_t from)
 {
+	const struct buf *b = &e->out[i];
+	e->out_esc[i] += jstr_escaped_len(buf_peek(b) + from, buf_len(b) - from);
 	if (e->mode != EXEC_STREAM || !e->conn)
 		return;
-	const struct buf *b = &e->out[i];
 	unsigned long oom = msg_alloc_failures();
 	json_t *ev = msg_event(e->req_id, "output");
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
@@ -624,6 +721,8 @@ static void on_conn_gone(struct conn_sub *s)
 {
 	struct exec *e = container_of(s, struct exec, sub);
 	e->conn = NULL;
+	if (e->streaming)
+		return; /* the stream's done retires it */
 	if (e->reply_waits) {
 		/* Ended; its reply has no one to go to any more. */
 		conn_pending_cancel(&e->room);
@@ -705,7 +804,12 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 		  : req->op == OP_ASYNC ? EXEC_ASYNC
 		  : req->op == OP_TEST	? EXEC_TEST
 					: EXEC_EXECUTE;
-	e->code = code ? copy(code, code_len) : NULL;
+	if (code && code == req->code && req->code_take && *req->code_take) {
+		e->code = *req->code_take; /* copied off the loop already */
+		*req->code_take = NULL;
+	} else {
+		e->code = code ? copy(code, code_len) : NULL;
+	}
 	e->code_len = code_len;
 	e->options_len = options_len;
 	e->tests = req->tests ? copy(req->tests, req->tests_len) : NULL;
@@ -753,7 +857,9 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 			json_array_append(e->tool_names, json_object_get(t, "name"));
 	}
 	if (req->store) {
-		e->store = json_dumps(req->store, JSON_COMPACT);
+		/* Rendered already when the request was parsed off the loop. */
+		e->store = req->store_json ? copy(req->store_json, req->store_json_len)
+					   : json_dumps(req->store, JSON_COMPACT);
 		e->store_len = e->store ? strlen(e->store) : 0;
 		e->had_store = true;
 	}

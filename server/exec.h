@@ -64,19 +64,30 @@ enum exec_state exec_state(const struct exec *e);
 unsigned exec_queue_position(const struct exec *e);
 /* What the execution wrote to stdout (0) or stderr (1) so far, as UTF-8. */
 const struct buf *exec_output(const struct exec *e, int stream);
+/* Its length escaped as a JSON string (jstr_escaped_len), kept up to date
+ * as output arrives. */
+size_t exec_output_escaped(const struct exec *e, int stream);
+/* A reply streaming from e's output or kept text holds e's record while
+ * it does: should it age out meanwhile, it is freed at the last unpin. */
+void exec_pin(struct exec *e);
+void exec_unpin(struct exec *e);
 /* The execution fields once it is done (borrowed), else NULL; the big
  * ones (value, store_writes, tests, calls) are not among them but kept as
  * compact JSON members, ,"value":..., for conn_send_raw (*len 0: none). */
 json_t *exec_fields(const struct exec *e);
 const char *exec_kept(const struct exec *e, size_t *len);
+/* The buffer that holds that text (borrowed; for msg_stream_members). */
+const struct buf *exec_kept_buf(const struct exec *e);
 /* {execution_id, state, started_at_ms, finished_at_ms?, code_preview,
  * cached_name?, mode} for list. */
 json_t *exec_summary(const struct exec *e);
 
-/* Answers a pending tool call of e from connection c with value (borrowed)
- * or error. -1 with *code and *message when it cannot be. */
+/* Answers a pending tool call of e from connection c with value (borrowed;
+ * value_json is its compact text when rendered already, else NULL) or
+ * error. -1 with *code and *message when it cannot be. */
 int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *value,
-		     const char *error, enum status *code, const char **message);
+		     const char *value_json, size_t value_json_len, const char *error,
+		     enum status *code, const char **message);
 
 /* Kills a pending or running execution; its final state is cancelled.
  * -1 when it has already ended. */

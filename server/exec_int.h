@@ -15,6 +15,7 @@
 #include "../protocol/buf.h"
 #include "../protocol/ctl.h"
 #include "../protocol/frame.h"
+#include "../protocol/msg.h"
 #include "conn.h"
 #include "exec.h"
 #include "list.h"
@@ -71,6 +72,12 @@ struct exec {
 	bool reply_waits; /* ended; its final reply waits for room */
 	size_t unsent;	  /* the size it waits with */
 	struct conn_pending room;
+	/* The final reply, produced as its client reads it (see on_room). */
+	struct conn_stream reply;
+	struct msg_stream reply_msg;
+	bool streaming;
+	unsigned pins;		     /* replies streaming from the record (exec_pin) */
+	bool evicted;		     /* aged out while pinned: freed at the last unpin */
 	json_t *calls;		     /* [{call_id, name, status, duration_ms}] so far */
 	unsigned long calls_dropped; /* calls past LIMIT_TOOL_CALLS */
 	json_int_t pending_call;     /* the call the worker waits on, or 0 */
@@ -91,6 +98,12 @@ struct exec {
 	struct loop_watch w_pid, w_ctl, w_pipe[2];
 	struct loop_timer timer; /* the timeout, then the settle bound */
 	struct buf ctl_out;
+	/* The job frame, produced into ctl_out as the worker reads it (a big
+	 * script is never escaped in one turn), from views of code, tests and
+	 * store, which stay until it is all out. */
+	struct msg_stream job;
+	bool job_streaming;
+	struct buf job_src[3];
 	/* The frame arriving: its header, the payload bytes still to come, and
 	 * its validation into compact text as they come. */
 	unsigned char ctl_hdr[4];
@@ -107,6 +120,7 @@ struct exec {
 	int spawn_err;
 	bool paused;
 	struct buf out[2]; /* stdout and stderr as UTF-8 */
+	size_t out_esc[2]; /* their lengths escaped as JSON strings */
 	char carry[2][4];  /* a character split across two reads */
 	size_t carry_len[2];
 	uint64_t output_total;
@@ -130,11 +144,14 @@ void run_release(struct exec *e);
 void run_pause(struct exec *e, bool paused);
 /* run.c: sends msg to the worker on its control channel. */
 void run_send(struct exec *e, json_t *msg);
+/* run.c: the same with members (,"key":value... compact JSON text) spliced
+ * in, see msg_encode_raw. */
+void run_send_raw(struct exec *e, json_t *msg, const char *members, size_t len);
 /* exec.c: the worker has the job: the request's copies of the tests and
  * the store go, and the code unless keep_code (it is to be cached). */
 void exec_drop_source(struct exec *e, bool keep_code);
-/* exec.c: the worker calls a tool (args: compact JSON text, borrowed). */
-void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, const char *args,
+/* exec.c: the worker calls a tool (args: compact JSON text, malloc'd; taken). */
+void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *args,
 		    size_t args_len);
 
 /* exec.c: the worker has ended and every byte of its output is in. */

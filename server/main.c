@@ -20,6 +20,7 @@
 #include "listen.h"
 #include "log.h"
 #include "notify.h"
+#include "parse.h"
 #include "loop.h"
 #include "../protocol/msg.h"
 #include "ops.h"
@@ -289,6 +290,7 @@ int main(int argc, char **argv)
 	ops_init(&cfg.limits, SANDBOXD_VERSION, cfg.retention_ms);
 	struct cache_settings cache = {cfg.cache_dir, cfg.cache_max_entries, cfg.cache_max_bytes};
 	cache_init(&cache);
+	parse_init();
 	signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (signal_fd < 0)
 		fatal("signalfd");
@@ -324,6 +326,7 @@ int main(int argc, char **argv)
 	conn_close_all();
 	spawn_stop();
 	cache_stop();
+	parse_stop();
 	registry_clear_finished();
 	log_info("stopped");
 	return 0;

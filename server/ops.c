@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/jstr.h"
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "../protocol/source.h"
@@ -81,6 +82,10 @@ struct waiter {
 	 * execution again by id then (it may have aged out meanwhile) */
 	struct conn_pending room;
 	char exec_id[32];
+	/* status: the reply streams from the execution, pinned meanwhile */
+	struct conn_stream stream;
+	struct msg_stream msg;
+	struct exec *pinned;
 };
 
 static void waiter_free(struct waiter *w)
@@ -97,6 +102,8 @@ static void on_waiter_gone(struct conn_sub *s)
 {
 	struct waiter *w = container_of(s, struct waiter, sub);
 	w->conn = NULL;
+	if (w->pinned)
+		return; /* its stream's done frees it */
 	/* A cache_clear goes on without its client; the others stop here. */
 	if (w->kind != WAIT_CLEAR) {
 		exec_unwatch(&w->watch);
@@ -145,48 +152,118 @@ static size_t chunk_end(const struct buf *b, size_t off, size_t max)
 	return end;
 }
 
-/* A status reply: output from the offsets, at most LIMIT_STATUS_OUTPUT_BYTES
- * of it in all (stdout first), and the fields once done. */
-static void send_status(struct conn *c, struct exec *e, json_t *id, const uint64_t offset[2])
+static long status_fill(struct conn_stream *s, struct buf *out, size_t max)
 {
-	json_t *r = msg_reply_ok(id);
+	return msg_stream_fill(&container_of(s, struct waiter, stream)->msg, out, max);
+}
+
+static void status_done(struct conn_stream *s, bool sent)
+{
+	(void)sent;
+	struct waiter *w = container_of(s, struct waiter, stream);
+	msg_stream_free(&w->msg);
+	exec_unpin(w->pinned);
+	w->pinned = NULL;
+	waiter_free(w);
+}
+
+/* The members of a status reply the execution's fields add: those the
+ * reply does not already have. */
+static bool status_has(const char *key)
+{
+	static const char *const own[] = {
+		"id",
+		"ok",
+		"execution_id",
+		"state",
+		"queue_position",
+		"stdout",
+		"stdout_length",
+		"stdout_next",
+		"stderr",
+		"stderr_length",
+		"stderr_next",
+		"output_more",
+	};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		if (strcmp(key, own[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A status reply: output from the offsets, at most LIMIT_STATUS_OUTPUT_BYTES
+ * of it in all (stdout first), and the fields once done. It streams from
+ * the execution (w->pinned) as the client reads it, so neither the output
+ * chunk nor a big kept value is encoded in one turn; w is freed once it is
+ * out. -1 when out of memory (w is the caller's still). */
+static int send_status(struct waiter *w, struct exec *e)
+{
+	struct msg_stream *m = &w->msg;
+	msg_stream_init(m);
+	json_t *r = msg_reply_ok(w->id);
 	json_object_set_new(r, "execution_id", json_string(exec_id(e)));
 	json_object_set_new(r, "state", json_string(request_state_name(exec_state(e))));
 	unsigned pos = exec_queue_position(e);
 	if (pos)
 		json_object_set_new(r, "queue_position", json_integer(pos));
+	msg_stream_object(m, r);
+	json_decref(r);
 	size_t room = LIMIT_STATUS_OUTPUT_BYTES;
 	bool more = false;
 	for (int i = 0; i < 2; i++) {
 		const struct buf *b = exec_output(e, i);
-		size_t off = (size_t)offset[i];
+		size_t off = (size_t)w->offset[i];
 		size_t end = chunk_end(b, off, room);
 		room -= end - off;
 		more = more || end < buf_len(b);
-		json_object_set_new(r, i ? "stderr" : "stdout",
-				    json_stringn(b->data ? buf_peek(b) + off : "", end - off));
-		json_object_set_new(r, i ? "stderr_length" : "stdout_length",
-				    json_integer((json_int_t)buf_len(b)));
-		json_object_set_new(r, i ? "stderr_next" : "stdout_next",
-				    json_integer((json_int_t)end));
+		size_t esc = end - off == buf_len(b)
+				     ? exec_output_escaped(e, i)
+				     : jstr_escaped_len(buf_peek(b) + off, end - off);
+		msg_stream_string(m, i ? "stderr" : "stdout", b, off, end - off, esc);
+		json_t *o = json_pack("{s:I, s:I}", i ? "stderr_length" : "stdout_length",
+				      (json_int_t)buf_len(b), i ? "stderr_next" : "stdout_next",
+				      (json_int_t)end);
+		msg_stream_object(m, o);
+		json_decref(o);
 	}
-	json_object_set_new(r, "output_more", json_boolean(more));
+	json_t *tail = json_pack("{s:b}", "output_more", more);
 	json_t *fields = exec_fields(e);
+	const char *key;
+	json_t *v;
 	if (fields)
-		json_object_update_missing(r, fields);
+		json_object_foreach (fields, key, v)
+			if (!status_has(key))
+				json_object_set(tail, key, v);
+	msg_stream_object(m, tail);
+	json_decref(tail);
 	size_t len;
-	const char *kept = exec_kept(e, &len);
-	conn_send_raw(c, r, kept, len);
-	json_decref(r);
+	exec_kept(e, &len);
+	if (len)
+		msg_stream_members(m, exec_kept_buf(e), 0, len);
+	if (msg_stream_end(m) < 0) {
+		msg_stream_free(m);
+		return -1;
+	}
+	exec_pin(e);
+	w->pinned = e;
+	w->stream.total = m->total;
+	w->stream.owed_globally = true; /* the pinned record may age out */
+	w->stream.fill = status_fill;
+	w->stream.done = status_done;
+	conn_send_stream(w->conn, &w->stream);
+	return 0;
 }
 
 static void on_status_room(struct conn_pending *p)
 {
 	struct waiter *w = container_of(p, struct waiter, room);
 	struct exec *e = exec_find(w->exec_id);
-	if (e)
-		send_status(w->conn, e, w->id, w->offset);
-	else
+	if (e) {
+		if (send_status(w, e) == 0)
+			return;
+		reply_error(w->conn, w->id, STATUS_RESOURCE_EXHAUSTED,
+			    "out of memory building the status reply");
+	} else
 		reply_error(
 			w->conn, w->id, STATUS_NOT_FOUND,
 			"execution_id: execution \"%s\" aged out before its status could be sent",
@@ -464,7 +541,8 @@ static void tool_result(struct conn *c, const struct request *req)
 		return;
 	enum status code;
 	const char *why;
-	if (exec_tool_result(e, c, req->call_id, req->value, req->error, &code, &why) < 0) {
+	if (exec_tool_result(e, c, req->call_id, req->value, req->value_json, req->value_json_len,
+			     req->error, &code, &why) < 0) {
 		reply_error(c, req->id, code, "%s", why);
 		return;
 	}

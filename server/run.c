@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../protocol/jsonv.h"
+#include "../protocol/jstr.h"
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "../protocol/utf8.h"
@@ -156,6 +157,9 @@ void run_release(struct exec *e)
 	close_fd(&e->pipe_fd[OUT]);
 	close_fd(&e->pipe_fd[ERR]);
 	buf_free(&e->ctl_out);
+	if (e->job_streaming)
+		msg_stream_free(&e->job);
+	e->job_streaming = false;
 	buf_free(&e->ctl_text);
 	free(e->ctl_v);
 	e->ctl_v = NULL;
@@ -288,10 +292,17 @@ static void kill_protocol(struct exec *e, const char *why)
 	run_kill(e, KILL_PROTOCOL);
 }
 
-void run_send(struct exec *e, json_t *msg)
+void run_send(struct exec *e, json_t *msg) { run_send_raw(e, msg, NULL, 0); }
+
+void run_send_raw(struct exec *e, json_t *msg, const char *members, size_t len)
 {
 	if (e->ctl_fd < 0)
 		return;
+	if (e->job_streaming) {
+		/* It asked before it read its whole job. */
+		kill_protocol(e, "it sent a request before reading its job");
+		return;
+	}
 	/* An honest worker reads each answer before it asks again, so
 	 * answers never pile up; a worker that does not read is cut off. */
 	if (buf_len(&e->ctl_out) > LIMIT_CTL_BACKLOG_BYTES) {
@@ -299,7 +310,7 @@ void run_send(struct exec *e, json_t *msg)
 		buf_free(&e->ctl_out);
 		return;
 	}
-	if (msg_encode(&e->ctl_out, FRAME_MODE_BINARY, msg) < 0) {
+	if (msg_encode_raw(&e->ctl_out, FRAME_MODE_BINARY, msg, members, len) < 0) {
 		log_err("%s: out of memory answering the worker", e->reg.id);
 		run_kill(e, KILL_NOMEM);
 		return;
@@ -333,6 +344,7 @@ static void ctl_frame_done(struct exec *e)
 			ctl_msg_clear(&m);
 		} else {
 			exec_tool_call(e, m.call_id, m.name, m.args, m.args_len);
+			m.args = NULL; /* exec_tool_call took it */
 			ctl_msg_clear(&m);
 		}
 	}
@@ -419,27 +431,41 @@ static void ctl_take(struct exec *e, const char *p, size_t n)
 	}
 }
 
+static bool job_more(struct exec *e);
+
 /* Sends what is left of the job; the socket buffer usually takes it all
  * at once, so this is tried before waiting for EPOLLOUT. */
 static void ctl_flush(struct exec *e)
 {
-	while (buf_len(&e->ctl_out)) {
-		ssize_t n =
-			send(e->ctl_fd, buf_peek(&e->ctl_out), buf_len(&e->ctl_out), MSG_NOSIGNAL);
-		if (n > 0) {
-			buf_consume(&e->ctl_out, (size_t)n);
-			continue;
+	for (int round = 0; round < 2; round++) {
+		while (buf_len(&e->ctl_out)) {
+			ssize_t n = send(e->ctl_fd, buf_peek(&e->ctl_out), buf_len(&e->ctl_out),
+					 MSG_NOSIGNAL);
+			if (n > 0) {
+				buf_consume(&e->ctl_out, (size_t)n);
+				continue;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno != EAGAIN) {
+				/* The worker is gone; its exit tells why. */
+				buf_clear(&e->ctl_out);
+				if (e->job_streaming)
+					msg_stream_free(&e->job);
+				e->job_streaming = false;
+			}
+			break;
 		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno != EAGAIN)
-			buf_clear(&e->ctl_out); /* the worker is gone; its exit tells why */
-		break;
+		/* One more chunk of the job a turn, sent at once if it fits. */
+		if (round > 0 || buf_len(&e->ctl_out) || !job_more(e))
+			break;
 	}
 	/* The job, once sent, is not kept: a big one would stay for the run. */
 	if (!buf_len(&e->ctl_out) && e->ctl_out.cap > 65536)
 		buf_free(&e->ctl_out);
-	loop_mod(&e->w_ctl, EPOLLIN | (buf_len(&e->ctl_out) ? EPOLLOUT : 0));
+	if (e->ctl_fd >= 0)
+		loop_mod(&e->w_ctl,
+			 EPOLLIN | (buf_len(&e->ctl_out) || e->job_streaming ? EPOLLOUT : 0));
 }
 
 static void on_ctl(struct loop_watch *w, uint32_t events)
@@ -532,47 +558,91 @@ static void on_timeout(struct loop_timer *t)
 	run_kill(container_of(t, struct exec, timer), KILL_TIMEOUT);
 }
 
-/* The job frame the worker reads first. */
+/* A buffer that views bytes it does not own (never buf_free'd). */
+static struct buf *view(struct buf *b, const char *p, size_t n)
+{
+	*b = (struct buf){(char *)p, 0, n, n};
+	return b;
+}
+
+static void add_source(struct exec *e, int k, const char *key, const char *p, size_t n)
+{
+	struct buf *b = view(&e->job_src[k], p, n);
+	msg_stream_string(&e->job, key, b, 0, n, jstr_escaped_len(p, n));
+}
+
+/* The job frame the worker reads first: its small members encoded now,
+ * the code and tests escaped and the store (compact JSON text) copied as
+ * the worker reads (see job_more). */
 static int encode_job(struct exec *e)
 {
 	/* A job that lost a member to a failed allocation would run
 	 * something else than was asked (tests without their code). */
 	unsigned long oom = msg_alloc_failures();
 	json_t *job = json_object();
-	if (e->mode == EXEC_TEST) {
-		if (e->code)
-			json_object_set_new(job, "code", json_stringn(e->code, e->code_len));
-		json_object_set_new(job, "tests", json_stringn(e->tests, e->tests_len));
-	} else {
-		/* The options line becomes an empty line: line numbers hold. */
-		json_object_set_new(
-			job, "code",
-			json_stringn(e->code + e->options_len, e->code_len - e->options_len));
-	}
-	json_object_set(job, "tools", e->tool_names);
-	json_t *store = NULL;
-	if (e->store) {
-		store = json_loadb(e->store, e->store_len, JSON_ALLOW_NUL, NULL);
-		if (!store) {
-			json_decref(job);
-			return -1;
-		}
-		json_object_set_new(job, "store", store);
-	}
 	json_object_set_new(job, "memory_bytes", json_integer((json_int_t)e->memory_bytes));
 	json_object_set_new(job, "max_cpu_ms", json_integer((json_int_t)e->max_cpu_ms));
 	if (e->language)
 		json_object_set_new(job, "language", json_string(e->language));
-	int rc = job && msg_alloc_failures() == oom
-			 ? msg_encode(&e->ctl_out, FRAME_MODE_BINARY, job)
-			 : -1;
-	json_decref(job);
-	/* The worker has all it needs now: the request's copies go, the code
-	 * too unless it is to be cached should it succeed. */
-	exec_drop_source(e, e->cache && !e->cached_name && e->mode != EXEC_TEST);
-	if (rc < 0)
+	json_object_set(job, "tools", e->tool_names);
+	if (!job || msg_alloc_failures() != oom) {
+		json_decref(job);
 		errno = ENOMEM;
-	return rc;
+		return -1;
+	}
+	struct msg_stream *m = &e->job;
+	msg_stream_init(m);
+	msg_stream_object(m, job);
+	json_decref(job);
+	if (e->mode == EXEC_TEST) {
+		if (e->code)
+			add_source(e, 0, "code", e->code, e->code_len);
+		add_source(e, 1, "tests", e->tests, e->tests_len);
+	} else {
+		/* The options line becomes an empty line: line numbers hold. */
+		add_source(e, 0, "code", e->code + e->options_len, e->code_len - e->options_len);
+	}
+	if (e->store)
+		msg_stream_json(m, "store", view(&e->job_src[2], e->store, e->store_len), 0,
+				e->store_len);
+	unsigned char hdr[4];
+	if (msg_stream_end(m) < 0 || m->total > UINT32_MAX) {
+		msg_stream_free(m);
+		errno = ENOMEM;
+		return -1;
+	}
+	frame_put_header(hdr, (uint32_t)m->total);
+	if (buf_append(&e->ctl_out, hdr, 4) < 0) {
+		msg_stream_free(m);
+		errno = ENOMEM;
+		return -1;
+	}
+	e->job_streaming = true;
+	return 0;
+}
+
+/* The next chunk of the job while less than one waits to be sent. Once it
+ * is all out the worker has all it needs: the request's copies go, the
+ * code too unless it is to be cached should it succeed. Whether anything
+ * was added. */
+static bool job_more(struct exec *e)
+{
+	if (!e->job_streaming || buf_len(&e->ctl_out) >= LIMIT_STREAM_CHUNK_BYTES)
+		return false;
+	long k = msg_stream_fill(&e->job, &e->ctl_out, LIMIT_STREAM_CHUNK_BYTES);
+	if (k < 0) {
+		log_err("%s: out of memory sending the job", e->reg.id);
+		msg_stream_free(&e->job);
+		e->job_streaming = false;
+		run_kill(e, KILL_PROTOCOL);
+		return false;
+	}
+	if (msg_stream_finished(&e->job)) {
+		msg_stream_free(&e->job);
+		e->job_streaming = false;
+		exec_drop_source(e, e->cache && !e->cached_name && e->mode != EXEC_TEST);
+	}
+	return k > 0;
 }
 
 void run_start(struct exec *e)
