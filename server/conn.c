@@ -2,6 +2,7 @@
 #include "conn.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,11 @@ struct conn {
 	bool backlogged;
 	size_t out_counted, in_counted; /* what the global totals hold of it */
 	size_t pending_bytes;		/* size hints of its work waiting for room */
-	unsigned pass;			/* the kick() pass that found it full */
+	struct list_node pendings;	/* that work, first come first served */
+	struct list_node ready_link;	/* on ready_conns */
+	struct list_node paused_link;	/* on paused_global */
+	unsigned outstanding;		/* requests read and not yet answered */
+	struct loop_task resume;	/* frames buffered: handle more next turn */
 	struct loop_timer timer;
 	uint64_t partial_since; /* a frame has been arriving since then */
 	uint64_t last_progress; /* last read or write on the socket */
@@ -50,17 +55,26 @@ static struct list_node conns = {&conns, &conns};
 static unsigned count;
 static unsigned long next_serial = 1;
 static bool draining;
-/* Replies queued and request bytes buffered on all connections, and the
- * work waiting for room to reply, first come first served. */
+/* Replies queued and request bytes buffered on all connections. */
 static size_t queued_total, partial_total;
-static struct list_node waiting = {&waiting, &waiting};
+/* Connections with work waiting for room to reply whose first one may fit
+ * their own queue, in the order they are to be served (see kick). */
+static struct list_node ready_conns = {&ready_conns, &ready_conns};
+/* Connections not read while the global reply budget is full. */
+static struct list_node paused_global = {&paused_global, &paused_global};
+static struct loop_task kick_task = LOOP_TASK_INIT(kick_task);
+static struct loop_task wake_task = LOOP_TASK_INIT(wake_task);
 
 static void update(struct conn *c);
 static void kick(void);
+static void resume(struct conn *c);
+static void process(struct conn *c);
+static void on_wake(struct loop_task *t);
 
 /* Connections held at most, those kept to be refused included. */
 static unsigned max_open;
-static struct log_every refused_log;
+/* Warnings that come with every connection, each at most once a second. */
+static struct log_every refused_log, admit_log, peer_log, encode_log;
 
 unsigned conn_init(const struct conn_settings *s)
 {
@@ -96,8 +110,11 @@ static void account(struct conn *c)
 		buf_free(&c->in); /* an idle connection holds no read buffer */
 	/* What the buffer really holds, its spare room included. */
 	size_t out = buf_len(&c->out) ? c->out.cap : 0;
+	bool was_full = queued_total > settings.reply_bytes;
 	queued_total = queued_total - c->out_counted + out;
 	c->out_counted = out;
+	if (was_full && queued_total <= settings.reply_bytes && !list_empty(&paused_global))
+		loop_task_next(&wake_task, on_wake);
 	/* Request bytes as sent (the buffers may hold up to twice as much as
 	 * they grow): a frame of --max-frame-bytes alone always fits. */
 	partial_total = partial_total - c->in_counted + buf_len(&c->in);
@@ -121,34 +138,75 @@ static bool global_fits(size_t hint)
 	return queued_total == 0 || queued_total + hint <= settings.reply_bytes;
 }
 
-/* Lets waiting work reply while there is room, in order: work on a full
- * connection waits without holding up other connections; global room is
- * served strictly first come, first served. */
+/* Whether the turn has room for one more piece of waiting work: the
+ * first always goes, so that each turn makes progress. */
+static bool turn_has_room(void)
+{
+	static uint64_t turn;
+	static unsigned served;
+	if (turn != loop_turn()) {
+		turn = loop_turn();
+		served = 0;
+	}
+	if (served && loop_turn_us() > LIMIT_TURN_WORK_US)
+		return false;
+	served++;
+	return true;
+}
+
+static void on_kick(struct loop_task *t)
+{
+	(void)t;
+	kick();
+}
+
+/* Puts c among the connections whose waiting work may go (at the end). */
+static void make_ready(struct conn *c)
+{
+	if (!list_empty(&c->pendings) && !list_linked(&c->ready_link))
+		list_add_tail(&ready_conns, &c->ready_link);
+}
+
+/*
+ * Lets waiting work reply while there is room, in order: each connection's
+ * own work first come first served, connections in turn (one reply each,
+ * then to the back). A connection whose next reply does not fit its own
+ * queue leaves the ready list until its client reads (flush puts it back),
+ * so it holds up no one; global room is served strictly in order. Each
+ * reply costs O(1) here, and a turn builds replies only until it has run
+ * LIMIT_TURN_WORK_US: the rest go next turn.
+ */
 static void kick(void)
 {
 	static bool kicking;
-	static unsigned pass;
 	if (kicking)
 		return;
 	kicking = true;
-	pass++;
-again:;
-	struct list_node *n, *tmp;
-	LIST_FOREACH_SAFE (n, tmp, &waiting) {
-		struct conn_pending *p = LIST_ITEM(n, struct conn_pending, link);
-		struct conn *c = p->conn;
-		if (c->pass == pass)
-			continue; /* an earlier reply of c waits: keep c's order */
+	struct list_node *n;
+	while ((n = list_first(&ready_conns)) != NULL) {
+		struct conn *c = LIST_ITEM(n, struct conn, ready_link);
+		struct list_node *pn = list_first(&c->pendings);
+		if (!pn) {
+			list_del(n);
+			continue;
+		}
+		struct conn_pending *p = LIST_ITEM(pn, struct conn_pending, link);
 		if (!conn_fits(c, p->size_hint)) {
-			c->pass = pass;
+			list_del(n); /* back once its client reads */
 			continue;
 		}
 		if (!global_fits(p->size_hint))
 			break;
-		list_del(&p->link);
+		if (!turn_has_room()) {
+			loop_task_next(&kick_task, on_kick);
+			break;
+		}
+		list_del(pn);
 		c->pending_bytes -= p->size_hint;
-		p->ready(p);
-		goto again; /* ready may have queued, cancelled or closed anything */
+		list_del(n);
+		make_ready(c);
+		p->ready(p); /* may queue, cancel or close anything */
+		resume(c);
 	}
 	kicking = false;
 }
@@ -157,13 +215,15 @@ void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint)
 {
 	p->conn = c;
 	p->size_hint = size_hint;
-	if (list_empty(&waiting) && conn_fits(c, size_hint) && global_fits(size_hint)) {
+	if (list_empty(&c->pendings) && list_empty(&ready_conns) && conn_fits(c, size_hint) &&
+	    global_fits(size_hint)) {
 		list_init(&p->link);
 		p->ready(p);
 		return;
 	}
-	list_add_tail(&waiting, &p->link);
+	list_add_tail(&c->pendings, &p->link);
 	c->pending_bytes += size_hint;
+	make_ready(c);
 	kick();
 }
 
@@ -172,6 +232,7 @@ void conn_pending_cancel(struct conn_pending *p)
 	if (list_linked(&p->link)) {
 		list_del(&p->link);
 		p->conn->pending_bytes -= p->size_hint;
+		resume(p->conn);
 	}
 }
 
@@ -198,12 +259,13 @@ static void conn_close(struct conn *c, const char *why)
 		list_del(n);
 		s->ops->gone(s);
 	}
-	struct list_node *tmp;
-	LIST_FOREACH_SAFE (n, tmp, &waiting) {
-		struct conn_pending *p = LIST_ITEM(n, struct conn_pending, link);
-		if (p->conn == c)
-			conn_pending_cancel(p);
+	while ((n = list_first(&c->pendings)) != NULL) {
+		list_del(n);
+		c->pending_bytes -= LIST_ITEM(n, struct conn_pending, link)->size_hint;
 	}
+	list_del(&c->ready_link);
+	list_del(&c->paused_link);
+	loop_task_cancel(&c->resume);
 	list_del(&c->link);
 	count--;
 	log_debug("conn %lu closed: %s", c->serial, why);
@@ -255,8 +317,11 @@ static void flush(struct conn *c)
 			s->ops->drained(s);
 		}
 	}
-	if (c->out_counted < before)
+	if (c->out_counted < before) {
+		make_ready(c);
 		kick();
+		resume(c);
+	}
 }
 
 void conn_send(struct conn *c, const json_t *msg) { conn_send_raw(c, msg, NULL, 0); }
@@ -265,11 +330,20 @@ void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_
 {
 	if (c->dead || c->broken)
 		return;
+	if (c->outstanding && json_object_get(msg, "ok")) {
+		/* A final reply: one request fewer waits for its answer. */
+		if (c->outstanding-- == LIMIT_CONN_OUTSTANDING)
+			resume(c);
+	}
 	bool was_empty = buf_len(&c->out) == 0;
 	if (msg_encode_raw(&c->out,
 			   c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY,
 			   msg, members, len) < 0) {
-		log_err("conn %lu: cannot encode a reply (out of memory)", c->serial);
+		unsigned long held;
+		if (log_every_pass(&encode_log, &held))
+			log_err("conn %lu: cannot encode a reply (out of memory; %lu more since "
+				"the last)",
+				c->serial, held);
 		return;
 	}
 	if (was_empty)
@@ -292,6 +366,7 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 
 static void handle_frame(struct conn *c, const char *payload, size_t len)
 {
+	c->outstanding++; /* every request gets one final reply */
 	struct request req;
 	struct request_error err;
 	json_t *bad_root;
@@ -325,10 +400,70 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 	json_decref(root);
 }
 
-/* Decodes and handles every whole frame buffered, unless replies back up. */
+/*
+ * Whether c must not be read now: it has LIMIT_CONN_OUTSTANDING requests
+ * unanswered, or owes its client more than its reply budget (replies
+ * queued and the size hints of replies waiting for room), or the replies
+ * queued on all connections are over the global budget and it owes
+ * anything at all. Every reply is so checked against both budgets before
+ * the request that asks for it is read: a client that never reads pins at
+ * most about its budget and one reply, and a client that reads (owing
+ * nothing) is never held back by those that do not.
+ */
+static bool must_pause(struct conn *c)
+{
+	if (c->backlogged || c->outstanding >= LIMIT_CONN_OUTSTANDING || conn_owes_too_much(c))
+		return true;
+	if (queued_total > settings.reply_bytes && conn_owed_bytes(c) > 0) {
+		if (!list_linked(&c->paused_link))
+			list_add_tail(&paused_global, &c->paused_link);
+		return true;
+	}
+	return false;
+}
+
+static void on_resume(struct loop_task *t)
+{
+	struct conn *c = container_of(t, struct conn, resume);
+	process(c);
+	update(c);
+}
+
+/* What kept c from being read may have gone: frames it buffered are
+ * handled next turn, and it is read again (update). */
+static void resume(struct conn *c)
+{
+	if (c->dead || c->broken || c->closing)
+		return;
+	if (buf_len(&c->in) && !must_pause(c))
+		loop_task_next(&c->resume, on_resume);
+	update(c);
+}
+
+/* The global reply budget has room again: the connections it paused. */
+static void on_wake(struct loop_task *t)
+{
+	(void)t;
+	struct list_node *n;
+	while ((n = list_first(&paused_global)) != NULL) {
+		list_del(n);
+		resume(LIST_ITEM(n, struct conn, paused_link));
+	}
+}
+
+/* Decodes and handles the whole frames buffered, unless c must pause (see
+ * must_pause); at most LIMIT_FRAMES_PER_TURN in one turn, and no more once
+ * the turn has run LIMIT_TURN_WORK_US: the rest are handled next turn
+ * (epoll would not wake for bytes already read). */
 static void process(struct conn *c)
 {
-	while (!c->closing && !c->backlogged && !c->dead && !c->broken) {
+	unsigned handled = 0;
+	while (!c->closing && !c->dead && !c->broken && !must_pause(c)) {
+		if (handled >= LIMIT_FRAMES_PER_TURN ||
+		    (handled && loop_turn_us() > LIMIT_TURN_WORK_US)) {
+			loop_task_next(&c->resume, on_resume);
+			break;
+		}
 		const char *payload;
 		size_t plen, used;
 		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
@@ -351,6 +486,7 @@ static void process(struct conn *c)
 		}
 		handle_frame(c, payload, plen);
 		buf_consume(&c->in, used);
+		handled++;
 	}
 	c->partial_since =
 		buf_len(&c->in) ? (c->partial_since ? c->partial_since : loop_now_ms()) : 0;
@@ -369,14 +505,16 @@ static void update(struct conn *c)
 		loop_timer_set(&c->timer, 0, on_deferred_close);
 		return;
 	}
-	bool want_read = !c->read_eof && !c->closing && !c->backlogged;
+	bool want_read =
+		!c->read_eof && !c->closing && !must_pause(c) && !list_linked(&c->resume.link);
 	uint32_t ev = (want_read ? EPOLLIN : 0) | (buf_len(&c->out) ? EPOLLOUT : 0);
 	loop_mod(&c->w, ev);
 
 	uint64_t deadline = 0;
 	if (buf_len(&c->out))
 		deadline = c->last_progress + LIMIT_WRITE_STALL_MS;
-	else if (c->partial_since)
+	else if (c->partial_since && want_read)
+		/* Not while the daemon itself holds the rest back. */
 		deadline = c->partial_since + settings.frame_timeout_ms;
 	else if (idle)
 		/* A peer that is not admitted holds a connection no longer
@@ -397,10 +535,11 @@ static void on_event(struct loop_watch *w, uint32_t events)
 	if (events & EPOLLOUT) {
 		flush(c);
 		/* Requests that waited for the backlog to drain go first. */
-		if (!c->backlogged && buf_len(&c->in))
+		if (buf_len(&c->in) && !list_linked(&c->resume.link))
 			process(c);
 	}
-	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken) {
+	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken && !must_pause(c) &&
+	    !list_linked(&c->resume.link)) {
 		char *dst = buf_reserve(&c->in, 65536);
 		ssize_t n = dst ? recv(c->fd, dst, 65536, 0) : -1;
 		if (n > 0) {
@@ -444,15 +583,60 @@ static void on_event(struct loop_watch *w, uint32_t events)
 	update(c);
 }
 
+/*
+ * The table is full: closes, at once, the connections whose peers have
+ * closed (POLLHUP: gone both ways; a half-close is only POLLRDHUP) but
+ * whose hang-up the loop has not handled yet, so that a flood of
+ * connect-and-close does not keep the table full of the dead. One poll(2)
+ * over all of them, at most once a turn.
+ */
+static void reap_closed(void)
+{
+	static uint64_t turn = (uint64_t)-1;
+	static struct pollfd *pfd;
+	static struct conn **who;
+	static unsigned cap;
+	if (turn == loop_turn())
+		return;
+	turn = loop_turn();
+	if (count > cap) {
+		struct pollfd *p = realloc(pfd, count * sizeof *p);
+		if (p)
+			pfd = p;
+		struct conn **w = realloc(who, count * sizeof *w);
+		if (w)
+			who = w;
+		if (!p || !w)
+			return;
+		cap = count;
+	}
+	unsigned n = 0;
+	struct list_node *l;
+	for (l = conns.next; l != &conns && n < cap; l = l->next) {
+		struct conn *c = LIST_ITEM(l, struct conn, link);
+		pfd[n] = (struct pollfd){.fd = c->fd, .events = 0};
+		who[n++] = c;
+	}
+	if (poll(pfd, n, 0) <= 0)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		if (pfd[i].revents & (POLLHUP | POLLERR))
+			conn_close(who[i], "client closed the connection");
+}
+
 int conn_accept_ready(int listen_fd)
 {
-	for (;;) {
+	/* A bounded number each turn; the listener stays readable, and the
+	 * events of the connections open (their hang-ups too) come first. */
+	for (unsigned accepted = 0; accepted < LIMIT_ACCEPTS_PER_TURN; accepted++) {
 		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			return errno == EAGAIN ? 0 : -1;
 		}
+		if (count >= settings.max_connections)
+			reap_closed(); /* the dead do not take the living's places */
 		if (count >= max_open) {
 			close(fd);
 			unsigned long held;
@@ -468,20 +652,28 @@ int conn_accept_ready(int listen_fd)
 		}
 		c->fd = fd;
 		c->serial = next_serial++;
+		unsigned long held;
 		if (owner_from_socket(&c->owner, fd) < 0) {
 			/* No owner, no access: nothing could be scoped to it. */
-			log_warn("conn %lu: cannot tell who the peer is (SO_PEERCRED: %s): closed",
-				 c->serial, strerror(errno));
+			if (log_every_pass(&peer_log, &held))
+				log_warn("conn %lu: cannot tell who the peer is (SO_PEERCRED: %s): "
+					 "closed (%lu more since the last)",
+					 c->serial, strerror(errno), held);
 			close(fd);
 			free(c);
 			continue;
 		}
 		char why[192];
 		c->refused = !owner_admitted(&c->owner, why, sizeof why);
-		if (c->refused)
-			log_warn("conn %lu refused: %s", c->serial, why);
+		if (c->refused && log_every_pass(&admit_log, &held))
+			log_warn("conn %lu refused: %s (%lu more refused since the last)",
+				 c->serial, why, held);
 		c->w = (struct loop_watch)LOOP_WATCH_INIT;
 		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
+		c->resume = (struct loop_task)LOOP_TASK_INIT(c->resume);
+		list_init(&c->pendings);
+		list_init(&c->ready_link);
+		list_init(&c->paused_link);
 		c->over_cap = count >= settings.max_connections;
 		c->last_progress = loop_now_ms();
 		frame_decoder_init(&c->dec, FRAME_MODE_AUTO, settings.max_frame_bytes);
@@ -498,6 +690,7 @@ int conn_accept_ready(int listen_fd)
 			  c->owner.admin ? " (admin)" : "", c->over_cap ? " over the cap" : "");
 		update(c);
 	}
+	return 0;
 }
 
 void conn_shutdown_all(void)

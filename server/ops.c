@@ -293,8 +293,12 @@ static void cancel(struct conn *c, const struct request *req)
 	}
 	/* The reply comes once the worker is reaped and the state final. */
 	struct waiter *w = waiter_new(c, req->id, WAIT_CANCEL);
-	if (!w)
+	if (!w) {
+		/* Every request gets its reply (the connection counts them). */
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED,
+			    "out of memory: the cancel was made, its final state is not awaited");
 		return;
+	}
 	w->e = e;
 	w->watch.done = on_watch_done;
 	exec_watch(e, &w->watch);
@@ -422,6 +426,8 @@ static void cache_op(struct conn *c, const struct request *req)
 		struct waiter *w = waiter_new(c, req->id, WAIT_CLEAR);
 		if (w)
 			cache_clear(cache_scope(c), on_cleared, w);
+		else
+			reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "out of memory");
 		return;
 	}
 	json_t *r = msg_reply_ok(req->id);
