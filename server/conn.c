@@ -44,6 +44,7 @@ struct conn {
 	struct list_node ready_link;	/* on ready_conns */
 	struct list_node paused_link;	/* on paused_global */
 	unsigned outstanding;		/* requests read and not yet answered */
+	size_t room_wanted;		/* a big reply's bound: read on once it fits */
 	struct loop_task resume;	/* frames buffered: handle more next turn */
 	struct loop_timer timer;
 	uint64_t partial_since; /* a frame has been arriving since then */
@@ -110,10 +111,10 @@ static void account(struct conn *c)
 		buf_free(&c->in); /* an idle connection holds no read buffer */
 	/* What the buffer really holds, its spare room included. */
 	size_t out = buf_len(&c->out) ? c->out.cap : 0;
-	bool was_full = queued_total > settings.reply_bytes;
+	bool fell = out < c->out_counted;
 	queued_total = queued_total - c->out_counted + out;
 	c->out_counted = out;
-	if (was_full && queued_total <= settings.reply_bytes && !list_empty(&paused_global))
+	if (fell && !list_empty(&paused_global))
 		loop_task_next(&wake_task, on_wake);
 	/* Request bytes as sent (the buffers may hold up to twice as much as
 	 * they grow): a frame of --max-frame-bytes alone always fits. */
@@ -138,21 +139,10 @@ static bool global_fits(size_t hint)
 	return queued_total == 0 || queued_total + hint <= settings.reply_bytes;
 }
 
-/* Whether the turn has room for one more piece of waiting work: the
- * first always goes, so that each turn makes progress. */
-static bool turn_has_room(void)
-{
-	static uint64_t turn;
-	static unsigned served;
-	if (turn != loop_turn()) {
-		turn = loop_turn();
-		served = 0;
-	}
-	if (served && loop_turn_us() > LIMIT_TURN_WORK_US)
-		return false;
-	served++;
-	return true;
-}
+/* Whether the turn has room for more work: not once it has run
+ * LIMIT_TURN_WORK_US. Work deferred goes on in a task, and tasks run first
+ * in the next turn, so each turn makes progress. */
+static bool turn_has_room(void) { return loop_turn_us() <= LIMIT_TURN_WORK_US; }
 
 static void on_kick(struct loop_task *t)
 {
@@ -364,13 +354,31 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 	json_decref(r);
 }
 
-static void handle_frame(struct conn *c, const char *payload, size_t len)
+/* Replies up to this size are built whenever the connection owes nothing:
+ * a client that reads is never held back by those that do not, and one
+ * that does not pins at most one such reply. Bigger ones (declarations,
+ * long lists) also wait for room in the global budget. */
+#define SMALL_REPLY_BYTES 16384u
+
+/* Handles one request; false (nothing done, the frame to be handled
+ * again later) when its reply may be big and the global budget has no
+ * room for it yet. */
+static bool handle_frame(struct conn *c, const char *payload, size_t len)
 {
-	c->outstanding++; /* every request gets one final reply */
 	struct request req;
 	struct request_error err;
 	json_t *bad_root;
 	json_t *root = request_parse(payload, len, &ops_limits, &req, &err, &bad_root);
+	if (root && !c->refused && !c->over_cap && !draining) {
+		size_t bound = ops_reply_bound(&req);
+		if (bound > SMALL_REPLY_BYTES && !global_fits(bound)) {
+			c->room_wanted = bound;
+			json_decref(root);
+			return false;
+		}
+	}
+	c->room_wanted = 0;
+	c->outstanding++; /* every request gets one final reply */
 	if (c->refused) {
 		/* Whatever it asked, and however well: a peer not admitted
 		 * hears why once, then the connection closes. */
@@ -381,13 +389,13 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 		if (!root)
 			request_error_clear(&err);
 		json_decref(root ? root : bad_root);
-		return;
+		return true;
 	}
 	if (!root) {
 		reply_error(c, err.id, err.code, err.message);
 		request_error_clear(&err);
 		json_decref(bad_root);
-		return;
+		return true;
 	}
 	if (c->over_cap) {
 		reply_error(c, req.id, STATUS_UNAVAILABLE, "too many connections");
@@ -398,6 +406,7 @@ static void handle_frame(struct conn *c, const char *payload, size_t len)
 		ops_handle(c, &req);
 	}
 	json_decref(root);
+	return true;
 }
 
 /*
@@ -414,7 +423,8 @@ static bool must_pause(struct conn *c)
 {
 	if (c->backlogged || c->outstanding >= LIMIT_CONN_OUTSTANDING || conn_owes_too_much(c))
 		return true;
-	if (queued_total > settings.reply_bytes && conn_owed_bytes(c) > 0) {
+	if ((queued_total > settings.reply_bytes && conn_owed_bytes(c) > 0) ||
+	    (c->room_wanted && !global_fits(c->room_wanted))) {
 		if (!list_linked(&c->paused_link))
 			list_add_tail(&paused_global, &c->paused_link);
 		return true;
@@ -440,27 +450,34 @@ static void resume(struct conn *c)
 	update(c);
 }
 
-/* The global reply budget has room again: the connections it paused. */
+/* The global reply budget may have room again: the connections it
+ * paused look again (those that still must wait go back on the list), at
+ * most once a turn. */
 static void on_wake(struct loop_task *t)
 {
 	(void)t;
+	struct list_node was = paused_global;
+	if (list_empty(&paused_global))
+		return;
+	was.next->prev = &was;
+	was.prev->next = &was;
+	list_init(&paused_global);
 	struct list_node *n;
-	while ((n = list_first(&paused_global)) != NULL) {
+	while ((n = list_first(&was)) != NULL) {
 		list_del(n);
 		resume(LIST_ITEM(n, struct conn, paused_link));
 	}
 }
 
 /* Decodes and handles the whole frames buffered, unless c must pause (see
- * must_pause); at most LIMIT_FRAMES_PER_TURN in one turn, and no more once
- * the turn has run LIMIT_TURN_WORK_US: the rest are handled next turn
- * (epoll would not wake for bytes already read). */
+ * must_pause); at most LIMIT_FRAMES_PER_TURN in one turn, and none once
+ * the turn has run LIMIT_TURN_WORK_US (all connections together): the rest
+ * are handled next turn (epoll would not wake for bytes already read). */
 static void process(struct conn *c)
 {
 	unsigned handled = 0;
 	while (!c->closing && !c->dead && !c->broken && !must_pause(c)) {
-		if (handled >= LIMIT_FRAMES_PER_TURN ||
-		    (handled && loop_turn_us() > LIMIT_TURN_WORK_US)) {
+		if (handled >= LIMIT_FRAMES_PER_TURN || !turn_has_room()) {
 			loop_task_next(&c->resume, on_resume);
 			break;
 		}
@@ -484,7 +501,9 @@ static void process(struct conn *c)
 			buf_clear(&c->in);
 			break;
 		}
-		handle_frame(c, payload, plen);
+		if (!handle_frame(c, payload, plen)) {
+			break; /* left whole in the buffer, read again later */
+		}
 		buf_consume(&c->in, used);
 		handled++;
 	}
@@ -588,17 +607,19 @@ static void on_event(struct loop_watch *w, uint32_t events)
  * closed (POLLHUP: gone both ways; a half-close is only POLLRDHUP) but
  * whose hang-up the loop has not handled yet, so that a flood of
  * connect-and-close does not keep the table full of the dead. One poll(2)
- * over all of them, at most once a turn.
+ * over all of them, at most once a millisecond (a knock a refused client
+ * repeats in a tight loop costs the daemon an accept, not a sweep).
  */
 static void reap_closed(void)
 {
-	static uint64_t turn = (uint64_t)-1;
+	static uint64_t last_ms = (uint64_t)-1;
 	static struct pollfd *pfd;
 	static struct conn **who;
 	static unsigned cap;
-	if (turn == loop_turn())
+	uint64_t now = loop_clock_us() / 1000u;
+	if (now == last_ms)
 		return;
-	turn = loop_turn();
+	last_ms = now;
 	if (count > cap) {
 		struct pollfd *p = realloc(pfd, count * sizeof *p);
 		if (p)

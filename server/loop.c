@@ -1,6 +1,8 @@
 /* loop.c - epoll and a timer heap; see loop.h. */
 #include "loop.h"
 
+#include "../protocol/limits.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -186,8 +188,9 @@ void loop_task_cancel(struct loop_task *t) { list_del(&t->link); }
 uint64_t loop_turn_us(void) { return loop_clock_us() - turn_start_us; }
 uint64_t loop_turn(void) { return stats.turns; }
 
-/* Runs the tasks queued before this turn; those they queue wait for the
- * next one. */
+/* Runs the tasks queued before this turn, in order, until the turn has
+ * run LIMIT_TURN_WORK_US (the first always runs); those not run keep
+ * their place ahead of the ones queued meanwhile, so none starves. */
 static void run_tasks(void)
 {
 	struct list_node now;
@@ -198,11 +201,20 @@ static void run_tasks(void)
 	now.prev->next = &now;
 	list_init(&tasks);
 	struct list_node *n;
-	while ((n = list_first(&now)) != NULL) {
+	bool ran = false;
+	while ((n = list_first(&now)) != NULL && (!ran || loop_turn_us() <= LIMIT_TURN_WORK_US)) {
 		struct loop_task *t = LIST_ITEM(n, struct loop_task, link);
 		list_del(n);
+		ran = true;
 		t->cb(t);
 	}
+	if (list_empty(&now))
+		return;
+	/* now's nodes go before those queued meanwhile */
+	now.prev->next = tasks.next;
+	tasks.next->prev = now.prev;
+	now.next->prev = &tasks;
+	tasks.next = now.next;
 }
 
 void loop_stop(void) { running = false; }

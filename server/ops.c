@@ -507,6 +507,19 @@ static void health(struct conn *c, const struct request *req)
 	json_decref(r);
 }
 
+size_t ops_reply_bound(const struct request *req)
+{
+	/* Every character may be a control character JSON writes as \u00XX. */
+	switch (req->op) {
+	case OP_DECLARATIONS: return 6u * LIMIT_DECL_OUTPUT_BYTES + 4096u;
+	case OP_LIST: return (size_t)req->limit * (6u * 4u * LIMIT_CODE_PREVIEW_CHARS + 512u);
+	case OP_CACHE_LIST: /* as big as the cache's default size allows */
+		return (size_t)LIMIT_CACHE_ENTRIES_DEFAULT *
+		       (6u * 4u * LIMIT_CACHE_DESCRIPTION_CHARS + 512u);
+	default: return 4096u;
+	}
+}
+
 void ops_handle(struct conn *c, const struct request *req)
 {
 	switch (req->op) {
