@@ -687,8 +687,8 @@ int conn_accept_ready(int listen_fd)
 		char why[192];
 		c->refused = !owner_admitted(&c->owner, why, sizeof why);
 		if (c->refused && log_every_pass(&admit_log, &held))
-			log_warn("conn %lu refused: %s (%lu more refused since the last)",
-				 c->serial, why, held);
+			log_warn("conn %lu refused: %s (%lu more since the last)", c->serial, why,
+				 held);
 		c->w = (struct loop_watch)LOOP_WATCH_INIT;
 		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
 		c->resume = (struct loop_task)LOOP_TASK_INIT(c->resume);
