@@ -44,6 +44,7 @@ struct conn {
 	struct list_node ready_link;	/* on ready_conns */
 	struct list_node paused_link;	/* on paused_global */
 	unsigned outstanding;		/* requests read and not yet answered */
+	unsigned executions;		/* of them, executions (see conn_exec_begin) */
 	size_t room_wanted;		/* a big reply's bound: read on once it fits */
 	struct loop_task resume;	/* frames buffered: handle more next turn */
 	struct loop_timer timer;
@@ -226,6 +227,13 @@ void conn_pending_cancel(struct conn_pending *p)
 	}
 }
 
+void conn_exec_begin(struct conn *c) { c->executions++; }
+void conn_exec_end(struct conn *c)
+{
+	if (c->executions)
+		c->executions--; /* its final reply then counts as any other */
+}
+
 void conn_subscribe(struct conn *c, struct conn_sub *s) { list_add_tail(&c->subs, &s->link); }
 
 void conn_unsubscribe(struct conn *c, struct conn_sub *s)
@@ -320,9 +328,9 @@ void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_
 {
 	if (c->dead || c->broken)
 		return;
-	if (c->outstanding && json_object_get(msg, "ok")) {
+	if (c->outstanding > c->executions && json_object_get(msg, "ok")) {
 		/* A final reply: one request fewer waits for its answer. */
-		if (c->outstanding-- == LIMIT_CONN_OUTSTANDING)
+		if (c->outstanding-- - c->executions == LIMIT_CONN_OUTSTANDING)
 			resume(c);
 	}
 	bool was_empty = buf_len(&c->out) == 0;
@@ -421,7 +429,8 @@ static bool handle_frame(struct conn *c, const char *payload, size_t len)
  */
 static bool must_pause(struct conn *c)
 {
-	if (c->backlogged || c->outstanding >= LIMIT_CONN_OUTSTANDING || conn_owes_too_much(c))
+	if (c->backlogged || c->outstanding - c->executions >= LIMIT_CONN_OUTSTANDING ||
+	    conn_owes_too_much(c))
 		return true;
 	if ((queued_total > settings.reply_bytes && conn_owed_bytes(c) > 0) ||
 	    (c->room_wanted && !global_fits(c->room_wanted))) {

@@ -75,6 +75,14 @@ size_t conn_reply_bytes_queued(void);
 size_t conn_owed_bytes(const struct conn *c);
 bool conn_owes_too_much(const struct conn *c);
 
+/* Requests a connection has unanswered count against LIMIT_CONN_OUTSTANDING
+ * (past it the connection is not read), but for executions: those are
+ * bounded by the queue's caps, and the tool_results they need from the
+ * same connection must still be read. An execution with a final reply to
+ * come calls begin once accepted and end just before that reply is sent. */
+void conn_exec_begin(struct conn *c);
+void conn_exec_end(struct conn *c);
+
 /* Returns how many connections are served at once: max_connections, or
  * fewer when max_fds cannot hold them and the few over the cap that are
  * kept to be told why. */

@@ -392,6 +392,7 @@ static void on_room(struct conn_pending *p)
 	json_object_update(r, e->fields);
 	if (e->mode != EXEC_STREAM)
 		add_output(r, e);
+	conn_exec_end(e->conn);
 	conn_send_raw(e->conn, r, buf_peek(&e->kept), buf_len(&e->kept));
 	json_decref(r);
 	reply_unwait(e);
@@ -804,6 +805,8 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 			*message = queue_msg;
 		return NULL;
 	}
+	if (e->mode != EXEC_ASYNC)
+		conn_exec_begin(c);
 	return e;
 }
 

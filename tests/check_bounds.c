@@ -501,6 +501,49 @@ START_TEST(declarations_unread)
 }
 END_TEST
 
+/* Executions are not among the 64 unanswered requests that stop a
+ * connection being read: 100 pipelined executes that each call a tool get
+ * their tool_results read and all end (those past the owner's queue cap
+ * are refused at once). */
+START_TEST(pipelined_tool_calls)
+{
+	enum { N = 100 };
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	for (int i = 0; i < N; i++)
+		client_request(&c, json_pack("{s:s, s:i, s:s, s:[{s:s}]}", "op", "execute", "id", i,
+					     "code", "return tools.t() + 1", "tools", "name", "t"));
+	int done = 0, ok = 0, refused = 0;
+	while (done < N) {
+		json_t *m = client_recv(&c, 30000);
+		ck_assert_msg(m != NULL, "silent with %d of %d replies", done, N);
+		if (strcmp(jstr(m, "event"), "tool_call") == 0) {
+			client_request(&c, json_pack("{s:s, s:s, s:s, s:I, s:i}", "op",
+						     "tool_result", "id", "answer", "execution_id",
+						     jstr(m, "execution_id"), "call_id",
+						     jint(m, "call_id"), "value", 41));
+		} else if (json_object_get(m, "ok") && json_is_integer(json_object_get(m, "id"))) {
+			done++;
+			if (jtrue(m, "success")) {
+				ck_assert_int_eq(jint(m, "value"), 42);
+				ok++;
+			} else {
+				assert_error(m, "RESOURCE_EXHAUSTED", "queue");
+				refused++;
+			}
+		} else {
+			ck_assert_msg(jtrue(m, "ok"), "tool_result: %s", err_msg(m));
+		}
+		json_decref(m);
+	}
+	printf("bounds: %d pipelined executes with a tool call each: %d succeeded, %d refused "
+	       "(queue caps)\n",
+	       N, ok, refused);
+	ck_assert_int_ge(ok, 64);
+	client_close(&c);
+}
+END_TEST
+
 /* Pipelined executes whose replies are never read: the client's later
  * executions wait (holding no worker) while it owes too much, others run
  * meanwhile, and every reply arrives once it reads. */
@@ -657,6 +700,7 @@ static Suite *bounds_suite(void)
 	tcase_add_test(tc, long_polls_unread);
 	tcase_add_test(tc, long_poll_flood);
 	tcase_add_test(tc, declarations_unread);
+	tcase_add_test(tc, pipelined_tool_calls);
 	tcase_add_test(tc, pipelined_unread);
 	tcase_add_test(tc, half_sent_frames);
 	tcase_add_test(tc, test_report_recounted);
