@@ -203,12 +203,14 @@
  * much it may have waiting.
  *
  * Requests a connection may have unanswered at once: long-polls waiting,
- * replies waiting for room, executions in flight. At the cap the daemon
- * stops reading that connection (as when its replies back up) until one is
- * answered, so nothing it sent is refused or lost, and what it makes the
- * daemon hold is bounded: a waiter is about 600 bytes with its id. 64 is
- * more than an agent pipelines; a client that fills it with long-polls and
- * then owes a tool_result has that result read once a long-poll ends. */
+ * replies waiting for room, cancels waiting for the end (executions are
+ * bounded by the queue's caps instead, and the tool_results they need must
+ * still be read). At the cap the daemon stops reading that connection (as
+ * when its replies back up) until one is answered, so nothing it sent is
+ * refused or lost, and what it makes the daemon hold is bounded: a waiter
+ * is about 600 bytes with its id. 64 is more than an agent pipelines; a
+ * client that fills it with long-polls and then sends a tool_result has
+ * that result read once a long-poll ends. */
 #define LIMIT_CONN_OUTSTANDING 64u
 /* Frames handled from one connection in one loop turn; the rest wait for
  * the next turn. Cheap requests take some 15-30 us, so this is about 1-2
