@@ -73,6 +73,13 @@ static void resume(struct conn *c);
 static void process(struct conn *c);
 static void on_wake(struct loop_task *t);
 
+/* Replies up to this size are built whenever their connection owes
+ * nothing, the global budget notwithstanding: a client that reads is never
+ * held back by those that do not, and one that does not pins at most one
+ * such reply. Bigger ones (declarations, long lists, big outputs) wait for
+ * room in the global budget too. */
+#define SMALL_REPLY_BYTES 16384u
+
 /* Connections held at most, those kept to be refused included. */
 static unsigned max_open;
 /* Warnings that come with every connection, each at most once a second. */
@@ -206,8 +213,9 @@ void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint)
 {
 	p->conn = c;
 	p->size_hint = size_hint;
-	if (list_empty(&c->pendings) && list_empty(&ready_conns) && conn_fits(c, size_hint) &&
-	    global_fits(size_hint)) {
+	bool small = size_hint <= SMALL_REPLY_BYTES && conn_owed_bytes(c) == 0;
+	if (small || (list_empty(&c->pendings) && list_empty(&ready_conns) &&
+		      conn_fits(c, size_hint) && global_fits(size_hint))) {
 		list_init(&p->link);
 		p->ready(p);
 		return;
@@ -362,12 +370,6 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 	json_decref(r);
 }
 
-/* Replies up to this size are built whenever the connection owes nothing:
- * a client that reads is never held back by those that do not, and one
- * that does not pins at most one such reply. Bigger ones (declarations,
- * long lists) also wait for room in the global budget. */
-#define SMALL_REPLY_BYTES 16384u
-
 /* Handles one request; false (nothing done, the frame to be handled
  * again later) when its reply may be big and the global budget has no
  * room for it yet. */
@@ -485,7 +487,7 @@ static void on_wake(struct loop_task *t)
 static void process(struct conn *c)
 {
 	unsigned handled = 0;
-	while (!c->closing && !c->dead && !c->broken && !must_pause(c)) {
+	while (!c->closing && !c->dead && !c->broken && buf_len(&c->in) && !must_pause(c)) {
 		if (handled >= LIMIT_FRAMES_PER_TURN || !turn_has_room()) {
 			loop_task_next(&c->resume, on_resume);
 			break;
@@ -510,9 +512,8 @@ static void process(struct conn *c)
 			buf_clear(&c->in);
 			break;
 		}
-		if (!handle_frame(c, payload, plen)) {
+		if (!handle_frame(c, payload, plen))
 			break; /* left whole in the buffer, read again later */
-		}
 		buf_consume(&c->in, used);
 		handled++;
 	}
@@ -542,8 +543,11 @@ static void update(struct conn *c)
 	if (buf_len(&c->out))
 		deadline = c->last_progress + LIMIT_WRITE_STALL_MS;
 	else if (c->partial_since && want_read)
-		/* Not while the daemon itself holds the rest back. */
 		deadline = c->partial_since + settings.frame_timeout_ms;
+	else if (c->partial_since)
+		/* The time the daemon itself holds the rest back does not
+		 * count against the frame. */
+		c->partial_since = loop_now_ms();
 	else if (idle)
 		/* A peer that is not admitted holds a connection no longer
 		 * than a frame may take. */

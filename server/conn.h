@@ -56,8 +56,9 @@ struct conn_settings {
  * sends. A reply bigger than a budget goes when the connection's queue is
  * empty and, globally, when the others' replies leave room for it or none
  * are queued, so none starves. Waiting work is served first come, first
- * served. A connection that goes away forgets its pending ones silently:
- * their owners hear it through their conn_sub.
+ * served; a small reply (16 KiB at most) to a connection that owes
+ * nothing goes at once, so that clients that read are not held back. A connection that goes away
+ * forgets its pending ones silently: their owners hear it through their conn_sub.
  */
 struct conn_pending {
 	struct list_node link;
