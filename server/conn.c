@@ -264,6 +264,12 @@ void conn_pending_cancel(struct conn_pending *p)
 	}
 }
 
+/* c's requests unanswered, its executions not counted. */
+static unsigned unanswered(const struct conn *c)
+{
+	return c->outstanding > c->executions ? c->outstanding - c->executions : 0;
+}
+
 void conn_exec_begin(struct conn *c) { c->executions++; }
 void conn_exec_end(struct conn *c)
 {
@@ -672,7 +678,7 @@ static bool must_pause(struct conn *c)
 {
 	if (c->parsing || list_linked(&c->parse_link))
 		return true; /* on_parsed or on_parse_room goes on */
-	if (c->backlogged || c->outstanding - c->executions >= LIMIT_CONN_OUTSTANDING || conn_owes_too_much(c))
+	if (c->backlogged || unanswered(c) >= LIMIT_CONN_OUTSTANDING || conn_owes_too_much(c))
 		return true;
 	if ((queued_total > settings.reply_bytes && conn_owed_bytes(c) > 0) ||
 	    (c->room_wanted && !global_fits(c->room_wanted))) {

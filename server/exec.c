@@ -929,9 +929,15 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	}
 	e->calls = json_array();
 	total++;
+	/* Counted before it is submitted: it may start, fail to and answer
+	 * (conn_exec_end) before sched_submit returns. */
+	if (e->mode != EXEC_ASYNC)
+		conn_exec_begin(c);
 	enum sched_result sr = sched_submit(&e->sched, owner_sched_key(&e->owner));
 	if (sr != SCHED_OK) {
 		total--;
+		if (e->mode != EXEC_ASYNC)
+			conn_exec_end(c);
 		if (e->conn)
 			conn_unsubscribe(e->conn, &e->sub);
 		leave_live(e);
@@ -949,8 +955,6 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 			*message = queue_msg;
 		return NULL;
 	}
-	if (e->mode != EXEC_ASYNC)
-		conn_exec_begin(c);
 	return e;
 }
 
