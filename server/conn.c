@@ -45,6 +45,7 @@ struct conn {
 	bool refused;		     /* not admitted (--allow-*): refuse and close */
 	struct owner owner;	     /* the peer, from SO_PEERCRED */
 	bool backlogged;
+	bool whole_held;		/* whole frames buffered wait for their turn */
 	size_t out_counted, in_counted; /* what the global totals hold of it */
 	size_t pending_bytes;		/* size hints of its work waiting for room */
 	struct list_node pendings;	/* that work, first come first served */
@@ -744,6 +745,7 @@ static void process(struct conn *c)
 		parse_release(j);
 	}
 	unsigned handled = 0;
+	bool partial = false;
 	while (!c->closing && !c->dead && !c->broken && buf_len(&c->in) && !must_pause(c)) {
 		if (handled >= LIMIT_FRAMES_PER_TURN || !turn_has_room()) {
 			loop_task_next(&c->resume, on_resume);
@@ -755,6 +757,7 @@ static void process(struct conn *c)
 						  &payload, &plen, &used);
 		if (st == FRAME_MORE) {
 			buf_consume(&c->in, used);
+			partial = true;
 			break;
 		}
 		if (st != FRAME_OK) {
@@ -795,6 +798,9 @@ static void process(struct conn *c)
 		buf_consume(&c->in, used);
 		handled++;
 	}
+	/* Frames left whole (a turn's share handled, or the connection
+	 * paused) are requests read, not half-sent ones: no reason to cut it. */
+	c->whole_held = buf_len(&c->in) && !partial;
 	c->partial_since =
 		buf_len(&c->in) ? (c->partial_since ? c->partial_since : loop_now_ms()) : 0;
 	account(c);
@@ -874,7 +880,8 @@ static void on_event(struct loop_watch *w, uint32_t events)
 			c->last_progress = loop_now_ms();
 			process(c);
 			account(c);
-			if (partial_total > settings.partial_bytes && buf_len(&c->in)) {
+			if (partial_total > settings.partial_bytes && buf_len(&c->in) &&
+			    !c->whole_held) {
 				/* The connection whose bytes passed the budget goes. */
 				char msg[160];
 				snprintf(msg, sizeof msg,
