@@ -226,4 +226,35 @@
  * unread further, until the one before it is done. One thread parses no
  * faster with more in hand, and the memory stays one request's. */
 
+/* ---- Flow control: how much one client gets done per loop turn, and how
+ * much it may have waiting.
+ *
+ * Requests a connection may have unanswered at once: long-polls waiting,
+ * replies waiting for room, cancels waiting for the end (executions are
+ * bounded by the queue's caps instead, and the tool_results they need must
+ * still be read). At the cap the daemon stops reading that connection (as
+ * when its replies back up) until one is answered, so nothing it sent is
+ * refused or lost, and what it makes the daemon hold is bounded: a waiter
+ * is about 600 bytes with its id. 64 is more than an agent pipelines; a
+ * client that fills it with long-polls and then sends a tool_result has
+ * that result read once a long-poll ends. */
+#define LIMIT_CONN_OUTSTANDING 64u
+/* Frames handled from one connection in one loop turn; the rest wait for
+ * the next turn. Cheap requests take some 15-30 us, so this is about 1-2
+ * ms of one client's work before the others get their turn. */
+#define LIMIT_FRAMES_PER_TURN 64u
+/* Once a turn has run this long, connections stop taking more frames and
+ * waiting replies stop being built until the next turn (each still makes
+ * progress: one frame, one reply). Well under the 10 ms target, so that
+ * the one piece of work under way when it is passed fits too. */
+#define LIMIT_TURN_WORK_US 3000u
+/* Connections accepted in one turn: the listener stays readable and the
+ * rest are accepted next turn, after the events of those already open
+ * (their closes among them) are handled. */
+#define LIMIT_ACCEPTS_PER_TURN 32u
+/* --queue-bytes is shared: one owner's executions may hold at most this
+ * fraction (1/N) of it, so that one owner's big scripts leave room for
+ * others' (an owner holding nothing may always submit one). */
+#define LIMIT_QUEUE_BYTES_OWNER_SHARE 2u
+
 #endif

@@ -2,6 +2,7 @@
 #include "conn.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +45,20 @@ struct conn {
 	bool refused;		     /* not admitted (--allow-*): refuse and close */
 	struct owner owner;	     /* the peer, from SO_PEERCRED */
 	bool backlogged;
+	bool whole_held;		/* whole frames buffered wait for their turn */
 	size_t out_counted, in_counted; /* what the global totals hold of it */
 	size_t pending_bytes;		/* size hints of its work waiting for room */
-	unsigned pass;			/* the kick() pass that found it full */
+	struct list_node pendings;	/* that work, first come first served */
+	struct list_node ready_link;	/* on ready_conns */
+	struct list_node paused_link;	/* on paused_global */
+	unsigned outstanding;		/* requests read and not yet answered */
+	unsigned executions;		/* of them, executions (see conn_exec_begin) */
+	size_t room_wanted;		/* a big reply's bound: read on once it fits */
+	struct loop_task resume;	/* frames buffered: handle more next turn */
+	struct parse_job *parked;	/* parsed, its big reply waiting for room */
 	struct loop_timer timer;
-	struct loop_timer resume; /* requests buffered behind a backlog go on */
-	uint64_t partial_since;	  /* a frame has been arriving since then */
-	uint64_t last_progress;	  /* last read or write on the socket */
+	uint64_t partial_since; /* a frame has been arriving since then */
+	uint64_t last_progress; /* last read or write on the socket */
 };
 
 static struct conn_settings settings;
@@ -58,20 +66,36 @@ static struct list_node conns = {&conns, &conns};
 static unsigned count;
 static unsigned long next_serial = 1;
 static bool draining;
-/* Replies queued and request bytes buffered on all connections, and the
- * work waiting for room to reply, first come first served. */
+/* Replies queued and request bytes buffered on all connections. */
 static size_t queued_total, partial_total;
-static struct list_node waiting = {&waiting, &waiting};
 /* Connections whose next frame waits for room in the parser's budget. */
 static struct list_node parse_waiting = {&parse_waiting, &parse_waiting};
+/* Connections with work waiting for room to reply whose first one may fit
+ * their own queue, in the order they are to be served (see kick). */
+static struct list_node ready_conns = {&ready_conns, &ready_conns};
+/* Connections not read while the global reply budget is full. */
+static struct list_node paused_global = {&paused_global, &paused_global};
+static struct loop_task kick_task = LOOP_TASK_INIT(kick_task);
+static struct loop_task wake_task = LOOP_TASK_INIT(wake_task);
 
 static void update(struct conn *c);
 static void kick(void);
+static void resume(struct conn *c);
+static void process(struct conn *c);
+static void on_wake(struct loop_task *t);
 static void on_parse_room(void);
+
+/* Replies up to this size are built whenever their connection owes
+ * nothing, the global budget notwithstanding: a client that reads is never
+ * held back by those that do not, and one that does not pins at most one
+ * such reply. Bigger ones (declarations, long lists, big outputs) wait for
+ * room in the global budget too. */
+#define SMALL_REPLY_BYTES 16384u
 
 /* Connections held at most, those kept to be refused included. */
 static unsigned max_open;
-static struct log_every refused_log;
+/* Warnings that come with every connection, each at most once a second. */
+static struct log_every refused_log, admit_log, peer_log, encode_log;
 
 unsigned conn_init(const struct conn_settings *s)
 {
@@ -125,8 +149,11 @@ static void account(struct conn *c)
 		buf_free(&c->in); /* an idle connection holds no read buffer */
 	/* What the buffer really holds, its spare room included. */
 	size_t out = (buf_len(&c->out) ? c->out.cap : 0) + owed_by_streams(c, true);
+	bool fell = out < c->out_counted;
 	queued_total = queued_total - c->out_counted + out;
 	c->out_counted = out;
+	if (fell && !list_empty(&paused_global))
+		loop_task_next(&wake_task, on_wake);
 	/* Request bytes as sent (the buffers may hold up to twice as much as
 	 * they grow): a frame of --max-frame-bytes alone always fits. */
 	partial_total = partial_total - c->in_counted + buf_len(&c->in);
@@ -150,44 +177,64 @@ static bool global_fits(size_t hint)
 	return queued_total == 0 || queued_total + hint <= settings.reply_bytes;
 }
 
-/* Lets waiting work reply while there is room, in order: work on a full
- * connection waits without holding up other connections; global room is
- * served strictly first come, first served. */
+/* Whether the turn has room for more work: not once it has run
+ * LIMIT_TURN_WORK_US. Work deferred goes on in a task, and tasks run first
+ * in the next turn, so each turn makes progress. */
+static bool turn_has_room(void) { return loop_turn_us() <= LIMIT_TURN_WORK_US; }
+
+static void on_kick(struct loop_task *t)
+{
+	(void)t;
+	kick();
+}
+
+/* Puts c among the connections whose waiting work may go (at the end). */
+static void make_ready(struct conn *c)
+{
+	if (!list_empty(&c->pendings) && !list_linked(&c->ready_link))
+		list_add_tail(&ready_conns, &c->ready_link);
+}
+
+/*
+ * Lets waiting work reply while there is room, in order: each connection's
+ * own work first come first served, connections in turn (one reply each,
+ * then to the back). A connection whose next reply does not fit its own
+ * queue leaves the ready list until its client reads (flush puts it back),
+ * so it holds up no one; global room is served strictly in order. Each
+ * reply costs O(1) here, and a turn builds replies only until it has run
+ * LIMIT_TURN_WORK_US: the rest go next turn.
+ */
 static void kick(void)
 {
-	static bool kicking, asked;
-	static unsigned pass;
-	if (kicking) {
-		/* Room made while serving: served in a new pass below, where
-		 * no connection is still taken for full. */
-		asked = true;
+	static bool kicking;
+	if (kicking)
 		return;
-	}
 	kicking = true;
-	asked = false;
-	pass++;
-again:;
-	struct list_node *n, *tmp;
-	LIST_FOREACH_SAFE (n, tmp, &waiting) {
-		struct conn_pending *p = LIST_ITEM(n, struct conn_pending, link);
-		struct conn *c = p->conn;
-		if (c->pass == pass)
-			continue; /* an earlier reply of c waits: keep c's order */
+	struct list_node *n;
+	while ((n = list_first(&ready_conns)) != NULL) {
+		struct conn *c = LIST_ITEM(n, struct conn, ready_link);
+		struct list_node *pn = list_first(&c->pendings);
+		if (!pn) {
+			list_del(n);
+			continue;
+		}
+		struct conn_pending *p = LIST_ITEM(pn, struct conn_pending, link);
 		if (!conn_fits(c, p->size_hint)) {
-			c->pass = pass;
+			list_del(n); /* back once its client reads */
 			continue;
 		}
 		if (!global_fits(p->size_hint))
 			break;
-		list_del(&p->link);
+		if (!turn_has_room()) {
+			loop_task_next(&kick_task, on_kick);
+			break;
+		}
+		list_del(pn);
 		c->pending_bytes -= p->size_hint;
-		p->ready(p);
-		goto again; /* ready may have queued, cancelled or closed anything */
-	}
-	if (asked) {
-		asked = false;
-		pass++;
-		goto again;
+		list_del(n);
+		make_ready(c);
+		p->ready(p); /* may queue, cancel or close anything */
+		resume(c);
 	}
 	kicking = false;
 }
@@ -196,13 +243,16 @@ void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint)
 {
 	p->conn = c;
 	p->size_hint = size_hint;
-	if (list_empty(&waiting) && conn_fits(c, size_hint) && global_fits(size_hint)) {
+	bool small = size_hint <= SMALL_REPLY_BYTES && conn_owed_bytes(c) == 0;
+	if (small || (list_empty(&c->pendings) && list_empty(&ready_conns) &&
+		      conn_fits(c, size_hint) && global_fits(size_hint))) {
 		list_init(&p->link);
 		p->ready(p);
 		return;
 	}
-	list_add_tail(&waiting, &p->link);
+	list_add_tail(&c->pendings, &p->link);
 	c->pending_bytes += size_hint;
+	make_ready(c);
 	kick();
 }
 
@@ -211,7 +261,21 @@ void conn_pending_cancel(struct conn_pending *p)
 	if (list_linked(&p->link)) {
 		list_del(&p->link);
 		p->conn->pending_bytes -= p->size_hint;
+		resume(p->conn);
 	}
+}
+
+/* c's requests unanswered, its executions not counted. */
+static unsigned unanswered(const struct conn *c)
+{
+	return c->outstanding > c->executions ? c->outstanding - c->executions : 0;
+}
+
+void conn_exec_begin(struct conn *c) { c->executions++; }
+void conn_exec_end(struct conn *c)
+{
+	if (c->executions)
+		c->executions--; /* its final reply then counts as any other */
 }
 
 void conn_subscribe(struct conn *c, struct conn_sub *s) { list_add_tail(&c->subs, &s->link); }
@@ -232,9 +296,11 @@ static void conn_close(struct conn *c, const char *why)
 	c->parsing = NULL;
 	if (list_linked(&c->parse_link))
 		list_del(&c->parse_link);
+	if (c->parked)
+		parse_release(c->parked);
+	c->parked = NULL;
 	loop_del(&c->w);
 	loop_timer_cancel(&c->timer);
-	loop_timer_cancel(&c->resume);
 	close(c->fd);
 	c->fd = -1;
 	struct list_node *n;
@@ -249,12 +315,13 @@ static void conn_close(struct conn *c, const char *why)
 		buf_free(&s->after);
 		s->done(s, false);
 	}
-	struct list_node *tmp;
-	LIST_FOREACH_SAFE (n, tmp, &waiting) {
-		struct conn_pending *p = LIST_ITEM(n, struct conn_pending, link);
-		if (p->conn == c)
-			conn_pending_cancel(p);
+	while ((n = list_first(&c->pendings)) != NULL) {
+		list_del(n);
+		c->pending_bytes -= LIST_ITEM(n, struct conn_pending, link)->size_hint;
 	}
+	list_del(&c->ready_link);
+	list_del(&c->paused_link);
+	loop_task_cancel(&c->resume);
 	list_del(&c->link);
 	count--;
 	log_debug("conn %lu closed: %s", c->serial, why);
@@ -284,17 +351,8 @@ static void defer_close(struct conn *c)
 		loop_mod(&c->w, EPOLLIN | EPOLLOUT);
 }
 
-/* Writes what is queued; on a hard error the connection is marked broken
- * and closed from the loop, never from inside a caller's stack. */
-static void process(struct conn *c);
-
-static void on_resume(struct loop_timer *t)
-{
-	struct conn *c = container_of(t, struct conn, resume);
-	process(c);
-	update(c);
-}
-
+/* On a hard error the connection is marked broken and closed from the
+ * loop, never from inside a caller's stack. */
 static void broke(struct conn *c)
 {
 	c->broken = true;
@@ -353,6 +411,9 @@ static bool pump(struct conn *c)
 	return any;
 }
 
+/* Writes what is queued, the next chunk of a stream too; whatever room it
+ * made goes to the work waiting for it (kick, held work, buffered
+ * requests). */
 static void flush(struct conn *c)
 {
 	bool owed = queued(c) > 0;
@@ -380,8 +441,11 @@ static void flush(struct conn *c)
 		return;
 	size_t before = c->out_counted;
 	account(c);
-	if (c->out_counted < before)
+	bool fell = c->out_counted < before;
+	if (fell) {
+		make_ready(c);
 		kick();
+	}
 	/* Drained below half the budget after a backlog, or below it at all
 	 * when it owed anything: work held while its client owed (see exec.c's
 	 * must_hold) may go on. Told after kick(), so that replies which were
@@ -389,11 +453,6 @@ static void flush(struct conn *c)
 	bool was_backlogged = c->backlogged;
 	if (!c->dead && !c->broken && (was_backlogged || owed) &&
 	    queued(c) <= settings.conn_reply_bytes / 2) {
-		/* Requests read while it was backlogged wait in the buffer: they
-		 * go on from the loop (this may be deep inside another
-		 * request's handling). */
-		if (was_backlogged && buf_len(&c->in))
-			loop_timer_set(&c->resume, 0, on_resume);
 		c->backlogged = false;
 		/* A drained callback may unsubscribe: walk safely. */
 		struct list_node *n, *tmp;
@@ -402,9 +461,23 @@ static void flush(struct conn *c)
 			s->ops->drained(s);
 		}
 	}
+	/* Requests read while it was held back wait in the buffer: they go
+	 * on from the loop next turn (this may be deep inside another
+	 * request's handling). */
+	if (fell || was_backlogged)
+		resume(c);
 }
 
 void conn_send(struct conn *c, const json_t *msg) { conn_send_raw(c, msg, NULL, 0); }
+
+/* A final reply to one of c's requests is being queued: one request fewer
+ * waits for its answer. Whether that may let c be read again. */
+static bool answered(struct conn *c)
+{
+	if (c->outstanding <= c->executions)
+		return false; /* executions count once they end (conn_exec_end) */
+	return c->outstanding-- - c->executions == LIMIT_CONN_OUTSTANDING;
+}
 
 /* After something was queued on c: send what the socket takes, and note a
  * backlog. */
@@ -425,6 +498,7 @@ void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_
 {
 	if (c->dead || c->broken)
 		return;
+	bool room = msg && json_object_get(msg, "ok") && answered(c);
 	bool was_empty = queued(c) == 0;
 	/* Behind a stream, a frame waits for it to end. */
 	struct list_node *last = list_empty(&c->streams) ? NULL : c->streams.prev;
@@ -437,8 +511,12 @@ void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_
 		 * whose error cannot be built either cuts the connection, so
 		 * the client sees the end rather than a gap. */
 		bool event = !msg || json_object_get(msg, "event");
-		log_err("conn %lu: cannot encode %s (out of memory)%s", c->serial,
-			event ? "an event" : "a reply", event ? ": closing the connection" : "");
+		unsigned long held;
+		if (log_every_pass(&encode_log, &held))
+			log_err("conn %lu: cannot encode %s (out of memory)%s (%lu more since "
+				"the last)",
+				c->serial, event ? "an event" : "a reply",
+				event ? ": closing the connection" : "", held);
 		json_t *r = !event ? msg_reply_error(json_object_get(msg, "id"),
 						     STATUS_RESOURCE_EXHAUSTED,
 						     "out of memory building the reply")
@@ -451,6 +529,8 @@ void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_
 		json_decref(r);
 	}
 	queued_more(c, was_empty);
+	if (room)
+		resume(c);
 }
 
 void conn_send_stream(struct conn *c, struct conn_stream *s)
@@ -462,9 +542,12 @@ void conn_send_stream(struct conn *c, struct conn_stream *s)
 		s->done(s, false);
 		return;
 	}
+	bool room = s->final && answered(c);
 	bool was_empty = queued(c) == 0;
 	list_add_tail(&c->streams, &s->link);
 	queued_more(c, was_empty);
+	if (room)
+		resume(c);
 }
 
 static void reply_error(struct conn *c, json_t *id, enum status code, const char *message)
@@ -475,6 +558,22 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 	json_decref(r);
 }
 
+/* Whether the reply to req (parsed: root is not NULL) may be big and the
+ * global budget has no room for it yet: then c is to wait for that room
+ * (room_wanted, see must_pause) and the request is not answered yet. */
+static bool wants_room(struct conn *c, const json_t *root, const struct request *req)
+{
+	if (root && !c->refused && !c->over_cap && !draining) {
+		size_t bound = ops_reply_bound(req);
+		if (bound > SMALL_REPLY_BYTES && !global_fits(bound)) {
+			c->room_wanted = bound;
+			return true;
+		}
+	}
+	c->room_wanted = 0;
+	return false;
+}
+
 /* Answers one parsed request (see request_parse for what root, req, err and
  * bad_root are); frees nothing. */
 static void handle_request(struct conn *c, json_t *root, const struct request *req_in,
@@ -482,6 +581,7 @@ static void handle_request(struct conn *c, json_t *root, const struct request *r
 {
 	struct request req = *req_in;
 	struct request_error err = *err_in;
+	c->outstanding++; /* every request gets one final reply */
 	if (c->refused) {
 		/* Whatever it asked, and however well: a peer not admitted
 		 * hears why once, then the connection closes. */
@@ -505,24 +605,38 @@ static void handle_request(struct conn *c, json_t *root, const struct request *r
 	}
 }
 
-static void handle_frame(struct conn *c, const char *payload, size_t len)
+/* Handles one request; false (nothing done, the frame to be handled
+ * again later) when its reply may be big and the global budget has no
+ * room for it yet (see wants_room). */
+static bool handle_frame(struct conn *c, const char *payload, size_t len)
 {
 	struct request req = {0};
 	struct request_error err;
 	json_t *bad_root;
 	json_t *root = request_parse(payload, len, &ops_limits, &req, &err, &bad_root);
+	if (wants_room(c, root, &req)) {
+		json_decref(root);
+		return false;
+	}
 	handle_request(c, root, &req, &err);
 	if (!root)
 		request_error_clear(&err);
 	json_decref(root ? root : bad_root);
+	return true;
 }
 
-/* A frame parsed off the loop is back: answered now, its tree freed off
- * the loop, and the frames behind it go on. */
+/* A frame parsed off the loop is back: answered now (or, when its reply
+ * may be big and there is no room for it, kept until there is: see
+ * process), its tree freed off the loop, and the frames behind it go on. */
 static void on_parsed(struct parse_job *j)
 {
 	struct conn *c = j->arg;
 	c->parsing = NULL;
+	if (!c->broken && wants_room(c, j->root, &j->req)) {
+		c->parked = j;
+		update(c); /* must_pause puts it among those woken by room */
+		return;
+	}
 	if (!c->broken)
 		handle_request(c, j->root, &j->req, &j->err);
 	parse_release(j);
@@ -549,17 +663,101 @@ static void on_parse_room(void)
 	}
 }
 
-/* Decodes and handles every whole frame buffered, unless replies back up. */
+/*
+ * Whether c must not be read now: a frame of it is with the parser or
+ * waits for the parser's budget (the socket holds what follows, so that
+ * requests keep their order), or it has LIMIT_CONN_OUTSTANDING requests
+ * unanswered, or owes its client more than its reply budget (replies
+ * queued and the size hints of replies waiting for room), or the replies
+ * queued on all connections are over the global budget and it owes
+ * anything at all. Every reply is so checked against both budgets before
+ * the request that asks for it is read: a client that never reads pins at
+ * most about its budget and one reply, and a client that reads (owing
+ * nothing) is never held back by those that do not.
+ */
+static bool must_pause(struct conn *c)
+{
+	if (c->parsing || list_linked(&c->parse_link))
+		return true; /* on_parsed or on_parse_room goes on */
+	if (c->backlogged || unanswered(c) >= LIMIT_CONN_OUTSTANDING || conn_owes_too_much(c))
+		return true;
+	if ((queued_total > settings.reply_bytes && conn_owed_bytes(c) > 0) ||
+	    (c->room_wanted && !global_fits(c->room_wanted))) {
+		if (!list_linked(&c->paused_link))
+			list_add_tail(&paused_global, &c->paused_link);
+		return true;
+	}
+	return false;
+}
+
+static void on_resume(struct loop_task *t)
+{
+	struct conn *c = container_of(t, struct conn, resume);
+	process(c);
+	update(c);
+}
+
+/* What kept c from being read may have gone: frames it buffered are
+ * handled next turn, and it is read again (update). */
+static void resume(struct conn *c)
+{
+	if (c->dead || c->broken || c->closing)
+		return;
+	if ((buf_len(&c->in) || c->parked) && !must_pause(c))
+		loop_task_next(&c->resume, on_resume);
+	update(c);
+}
+
+/* The global reply budget may have room again: the connections it
+ * paused look again (those that still must wait go back on the list), at
+ * most once a turn. */
+static void on_wake(struct loop_task *t)
+{
+	(void)t;
+	struct list_node was = paused_global;
+	if (list_empty(&paused_global))
+		return;
+	was.next->prev = &was;
+	was.prev->next = &was;
+	list_init(&paused_global);
+	struct list_node *n;
+	while ((n = list_first(&was)) != NULL) {
+		list_del(n);
+		resume(LIST_ITEM(n, struct conn, paused_link));
+	}
+}
+
+/* Decodes and handles the whole frames buffered, unless c must pause (see
+ * must_pause); at most LIMIT_FRAMES_PER_TURN in one turn, and none once
+ * the turn has run LIMIT_TURN_WORK_US (all connections together): the rest
+ * are handled next turn (epoll would not wake for bytes already read). */
 static void process(struct conn *c)
 {
-	while (!c->closing && !c->backlogged && !c->dead && !c->broken && !c->parsing &&
-	       !list_linked(&c->parse_link)) {
+	if (c->parked) {
+		/* A request parsed off the loop waited for room for its reply
+		 * (see on_parsed): it goes first, once there is. */
+		if (c->dead || c->broken || must_pause(c))
+			return;
+		struct parse_job *j = c->parked;
+		c->parked = NULL;
+		c->room_wanted = 0;
+		handle_request(c, j->root, &j->req, &j->err);
+		parse_release(j);
+	}
+	unsigned handled = 0;
+	bool partial = false;
+	while (!c->closing && !c->dead && !c->broken && buf_len(&c->in) && !must_pause(c)) {
+		if (handled >= LIMIT_FRAMES_PER_TURN || !turn_has_room()) {
+			loop_task_next(&c->resume, on_resume);
+			break;
+		}
 		const char *payload;
 		size_t plen, used;
 		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
 						  &payload, &plen, &used);
 		if (st == FRAME_MORE) {
 			buf_consume(&c->in, used);
+			partial = true;
 			break;
 		}
 		if (st != FRAME_OK) {
@@ -595,9 +793,14 @@ static void process(struct conn *c)
 			}
 			buf_free(&rest);
 		}
-		handle_frame(c, payload, plen);
+		if (!handle_frame(c, payload, plen))
+			break; /* left whole in the buffer, read again later */
 		buf_consume(&c->in, used);
+		handled++;
 	}
+	/* Frames left whole (a turn's share handled, or the connection
+	 * paused) are requests read, not half-sent ones: no reason to cut it. */
+	c->whole_held = buf_len(&c->in) && !partial;
 	c->partial_since =
 		buf_len(&c->in) ? (c->partial_since ? c->partial_since : loop_now_ms()) : 0;
 	account(c);
@@ -610,16 +813,17 @@ static void update(struct conn *c)
 		return;
 	bool finished = c->closing || c->read_eof || (draining && !buf_len(&c->in));
 	bool idle = list_empty(&c->subs) && list_empty(&c->streams) && !c->parsing &&
-		    !list_linked(&c->parse_link);
+		    !list_linked(&c->parse_link) && !c->parked;
 	if (finished && idle && buf_len(&c->out) == 0) {
 		/* Not from here when inside a callback chain: defer. */
 		defer_close(c);
 		return;
 	}
-	/* Not while a frame is parsed or waits for the parser: the socket
-	 * holds what follows. */
-	bool want_read = !c->read_eof && !c->closing && !c->backlogged && !c->parsing &&
-			 !list_linked(&c->parse_link);
+	/* Not while a frame is parsed, waits for the parser or for room for
+	 * its reply, nor while frames already read wait for the next turn:
+	 * the socket holds what follows. */
+	bool want_read = !c->read_eof && !c->closing && !must_pause(c) && !c->parked &&
+			 !list_linked(&c->resume.link);
 	bool sending = buf_len(&c->out) || !list_empty(&c->streams);
 	uint32_t ev = (want_read ? EPOLLIN : 0) | (sending ? EPOLLOUT : 0);
 	loop_mod(&c->w, ev);
@@ -627,8 +831,12 @@ static void update(struct conn *c)
 	uint64_t deadline = 0;
 	if (sending)
 		deadline = c->last_progress + LIMIT_WRITE_STALL_MS;
-	else if (c->partial_since)
+	else if (c->partial_since && want_read)
 		deadline = c->partial_since + settings.frame_timeout_ms;
+	else if (c->partial_since)
+		/* The time the daemon itself holds the rest back does not
+		 * count against the frame. */
+		c->partial_since = loop_now_ms();
 	else if (idle)
 		/* A peer that is not admitted holds a connection no longer
 		 * than a frame may take. */
@@ -652,10 +860,11 @@ static void on_event(struct loop_watch *w, uint32_t events)
 	if (events & EPOLLOUT) {
 		flush(c);
 		/* Requests that waited for the backlog to drain go first. */
-		if (!c->backlogged && buf_len(&c->in))
+		if (buf_len(&c->in) && !list_linked(&c->resume.link))
 			process(c);
 	}
-	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken) {
+	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken && !must_pause(c) &&
+	    !c->parked && !list_linked(&c->resume.link)) {
 		char *dst = buf_reserve(&c->in, 65536);
 		ssize_t n = dst ? recv(c->fd, dst, 65536, 0) : -1;
 		if (!dst) {
@@ -671,7 +880,8 @@ static void on_event(struct loop_watch *w, uint32_t events)
 			c->last_progress = loop_now_ms();
 			process(c);
 			account(c);
-			if (partial_total > settings.partial_bytes && buf_len(&c->in)) {
+			if (partial_total > settings.partial_bytes && buf_len(&c->in) &&
+			    !c->whole_held) {
 				/* The connection whose bytes passed the budget goes. */
 				char msg[160];
 				snprintf(msg, sizeof msg,
@@ -707,15 +917,62 @@ static void on_event(struct loop_watch *w, uint32_t events)
 	update(c);
 }
 
+/*
+ * The table is full: closes, at once, the connections whose peers have
+ * closed (POLLHUP: gone both ways; a half-close is only POLLRDHUP) but
+ * whose hang-up the loop has not handled yet, so that a flood of
+ * connect-and-close does not keep the table full of the dead. One poll(2)
+ * over all of them, at most once a millisecond (a knock a refused client
+ * repeats in a tight loop costs the daemon an accept, not a sweep).
+ */
+static void reap_closed(void)
+{
+	static uint64_t last_ms = (uint64_t)-1;
+	static struct pollfd *pfd;
+	static struct conn **who;
+	static unsigned cap;
+	uint64_t now = loop_clock_us() / 1000u;
+	if (now == last_ms)
+		return;
+	last_ms = now;
+	if (count > cap) {
+		struct pollfd *p = realloc(pfd, count * sizeof *p);
+		if (p)
+			pfd = p;
+		struct conn **w = realloc(who, count * sizeof *w);
+		if (w)
+			who = w;
+		if (!p || !w)
+			return;
+		cap = count;
+	}
+	unsigned n = 0;
+	struct list_node *l;
+	for (l = conns.next; l != &conns && n < cap; l = l->next) {
+		struct conn *c = LIST_ITEM(l, struct conn, link);
+		pfd[n] = (struct pollfd){.fd = c->fd, .events = 0};
+		who[n++] = c;
+	}
+	if (poll(pfd, n, 0) <= 0)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		if (pfd[i].revents & (POLLHUP | POLLERR))
+			conn_close(who[i], "client closed the connection");
+}
+
 int conn_accept_ready(int listen_fd)
 {
-	for (;;) {
+	/* A bounded number each turn; the listener stays readable, and the
+	 * events of the connections open (their hang-ups too) come first. */
+	for (unsigned accepted = 0; accepted < LIMIT_ACCEPTS_PER_TURN; accepted++) {
 		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			return errno == EAGAIN ? 0 : -1;
 		}
+		if (count >= settings.max_connections)
+			reap_closed(); /* the dead do not take the living's places */
 		if (count >= max_open) {
 			close(fd);
 			unsigned long held;
@@ -732,21 +989,28 @@ int conn_accept_ready(int listen_fd)
 		}
 		c->fd = fd;
 		c->serial = next_serial++;
+		unsigned long held;
 		if (owner_from_socket(&c->owner, fd) < 0) {
 			/* No owner, no access: nothing could be scoped to it. */
-			log_warn("conn %lu: cannot tell who the peer is (SO_PEERCRED: %s): closed",
-				 c->serial, strerror(errno));
+			if (log_every_pass(&peer_log, &held))
+				log_warn("conn %lu: cannot tell who the peer is (SO_PEERCRED: %s): "
+					 "closed (%lu more since the last)",
+					 c->serial, strerror(errno), held);
 			close(fd);
 			free(c);
 			continue;
 		}
 		char why[192];
 		c->refused = !owner_admitted(&c->owner, why, sizeof why);
-		if (c->refused)
-			log_warn("conn %lu refused: %s", c->serial, why);
+		if (c->refused && log_every_pass(&admit_log, &held))
+			log_warn("conn %lu refused: %s (%lu more since the last)", c->serial, why,
+				 held);
 		c->w = (struct loop_watch)LOOP_WATCH_INIT;
 		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
-		c->resume = (struct loop_timer)LOOP_TIMER_INIT;
+		c->resume = (struct loop_task)LOOP_TASK_INIT(c->resume);
+		list_init(&c->pendings);
+		list_init(&c->ready_link);
+		list_init(&c->paused_link);
 		c->over_cap = count >= settings.max_connections;
 		c->last_progress = loop_now_ms();
 		frame_decoder_init(&c->dec, FRAME_MODE_AUTO, settings.max_frame_bytes);
@@ -765,6 +1029,7 @@ int conn_accept_ready(int listen_fd)
 			  c->owner.admin ? " (admin)" : "", c->over_cap ? " over the cap" : "");
 		update(c);
 	}
+	return 0;
 }
 
 void conn_shutdown_all(void)

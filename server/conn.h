@@ -58,8 +58,9 @@ struct conn_settings {
  * sends. A reply bigger than a budget goes when the connection's queue is
  * empty and, globally, when the others' replies leave room for it or none
  * are queued, so none starves. Waiting work is served first come, first
- * served. A connection that goes away forgets its pending ones silently:
- * their owners hear it through their conn_sub.
+ * served; a small reply (16 KiB at most) to a connection that owes
+ * nothing goes at once, so that clients that read are not held back. A connection that goes away
+ * forgets its pending ones silently: their owners hear it through their conn_sub.
  */
 struct conn_pending {
 	struct list_node link;
@@ -76,6 +77,14 @@ size_t conn_reply_bytes_queued(void);
  * waiting for room; and whether that is past the connection's budget. */
 size_t conn_owed_bytes(const struct conn *c);
 bool conn_owes_too_much(const struct conn *c);
+
+/* Requests a connection has unanswered count against LIMIT_CONN_OUTSTANDING
+ * (past it the connection is not read), but for executions: those are
+ * bounded by the queue's caps, and the tool_results they need from the
+ * same connection must still be read. An execution with a final reply to
+ * come calls begin once accepted and end just before that reply is sent. */
+void conn_exec_begin(struct conn *c);
+void conn_exec_end(struct conn *c);
 
 /* Returns how many connections are served at once: max_connections, or
  * fewer when max_fds cannot hold them and the few over the cap that are
@@ -118,6 +127,9 @@ struct conn_stream {
 	/* What it still owes counts against the global budget too (it pins
 	 * memory nothing else counts); otherwise only its connection's. */
 	bool owed_globally;
+	/* It is the final reply to a request (not an event): queuing it
+	 * answers that request (see LIMIT_CONN_OUTSTANDING). */
+	bool final;
 	long (*fill)(struct conn_stream *s, struct buf *out, size_t max);
 	void (*done)(struct conn_stream *s, bool sent);
 	/* the connection's */

@@ -316,8 +316,47 @@ again:
 }
 
 /* The source copies an execution holds count against --queue-bytes until
- * they are freed. */
+ * they are freed, in all and per owner (a small table: owners with source
+ * held, found by their scheduling key). */
 static size_t source_bytes;
+struct owner_source {
+	unsigned long long key;
+	size_t bytes;
+};
+static struct owner_source *owner_sources;
+static size_t owner_sources_len, owner_sources_cap;
+
+/* The entry of owner key, created (with 0 bytes) when create is set;
+ * NULL when absent or out of memory. */
+static struct owner_source *owner_source(unsigned long long key, bool create)
+{
+	for (size_t i = 0; i < owner_sources_len; i++)
+		if (owner_sources[i].key == key)
+			return &owner_sources[i];
+	if (!create)
+		return NULL;
+	if (owner_sources_len == owner_sources_cap) {
+		size_t cap = owner_sources_cap ? 2 * owner_sources_cap : 16;
+		struct owner_source *p = realloc(owner_sources, cap * sizeof *p);
+		if (!p)
+			return NULL;
+		owner_sources = p;
+		owner_sources_cap = cap;
+	}
+	owner_sources[owner_sources_len] = (struct owner_source){key, 0};
+	return &owner_sources[owner_sources_len++];
+}
+
+/* Gives back n bytes of e's owner's share. */
+static void owner_source_drop(const struct exec *e, size_t n)
+{
+	struct owner_source *o = owner_source(owner_sched_key(&e->owner), false);
+	if (!o || !n)
+		return;
+	o->bytes -= n < o->bytes ? n : o->bytes;
+	if (!o->bytes) /* the last one moves into its place */
+		*o = owner_sources[--owner_sources_len];
+}
 
 void exec_drop_source(struct exec *e, bool keep_code)
 {
@@ -330,6 +369,7 @@ void exec_drop_source(struct exec *e, bool keep_code)
 	}
 	if (!e->code && e->source_bytes) {
 		source_bytes -= e->source_bytes;
+		owner_source_drop(e, e->source_bytes);
 		e->source_bytes = 0;
 	}
 }
@@ -379,6 +419,7 @@ static void reply_done(struct conn_stream *s, bool sent)
 static void on_room(struct conn_pending *p)
 {
 	struct exec *e = container_of(p, struct exec, room);
+	conn_exec_end(e->conn); /* its final reply counts as any other */
 	unsigned long oom = msg_alloc_failures();
 	json_t *r = msg_reply_ok(e->req_id);
 	json_object_update(r, e->fields);
@@ -405,6 +446,11 @@ static void on_room(struct conn_pending *p)
 	if (msg_stream_end(m) < 0) {
 		log_err("%s: cannot build its reply (out of memory)", e->reg.id);
 		msg_stream_free(m);
+		/* The client must not wait for it: an error, or the end. */
+		json_t *er = msg_reply_error(e->req_id, STATUS_RESOURCE_EXHAUSTED,
+					     "out of memory building the reply");
+		conn_send(e->conn, er);
+		json_decref(er);
 		reply_unwait(e);
 		retire(e);
 		return;
@@ -414,6 +460,7 @@ static void on_room(struct conn_pending *p)
 	/* The record is counted as an unsent reply (unsent_bytes) until the
 	 * stream ends, so only the bytes queued count as the connections'. */
 	e->reply.owed_globally = false;
+	e->reply.final = true;
 	e->reply.fill = reply_fill;
 	e->reply.done = reply_done;
 	conn_send_stream(e->conn, &e->reply);
@@ -585,6 +632,7 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *
 	}
 	ce->stream.total = ce->msg.total;
 	ce->stream.owed_globally = true; /* it holds the arguments */
+	ce->stream.final = false;
 	ce->stream.fill = call_event_fill;
 	ce->stream.done = call_event_done;
 	conn_send_stream(e->conn, &ce->stream);
@@ -656,6 +704,7 @@ static void exec_free(struct registry_entry *r)
 		return;
 	}
 	source_bytes -= e->source_bytes;
+	owner_source_drop(e, e->source_bytes);
 	json_decref(e->fields);
 	json_decref(e->req_id);
 	json_decref(e->tool_names);
@@ -785,7 +834,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 			 size_t code_len, size_t options_len, const char *cached_name,
 			 enum status *status, const char **message)
 {
-	static char queue_msg[160];
+	static char queue_msg[256];
 	*status = STATUS_RESOURCE_EXHAUSTED;
 	*message = "out of memory";
 	if (shutting_down) {
@@ -800,6 +849,17 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 			 "the executions waiting or running already hold %zu bytes of code "
 			 "(--queue-bytes %zu)",
 			 source_bytes, settings.queue_bytes);
+		*message = queue_msg;
+		return NULL;
+	}
+	/* And one owner's share of it is bounded, so that others find room. */
+	struct owner_source *mine = owner_source(owner_sched_key(conn_owner(c)), false);
+	size_t share = settings.queue_bytes / LIMIT_QUEUE_BYTES_OWNER_SHARE;
+	if (mine && mine->bytes + source > share) {
+		snprintf(queue_msg, sizeof queue_msg,
+			 "your executions waiting or running already hold %zu bytes of code, and "
+			 "one owner may hold at most %zu (half of --queue-bytes %zu)",
+			 mine->bytes, share, settings.queue_bytes);
 		*message = queue_msg;
 		return NULL;
 	}
@@ -833,6 +893,10 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	set_preview(e, code ? code : req->tests, code ? code_len : req->tests_len);
 	e->source_bytes = source;
 	source_bytes += source;
+	/* Looked up again: the table may have moved since. */
+	struct owner_source *o = source ? owner_source(owner_sched_key(&e->owner), true) : NULL;
+	if (o)
+		o->bytes += source;
 	e->cache = req->cache;
 	e->timeout_ms = req->timeout_ms;
 	e->max_cpu_ms = req->max_cpu_ms;
@@ -872,9 +936,15 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	}
 	e->calls = json_array();
 	total++;
+	/* Counted before it is submitted: it may start, fail to and answer
+	 * (conn_exec_end) before sched_submit returns. */
+	if (e->mode != EXEC_ASYNC)
+		conn_exec_begin(c);
 	enum sched_result sr = sched_submit(&e->sched, owner_sched_key(&e->owner));
 	if (sr != SCHED_OK) {
 		total--;
+		if (e->mode != EXEC_ASYNC)
+			conn_exec_end(c);
 		if (e->conn)
 			conn_unsubscribe(e->conn, &e->sub);
 		leave_live(e);

@@ -1,6 +1,8 @@
 /* loop.c - epoll and a timer heap; see loop.h. */
 #include "loop.h"
 
+#include "../protocol/limits.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -18,6 +20,10 @@ static struct epoll_event batch[BATCH];
 static int batch_len, batch_pos;
 
 static struct loop_stats stats;
+static uint64_t turn_start_us;
+
+/* Tasks for the next turn. */
+static struct list_node tasks = {&tasks, &tasks};
 
 static struct loop_timer **heap;
 static size_t heap_len, heap_cap;
@@ -173,6 +179,47 @@ static int next_timeout(void)
 	return d > 60000 ? 60000 : (int)d;
 }
 
+void loop_task_next(struct loop_task *t, loop_task_cb cb)
+{
+	t->cb = cb;
+	if (!list_linked(&t->link))
+		list_add_tail(&tasks, &t->link);
+}
+
+void loop_task_cancel(struct loop_task *t) { list_del(&t->link); }
+
+uint64_t loop_turn_us(void) { return loop_clock_us() - turn_start_us; }
+uint64_t loop_turn(void) { return stats.turns; }
+
+/* Runs the tasks queued before this turn, in order, until the turn has
+ * run LIMIT_TURN_WORK_US (the first always runs); those not run keep
+ * their place ahead of the ones queued meanwhile, so none starves. */
+static void run_tasks(void)
+{
+	struct list_node now;
+	if (list_empty(&tasks))
+		return;
+	now = tasks;
+	now.next->prev = &now;
+	now.prev->next = &now;
+	list_init(&tasks);
+	struct list_node *n;
+	bool ran = false;
+	while ((n = list_first(&now)) != NULL && (!ran || loop_turn_us() <= LIMIT_TURN_WORK_US)) {
+		struct loop_task *t = LIST_ITEM(n, struct loop_task, link);
+		list_del(n);
+		ran = true;
+		t->cb(t);
+	}
+	if (list_empty(&now))
+		return;
+	/* now's nodes go before those queued meanwhile */
+	now.prev->next = tasks.next;
+	tasks.next->prev = now.prev;
+	now.next->prev = &tasks;
+	tasks.next = now.next;
+}
+
 void loop_stop(void) { running = false; }
 
 void loop_get_stats(struct loop_stats *st) { *st = stats; }
@@ -191,15 +238,20 @@ int loop_run(void)
 {
 	running = true;
 	while (running) {
-		int n = epoll_wait(epfd, batch, BATCH, next_timeout());
+		int n = epoll_wait(epfd, batch, BATCH, list_empty(&tasks) ? next_timeout() : 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
 		}
 		uint64_t start_us = loop_clock_us();
+		turn_start_us = start_us;
 		now_ms = start_us / 1000u;
+		/* Tasks run with the batch in place, so that a watch they
+		 * remove gets none of its events. */
 		batch_len = n;
+		batch_pos = 0;
+		run_tasks();
 		for (batch_pos = 0; batch_pos < batch_len;) {
 			struct epoll_event *ev = &batch[batch_pos++];
 			struct loop_watch *w = ev->data.ptr;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "list.h"
+
 struct loop_watch;
 typedef void (*loop_fd_cb)(struct loop_watch *w, uint32_t events);
 
@@ -59,6 +61,31 @@ uint64_t loop_wall_ms(void);
 int loop_timer_set(struct loop_timer *t, uint64_t ms, loop_timer_cb cb);
 void loop_timer_cancel(struct loop_timer *t);
 static inline bool loop_timer_armed(const struct loop_timer *t) { return t->slot != (size_t)-1; }
+
+/* Work that goes on at the next turn: a task runs once, at the start of
+ * the loop's next iteration (after the fds that are ready have been
+ * polled), never in the turn that queued it. A long job (frames buffered
+ * on a connection, replies waiting for room) does a bounded share each
+ * turn and queues the rest this way, so other clients get a turn between
+ * the shares. */
+struct loop_task;
+typedef void (*loop_task_cb)(struct loop_task *t);
+struct loop_task {
+	struct list_node link; /* on the queue while queued */
+	loop_task_cb cb;
+};
+#define LOOP_TASK_INIT(t)                    \
+	{                                    \
+		{&(t).link, &(t).link}, NULL \
+	}
+/* Queues t for the next turn; a no-op when it is already queued. */
+void loop_task_next(struct loop_task *t, loop_task_cb cb);
+void loop_task_cancel(struct loop_task *t);
+/* Microseconds since the current turn began: what the work done in it
+ * so far has made every other client wait. */
+uint64_t loop_turn_us(void);
+/* A number that grows by one each turn. */
+uint64_t loop_turn(void);
 
 /* How long the loop's turns take: a turn runs from epoll_wait's return to
  * the end of that iteration's callbacks and timers, so its length is how

@@ -248,6 +248,7 @@ static int send_status(struct waiter *w, struct exec *e)
 	w->pinned = e;
 	w->stream.total = m->total;
 	w->stream.owed_globally = true; /* the pinned record may age out */
+	w->stream.final = true;
 	w->stream.fill = status_fill;
 	w->stream.done = status_done;
 	conn_send_stream(w->conn, &w->stream);
@@ -393,6 +394,7 @@ static void cancel(struct conn *c, const struct request *req)
 	/* The reply comes once the worker is reaped and the state final. */
 	struct waiter *w = waiter_new(c, req->id, WAIT_CANCEL);
 	if (!w) {
+		/* Every request gets its reply (the connection counts them). */
 		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED,
 			    "out of memory: %s is being cancelled, ask status for its end",
 			    exec_id(e));
@@ -598,6 +600,19 @@ static void health(struct conn *c, const struct request *req)
 				      "max_turn_us", (json_int_t)ls.max_turn_us, "turns_over_10ms",
 				      (json_int_t)ls.turns_over_10ms));
 	send_reply(c, req->id, r);
+}
+
+size_t ops_reply_bound(const struct request *req)
+{
+	/* Every character may be a control character JSON writes as \u00XX. */
+	switch (req->op) {
+	case OP_DECLARATIONS: return 6u * LIMIT_DECL_OUTPUT_BYTES + 4096u;
+	case OP_LIST: return (size_t)req->limit * (6u * 4u * LIMIT_CODE_PREVIEW_CHARS + 512u);
+	case OP_CACHE_LIST: /* as big as the cache's default size allows */
+		return (size_t)LIMIT_CACHE_ENTRIES_DEFAULT *
+		       (6u * 4u * LIMIT_CACHE_DESCRIPTION_CHARS + 512u);
+	default: return 4096u;
+	}
 }
 
 void ops_handle(struct conn *c, const struct request *req)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -336,6 +337,213 @@ START_TEST(long_polls_unread)
 }
 END_TEST
 
+/* The daemon's longest loop turn so far, from health, in us. */
+static long long max_turn_us(void)
+{
+	json_t *h = call_once(d.sock, json_pack("{s:s}", "op", "health"));
+	long long t = jint(json_object_get(h, "loop"), "max_turn_us");
+	json_decref(h);
+	return t;
+}
+
+/* Writes len bytes of p on c from a child process (the daemon may stop
+ * reading the connection part way); returns the child. */
+static pid_t send_from_child(struct client *c, const char *p, size_t len)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		while (len > 0) {
+			ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
+			if (n <= 0)
+				_exit(1);
+			p += n;
+			len -= (size_t)n;
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+/* 20000 pipelined long-polls on one connection: it is not read past
+ * LIMIT_CONN_OUTSTANDING (64) unanswered, so the waiters stay few (two
+ * connections grew the daemon to 869 MB in 16 s before); once the
+ * execution ends all 20000 are answered in order, O(1) each (30000 took
+ * a loop turn of 2.56 s before). */
+START_TEST(long_poll_flood)
+{
+	enum { N = 20000 };
+	char *id = start_async(json_pack("{s:s, s:i}", "code", "for (;;) {}", "timeout_ms", 60000));
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
+	struct buf reqs = BUF_INIT;
+	for (int i = 0; i < N; i++) {
+		char line[160];
+		int n = snprintf(line, sizeof line,
+				 "{\"op\":\"status\",\"id\":%d,\"execution_id\":\"%s\","
+				 "\"wait\":true,\"wait_ms\":120000}\n",
+				 i, id);
+		buf_append(&reqs, line, (size_t)n);
+	}
+	long base = rss();
+	pid_t writer = send_from_child(&c, buf_peek(&reqs), buf_len(&reqs));
+	struct timespec ts = {1, 0};
+	nanosleep(&ts, NULL); /* what the daemon would read, it has read */
+	long long rtt = health_rtt();
+	long grew = rss() - base;
+	json_t *r = call_once(d.sock, json_pack("{s:s, s:s}", "op", "cancel", "execution_id", id));
+	ck_assert_msg(jtrue(r, "ok"), "cancel: %s", err_msg(r));
+	json_decref(r);
+	for (int i = 0; i < N; i++) {
+		r = client_reply(&c, NULL, 30000);
+		ck_assert_msg(r != NULL, "long-poll reply %d missing", i);
+		ck_assert_int_eq(jint(r, "id"), i);
+		ck_assert_str_eq(jstr(r, "state"), "cancelled");
+		json_decref(r);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(writer, &st, 0), writer);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	long long turn = max_turn_us();
+	printf("bounds: %d pipelined long-polls: RSS grew %ld KiB while they waited (bound 4 "
+	       "MiB), health %lld ms; all answered; longest loop turn %.2f ms\n",
+	       N, grew / 1024, rtt, (double)turn / 1000);
+	ck_assert_int_lt(grew, 4 * MIB);
+	ck_assert_msg(turn < 50000, "a loop turn of %lld us", turn);
+	client_close(&c);
+	buf_free(&reqs);
+	free(id);
+}
+END_TEST
+
+/* Connections that ask for big declarations and never read: a big reply
+ * is built only when the global budget (16M here) has room for it, and a
+ * connection is not read while it owes more than its own, so forty of
+ * them pin about the global budget, not 40 x 4 replies (250 such
+ * connections grew the daemon by 1169 MB before). A client that reads is
+ * still served. */
+START_TEST(declarations_unread)
+{
+	enum { CONNS = 40, EACH = 4 };
+	/* A schema whose 20 properties each expand 40 described ones: 800 KiB
+	 * of TypeScript from 40 KB of request. */
+	json_t *props = json_object();
+	char desc[1001];
+	memset(desc, 'D', 1000);
+	desc[1000] = '\0';
+	for (int i = 0; i < 40; i++) {
+		char k[8];
+		snprintf(k, sizeof k, "p%d", i);
+		json_object_set_new(props, k,
+				    json_pack("{s:s, s:s}", "type", "string", "description", desc));
+	}
+	json_t *q = json_object();
+	for (int i = 0; i < 20; i++) {
+		char k[8];
+		snprintf(k, sizeof k, "q%d", i);
+		json_object_set_new(q, k, json_pack("{s:s}", "$ref", "#/$defs/A"));
+	}
+	json_t *req =
+		json_pack("{s:s, s:[{s:s, s:{s:s, s:{s:{s:s, s:o}}, s:o}}]}", "op", "declarations",
+			  "tools", "name", "t", "input_schema", "type", "object", "$defs", "A",
+			  "type", "object", "properties", props, "properties", q);
+	char *line = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	struct buf each = BUF_INIT;
+	for (int k = 0; k < EACH; k++) {
+		buf_append(&each, line, strlen(line));
+		buf_append(&each, "\n", 1);
+	}
+	long base = rss();
+	static struct client cs[CONNS];
+	pid_t writers[CONNS];
+	for (int i = 0; i < CONNS; i++) {
+		ck_assert_int_eq(client_open(&cs[i], d.sock, FRAME_MODE_LINE), 0);
+		writers[i] = send_from_child(&cs[i], buf_peek(&each), buf_len(&each));
+	}
+	struct timespec ts = {2, 0};
+	nanosleep(&ts, NULL);
+	long long rtt = health_rtt(); /* small replies go to a client that reads */
+	long grew = rss() - base;
+	long long turn = max_turn_us();
+	/* A reader's big reply waits for global room: it comes once the
+	 * connections that do not read are gone (cut off by the write stall
+	 * timeout, or closed as here). Nothing is lost: the first of them
+	 * starts reading and gets all four. */
+	struct client rd;
+	ck_assert_int_eq(client_open(&rd, d.sock, FRAME_MODE_LINE), 0);
+	client_send_raw(&rd, line, strlen(line));
+	client_send_raw(&rd, "\n", 1);
+	for (int i = 1; i < CONNS; i++) {
+		client_close(&cs[i]);
+		waitpid(writers[i], NULL, 0);
+	}
+	json_t *r = client_reply(&rd, NULL, 20000);
+	ck_assert_msg(r && jtrue(r, "ok"), "a reader's declarations: %s", r ? err_msg(r) : "none");
+	size_t one = strlen(jstr(r, "typescript"));
+	json_decref(r);
+	client_close(&rd);
+	for (int k = 0; k < EACH; k++) {
+		r = client_reply(&cs[0], NULL, 20000);
+		ck_assert_msg(r && jtrue(r, "ok"), "reply %d: %s", k, r ? err_msg(r) : "none");
+		json_decref(r);
+	}
+	client_close(&cs[0]);
+	waitpid(writers[0], NULL, 0);
+	printf("bounds: %d connections x %d unread declarations of %zu KiB: RSS grew %ld KiB "
+	       "(bound 16M + 16 MiB), health %lld ms, longest loop turn %.2f ms\n",
+	       CONNS, EACH, one / 1024, grew / 1024, rtt, (double)turn / 1000);
+	ck_assert_uint_gt(one, 700 * 1024);
+	ck_assert_int_lt(grew, 32 * MIB);
+	ck_assert_msg(turn < 50000, "a loop turn of %lld us", turn);
+	buf_free(&each);
+	free(line);
+}
+END_TEST
+
+/* Executions are not among the 64 unanswered requests that stop a
+ * connection being read: 100 pipelined executes that each call a tool get
+ * their tool_results read and all end (those past the owner's queue cap
+ * are refused at once). */
+START_TEST(pipelined_tool_calls)
+{
+	enum { N = 100 };
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	for (int i = 0; i < N; i++)
+		client_request(&c, json_pack("{s:s, s:i, s:s, s:[{s:s}]}", "op", "execute", "id", i,
+					     "code", "return tools.t() + 1", "tools", "name", "t"));
+	int done = 0, ok = 0, refused = 0;
+	while (done < N) {
+		json_t *m = client_recv(&c, 30000);
+		ck_assert_msg(m != NULL, "silent with %d of %d replies", done, N);
+		if (strcmp(jstr(m, "event"), "tool_call") == 0) {
+			client_request(&c, json_pack("{s:s, s:s, s:s, s:I, s:i}", "op",
+						     "tool_result", "id", "answer", "execution_id",
+						     jstr(m, "execution_id"), "call_id",
+						     jint(m, "call_id"), "value", 41));
+		} else if (json_object_get(m, "ok") && json_is_integer(json_object_get(m, "id"))) {
+			done++;
+			if (jtrue(m, "success")) {
+				ck_assert_int_eq(jint(m, "value"), 42);
+				ok++;
+			} else {
+				assert_error(m, "RESOURCE_EXHAUSTED", "queue");
+				refused++;
+			}
+		} else {
+			ck_assert_msg(jtrue(m, "ok"), "tool_result: %s", err_msg(m));
+		}
+		json_decref(m);
+	}
+	printf("bounds: %d pipelined executes with a tool call each: %d succeeded, %d refused "
+	       "(queue caps)\n",
+	       N, ok, refused);
+	ck_assert_int_ge(ok, 64);
+	client_close(&c);
+}
+END_TEST
+
 /* Pipelined executes whose replies are never read: the client's later
  * executions wait (holding no worker) while it owes too much, others run
  * meanwhile, and every reply arrives once it reads. */
@@ -490,6 +698,9 @@ static Suite *bounds_suite(void)
 	tcase_add_test(tc, schema_bomb);
 	tcase_add_test(tc, status_never_read);
 	tcase_add_test(tc, long_polls_unread);
+	tcase_add_test(tc, long_poll_flood);
+	tcase_add_test(tc, declarations_unread);
+	tcase_add_test(tc, pipelined_tool_calls);
 	tcase_add_test(tc, pipelined_unread);
 	tcase_add_test(tc, half_sent_frames);
 	tcase_add_test(tc, test_report_recounted);

@@ -76,6 +76,50 @@ START_TEST(test_declarations_exponential)
 }
 END_TEST
 
+/*
+ * Pipelined requests a connection sent in one write are handled a bounded
+ * share per loop turn: 4096 health in one 64 KiB write (one turn of 126 ms
+ * before) all answered, and the longest turn measured while they ran. The
+ * unread classes bounded by the connection's caps (long-polls past 64
+ * unanswered, big declarations while the reply budget is full) are
+ * replayed alongside, with health answering meanwhile.
+ */
+START_TEST(test_pipelined_turns)
+{
+	static struct hostile_case cases[HOSTILE_MAX_CASES];
+	int n = hostile_load(HOSTILE_DIR, cases, HOSTILE_MAX_CASES);
+	const struct hostile_case *burst = find_case(cases, n, "health-burst");
+	const struct hostile_case *polls = find_case(cases, n, "long-poll-flood");
+	const struct hostile_case *decl = find_case(cases, n, "decl-unread");
+	struct daemon d;
+	daemon_start(&d, NULL);
+	static struct hostile_run rp, rd, rb;
+	hostile_start(&rp, d.sock, polls);
+	hostile_start(&rd, d.sock, decl);
+	double t0 = now_ms();
+	hostile_start(&rb, d.sock, burst);
+	hostile_finish(&rb, 30000);
+	double took = now_ms() - t0;
+	ck_assert_int_eq(rb.replies, burst->body_lines);
+	ck_assert_int_eq(rb.errors, 0);
+	json_t *h = hostile_health(d.sock);
+	long long turn = hostile_max_turn_us(h);
+	long long slow = jint(json_object_get(h, "loop"), "turns_over_10ms");
+	json_decref(h);
+	long rss = proc_status_kib(d.pid, "VmRSS");
+	printf("hostile: %d pipelined health answered in %.1f ms beside %d x %d long-polls and "
+	       "%d x %d unread declarations; longest loop turn %.2f ms (%lld over 10 ms), RSS "
+	       "%ld KiB\n",
+	       burst->body_lines, took, polls->conns, polls->body_lines, decl->conns,
+	       decl->body_lines, (double)turn / 1000, slow, rss);
+	ck_assert_msg(turn < 50000, "longest loop turn %lld us", turn);
+	hostile_finish(&rp, 1000);
+	hostile_finish(&rd, 1000);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	hostile_free(cases, n);
+}
+END_TEST
+
 /* A normal schema with refs still renders through the daemon. */
 START_TEST(test_declarations_refs_render)
 {
@@ -379,6 +423,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_declarations_exponential);
 	tcase_add_test(tc, test_declarations_refs_render);
+	tcase_add_test(tc, test_pipelined_turns);
 	suite_add_tcase(s, tc);
 	TCase *big = tcase_create("turns");
 	tcase_set_timeout(big, 600);
