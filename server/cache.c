@@ -861,6 +861,10 @@ void cache_init(const struct cache_settings *s)
 			load_owner(de->d_name);
 	if (d)
 		closedir(d);
+	/* A writer started again after cache_stop must not see the stop. */
+	pthread_mutex_lock(&lock);
+	stopping = false;
+	pthread_mutex_unlock(&lock);
 	event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (event_fd < 0 || loop_add(&event_watch, event_fd, EPOLLIN, on_done) < 0 ||
 	    pthread_create(&writer, NULL, writer_main, NULL) != 0) {
@@ -886,4 +890,10 @@ void cache_stop(void)
 	writer_running = false;
 	enabled = false;
 	on_done(&event_watch, 0); /* results nobody waits for any more */
+	loop_del(&event_watch);
+	close(event_fd);
+	event_fd = -1;
+	if (dir_fd >= 0)
+		close(dir_fd);
+	dir_fd = -1;
 }
