@@ -126,11 +126,16 @@ static bool global_fits(size_t hint)
  * served strictly first come, first served. */
 static void kick(void)
 {
-	static bool kicking;
+	static bool kicking, asked;
 	static unsigned pass;
-	if (kicking)
+	if (kicking) {
+		/* Room made while serving: served in a new pass below, where
+		 * no connection is still taken for full. */
+		asked = true;
 		return;
+	}
 	kicking = true;
+	asked = false;
 	pass++;
 again:;
 	struct list_node *n, *tmp;
@@ -149,6 +154,11 @@ again:;
 		c->pending_bytes -= p->size_hint;
 		p->ready(p);
 		goto again; /* ready may have queued, cancelled or closed anything */
+	}
+	if (asked) {
+		asked = false;
+		pass++;
+		goto again;
 	}
 	kicking = false;
 }

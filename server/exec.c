@@ -293,10 +293,14 @@ static bool must_hold(const struct exec *e)
  * the end of the queue: they had their turn). */
 static void start_held(void)
 {
-	static bool starting;
-	if (starting)
+	static bool starting, asked;
+	if (starting) {
+		asked = true; /* looked at again once this walk is over */
 		return;
+	}
 	starting = true;
+again:
+	asked = false;
 	struct list_node *n, *tmp;
 	LIST_FOREACH_SAFE (n, tmp, &held) {
 		struct exec *e = LIST_ITEM(n, struct exec, held_link);
@@ -308,9 +312,12 @@ static void start_held(void)
 		    SCHED_OK) { /* full: later */
 			e->held = true;
 			list_add_tail(&held, &e->held_link);
+			asked = false; /* the queue is full: a slot's release asks again */
 			break;
 		}
 	}
+	if (asked)
+		goto again;
 	starting = false;
 }
 
