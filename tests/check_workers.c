@@ -419,20 +419,6 @@ END_TEST
 
 /* ---- what a script can reach */
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
-	struct buf b = BUF_INIT;
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_append(&b, chunk, n);
-	buf_append(&b, "", 1);
-	fclose(f);
-	return b.data;
-}
-
 /* The global object's own names a script sees: standard ECMAScript, and
  * what PROTOCOL.md documents (console, tools, load, store, queueMicrotask,
  * TextEncoder, TextDecoder, performance). */
@@ -581,8 +567,8 @@ static json_t *walk_report(json_t *value)
 
 START_TEST(test_globals_plain_and_lowered)
 {
-	char *walk = slurp("tests/data/globals/walk.js");
-	char *modern = slurp("tests/data/globals/modern.js");
+	char *walk = test_read_file("tests/data/globals/walk.js", NULL);
+	char *modern = test_read_file("tests/data/globals/modern.js", NULL);
 	static const char tail[] = "\nreturn JSON.stringify(walk(roots));\n";
 	for (int lowered = 0; lowered < 2; lowered++) {
 		struct buf code = BUF_INIT;
@@ -606,8 +592,8 @@ END_TEST
  * under test and from the tests, plain and lowered. */
 START_TEST(test_globals_test_mode)
 {
-	char *walk = slurp("tests/data/globals/walk.js");
-	char *modern = slurp("tests/data/globals/modern.js");
+	char *walk = test_read_file("tests/data/globals/walk.js", NULL);
+	char *modern = test_read_file("tests/data/globals/modern.js", NULL);
 	for (int lowered = 0; lowered < 2; lowered++) {
 		/* In a function, so that the walk's own names stay out of the
 		 * globals it lists. */

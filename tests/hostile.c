@@ -9,21 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	ck_assert_msg(f != NULL, "%s: %s (run from the source tree)", path, strerror(errno));
-	struct buf b = BUF_INIT;
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_append(&b, chunk, n);
-	buf_append(&b, "", 1);
-	fclose(f);
-	*len = buf_len(&b) - 1;
-	return b.data;
-}
-
 static void split(struct hostile_case *hc, char *text)
 {
 	struct buf setup = BUF_INIT, body = BUF_INIT;
@@ -53,7 +38,7 @@ int hostile_load(const char *dir, struct hostile_case *cases, int max)
 	char path[512];
 	snprintf(path, sizeof path, "%s/MANIFEST", dir);
 	size_t len;
-	char *manifest = slurp(path, &len);
+	char *manifest = test_read_file(path, &len);
 	int n = 0;
 	for (char *line = strtok(manifest, "\n"); line; line = strtok(NULL, "\n")) {
 		if (line[0] == '#' || line[0] == '\0')
@@ -78,7 +63,7 @@ int hostile_load(const char *dir, struct hostile_case *cases, int max)
 			ck_abort_msg("MANIFEST: %s: unknown mode %s", hc->name, mode);
 		snprintf(hc->what, sizeof hc->what, "%s", line + used);
 		snprintf(path, sizeof path, "%s/%s.jsonl", dir, hc->name);
-		char *text = slurp(path, &len);
+		char *text = test_read_file(path, &len);
 		split(hc, text);
 		free(text);
 		ck_assert_msg(hc->body_lines > 0, "%s: no requests", path);

@@ -404,3 +404,19 @@ const char *jstr(json_t *o, const char *key)
 
 long long jint(json_t *o, const char *key) { return json_integer_value(json_object_get(o, key)); }
 bool jtrue(json_t *o, const char *key) { return json_is_true(json_object_get(o, key)); }
+
+char *test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	ck_assert_msg(f != NULL, "%s: %s (run from the source tree)", path, strerror(errno));
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		ck_assert_int_eq(buf_append(&b, chunk, n), 0);
+	ck_assert_int_eq(buf_append(&b, "", 1), 0);
+	fclose(f);
+	if (len)
+		*len = buf_len(&b) - 1;
+	return b.data;
+}

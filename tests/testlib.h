@@ -80,6 +80,11 @@ const char *err_kind(json_t *r);
  * contains needle (when not NULL). */
 void assert_error(json_t *r, const char *code, const char *needle);
 
+/* A file's whole contents, NUL-terminated (the caller frees them), and its
+ * length when len is not NULL; fails the test when it cannot be read
+ * (data files are read from the source tree). */
+char *test_read_file(const char *path, size_t *len);
+
 /* Shorthands for reply fields. */
 const char *jstr(json_t *o, const char *key);
 long long jint(json_t *o, const char *key);
