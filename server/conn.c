@@ -416,7 +416,7 @@ static bool pump(struct conn *c)
  * requests). */
 static void flush(struct conn *c)
 {
-	bool owed = queued(c) > 0;
+	size_t owed = queued(c);
 	for (int round = 0; round < 2; round++) {
 		while (buf_len(&c->out) > 0) {
 			ssize_t n = send(c->fd, buf_peek(&c->out), buf_len(&c->out), MSG_NOSIGNAL);
@@ -441,7 +441,10 @@ static void flush(struct conn *c)
 		return;
 	size_t before = c->out_counted;
 	account(c);
-	bool fell = c->out_counted < before;
+	/* Room made on c (its queue shrank: a stream's bytes it owes count
+	 * there though not globally) or among all connections (what the
+	 * global total holds of c fell): waiting work may go. */
+	bool fell = queued(c) < owed || c->out_counted < before;
 	if (fell) {
 		make_ready(c);
 		kick();
