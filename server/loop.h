@@ -94,6 +94,10 @@ struct loop_stats {
 	uint64_t turns;
 	uint64_t max_turn_us;
 	uint64_t turns_over_10ms;
+	/* The same in CPU time of the loop's thread: what the daemon's own
+	 * work took, without the time the machine ran something else. */
+	uint64_t max_turn_cpu_us;
+	uint64_t turns_over_10ms_cpu;
 };
 #define LOOP_SLOW_TURN_US 10000u
 

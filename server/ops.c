@@ -596,9 +596,11 @@ static void health(struct conn *c, const struct request *req)
 	struct loop_stats ls;
 	loop_get_stats(&ls);
 	json_object_set_new(r, "loop",
-			    json_pack("{s:I, s:I, s:I}", "turns", (json_int_t)ls.turns,
+			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "turns", (json_int_t)ls.turns,
 				      "max_turn_us", (json_int_t)ls.max_turn_us, "turns_over_10ms",
-				      (json_int_t)ls.turns_over_10ms));
+				      (json_int_t)ls.turns_over_10ms, "max_turn_cpu_us",
+				      (json_int_t)ls.max_turn_cpu_us, "turns_over_10ms_cpu",
+				      (json_int_t)ls.turns_over_10ms_cpu));
 	send_reply(c, req->id, r);
 }
 

@@ -255,11 +255,12 @@ static void throughput(const char *sock)
 /* The longest turn the loop may take with anything a client sends. */
 #define TURN_TARGET_US 10000
 
-static void hostile_row(const char *what, const struct daemon *d, long long turn_us,
-			const char *note)
+static void hostile_row(const char *what, const struct daemon *d, json_t *health, const char *note)
 {
-	printf("  %-22s max turn %8.2f ms  RSS %6.1f MiB (peak %6.1f)%s%s\n", what,
-	       (double)turn_us / 1000, (double)proc_status_kib(d->pid, "VmRSS") / 1024,
+	printf("  %-22s max turn %8.2f ms (CPU %6.2f)  RSS %6.1f MiB (peak %6.1f)%s%s\n", what,
+	       (double)hostile_max_turn_us(health) / 1000,
+	       (double)hostile_max_turn_cpu_us(health) / 1000,
+	       (double)proc_status_kib(d->pid, "VmRSS") / 1024,
 	       (double)proc_status_kib(d->pid, "VmHWM") / 1024, note ? "  " : "", note ? note : "");
 }
 
@@ -277,7 +278,6 @@ static void hostile_each(struct hostile_case *cases, int n)
 		bool idle = hostile_wait_idle(d.sock, 120000);
 		json_t *h = hostile_health(d.sock);
 		long long turn = hostile_max_turn_us(h);
-		json_decref(h);
 		char note[256] = "";
 		if (turn > TURN_TARGET_US)
 			snprintf(note, sizeof note, "OVER by %.2f ms",
@@ -287,7 +287,8 @@ static void hostile_each(struct hostile_case *cases, int n)
 		if (r.errors)
 			snprintf(note + strlen(note), sizeof note - strlen(note),
 				 " [%d error(s): %s]", r.errors, r.first_error);
-		hostile_row(cases[i].name, &d, turn, note[0] ? note : NULL);
+		hostile_row(cases[i].name, &d, h, note[0] ? note : NULL);
+		json_decref(h);
 		fflush(stdout);
 		hostile_finish(&r, 1000);
 		daemon_stop(&d);
@@ -370,7 +371,6 @@ static void hostile_all(struct hostile_case *cases, int n)
 	long long turn = hostile_max_turn_us(h),
 		  slow = jint(json_object_get(h, "loop"), "turns_over_10ms");
 	long long turns = jint(json_object_get(h, "loop"), "turns");
-	json_decref(h);
 	double secs = (now_us() - t0) / 1e6;
 	struct normal_tally all = {0, 0, 0, ""};
 	for (int i = 0; i < NORMAL; i++) {
@@ -391,7 +391,8 @@ static void hostile_all(struct hostile_case *cases, int n)
 	char note[128];
 	snprintf(note, sizeof note, "%s (target %d ms; %lld of %lld turns over 10 ms)",
 		 turn > TURN_TARGET_US ? "OVER" : "ok", TURN_TARGET_US / 1000, slow, turns);
-	hostile_row("all at once", &d, turn, note);
+	hostile_row("all at once", &d, h, note);
+	json_decref(h);
 	printf("  %-22s %ld executions beside it in %.1f s, %ld failed, slowest %.1f ms\n", "",
 	       all.ok + all.failed, secs, all.failed, all.max_us / 1000);
 	if (all.failed)

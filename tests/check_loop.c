@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -431,11 +432,28 @@ START_TEST(clocks_advance)
 
 /* ---- turn latency */
 
+static uint64_t cpu_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 static void on_slow_timer(struct loop_timer *t)
 {
-	/* A callback that holds the loop for 15 ms, as a slow request would. */
-	uint64_t until = loop_clock_us() + 15000;
-	while (loop_clock_us() < until)
+	/* A callback that works for 15 ms of CPU, as a slow request would. */
+	uint64_t until = cpu_us() + 15000;
+	while (cpu_us() < until)
+		;
+	on_timer_stop(t);
+}
+
+static void on_blocked_timer(struct loop_timer *t)
+{
+	/* A callback that holds the loop 30 ms without working, as when
+	 * the machine runs something else. */
+	struct timespec ts = {0, 30 * 1000 * 1000};
+	while (nanosleep(&ts, &ts) < 0)
 		;
 	on_timer_stop(t);
 }
@@ -454,6 +472,25 @@ START_TEST(slow_turns_are_measured)
 	ck_assert_uint_ge(st.max_turn_us, 15000);
 	ck_assert_uint_lt(st.max_turn_us, 5000000);
 	ck_assert_uint_eq(st.turns_over_10ms - before.turns_over_10ms, 1);
+	ck_assert_uint_ge(st.max_turn_cpu_us, 15000);
+	ck_assert_uint_eq(st.turns_over_10ms_cpu - before.turns_over_10ms_cpu, 1);
+}
+END_TEST
+
+/* Wall time the loop did not work counts as latency, not as CPU. */
+START_TEST(blocked_turns_are_not_work)
+{
+	init_loop();
+	struct loop_stats before;
+	loop_get_stats(&before);
+	loop_timer_set(&timers[0], 0, on_timer);
+	loop_timer_set(&timers[1], 5, on_blocked_timer);
+	ck_assert_int_eq(loop_run(), 0);
+	struct loop_stats st;
+	loop_get_stats(&st);
+	ck_assert_uint_ge(st.max_turn_us, 30000);
+	ck_assert_uint_ge(st.turns_over_10ms - before.turns_over_10ms, 1);
+	ck_assert_uint_eq(st.turns_over_10ms_cpu, before.turns_over_10ms_cpu);
 }
 END_TEST
 END_TEST
@@ -471,6 +508,7 @@ static Suite *loop_suite(void)
 	tcase_add_test(tc, stop_ends_run);
 	tcase_add_test(tc, clocks_advance);
 	tcase_add_test(tc, slow_turns_are_measured);
+	tcase_add_test(tc, blocked_turns_are_not_work);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fds");

@@ -176,6 +176,13 @@ long long hostile_max_turn_us(json_t *health)
 	return jint(loop, "max_turn_us");
 }
 
+long long hostile_max_turn_cpu_us(json_t *health)
+{
+	json_t *loop = json_object_get(health, "loop");
+	ck_assert_msg(loop != NULL, "health has no loop object");
+	return jint(loop, "max_turn_cpu_us");
+}
+
 bool hostile_wait_idle(const char *sock, int timeout_ms)
 {
 	for (int waited = 0; waited <= timeout_ms; waited += 50) {
