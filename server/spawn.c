@@ -91,7 +91,8 @@ void spawn_reaped(pid_t pid)
 
 /* Fails every request not yet answered, in order. A request already sent
  * may have become a worker whose pid never reached us: its uid is never
- * given back (the pool is far larger than --max-workers by default). */
+ * given back, and the daemon runs that many fewer workers at once until it
+ * is restarted (its pool is the --max-workers ids it claimed). */
 static void fail_all(int err)
 {
 	struct pending *lists[2] = {sent, outbox};
@@ -390,7 +391,9 @@ void spawn_describe_sandbox(json_t *obj)
 	if (config.fs.change_ids && config.uid_range) {
 		json_object_set_new(obj, "worker_uid", json_null());
 		json_object_set_new(obj, "worker_uids",
-				    json_pack("{s:I, s:I, s:I}", "first",
+				    json_pack("{s:I, s:I, s:{s:I, s:I}, s:I}", "first",
+					      (json_int_t)config.range_first, "last",
+					      (json_int_t)config.range_last, "claimed", "first",
 					      (json_int_t)config.uid_first, "last",
 					      (json_int_t)config.uid_last, "free",
 					      (json_int_t)uidpool_free_count()));

@@ -25,9 +25,12 @@ typedef void (*spawn_done_cb)(void *arg, pid_t pid, int err);
 struct spawn_config {
 	struct forkserver_config fs;
 	/* When fs.change_ids: every worker its own id of [uid_first,
-	 * uid_last] (uid_range set), else all of them uid/gid. */
+	 * uid_last] (uid_range set), the ids this daemon claimed of the
+	 * --worker-uids range [range_first, range_last]; else all of them
+	 * uid/gid. */
 	bool uid_range;
 	uint32_t uid_first, uid_last;
+	uint32_t range_first, range_last;
 	uid_t uid;
 	gid_t gid;
 };

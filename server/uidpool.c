@@ -2,6 +2,7 @@
 #include "uidpool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -9,6 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../protocol/limits.h"
 
 static uint32_t pool_first, pool_size, pool_free;
 static uint64_t *taken; /* one bit per id: taken or retired */
@@ -83,6 +88,82 @@ int uidpool_check(uint32_t first, uint32_t last, char *why, size_t why_len)
 	if (rc == 0)
 		rc = check_subids("/etc/subgid", first, last, why, why_len);
 	return rc;
+}
+
+int uidpool_lock_open(const char *path, char *why, size_t why_len)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	if (fd < 0) {
+		snprintf(why, why_len, "cannot open the lock file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		snprintf(why, why_len, "%s: fstat: %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		snprintf(why, why_len, "the lock file %s is not a regular file", path);
+	else if (st.st_uid != geteuid())
+		snprintf(why, why_len, "the lock file %s belongs to uid %u, not to us (uid %u)",
+			 path, (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_mode & 077)
+		/* Whoever can open it can lock ids in it, and so keep every
+		 * daemon from starting. */
+		snprintf(why, why_len, "the lock file %s has mode %04o: other users may open it",
+			 path, (unsigned)(st.st_mode & 07777));
+	else
+		return fd;
+	close(fd);
+	return -1;
+}
+
+int uidpool_claim(int fd, uint32_t first, uint32_t last, uint32_t count, uint32_t *claimed,
+		  char *why, size_t why_len)
+{
+	uint64_t start = first;
+	unsigned retries = 0;
+	while (count > 0 && start + count - 1 <= last) {
+		struct flock fl = {.l_type = F_WRLCK,
+				   .l_whence = SEEK_SET,
+				   .l_start = (off_t)start,
+				   .l_len = (off_t)count};
+		if (fcntl(fd, F_OFD_SETLK, &fl) == 0) {
+			*claimed = (uint32_t)start;
+			return 0;
+		}
+		int err = errno;
+		if (err == EAGAIN || err == EACCES) {
+			/* Which claim is in the way: go on just past it. */
+			fl = (struct flock){.l_type = F_WRLCK,
+					    .l_whence = SEEK_SET,
+					    .l_start = (off_t)start,
+					    .l_len = (off_t)count};
+			if (fcntl(fd, F_OFD_GETLK, &fl) == 0) {
+				if (fl.l_type == F_UNLCK) {
+					/* Gone since: the same run again. */
+					if (++retries > LIMIT_UID_CLAIM_RETRIES)
+						break;
+					continue;
+				}
+				if (fl.l_len == 0) /* a lock to the end of the file */
+					break;
+				uint64_t next = (uint64_t)fl.l_start + (uint64_t)fl.l_len;
+				start = next > start ? next : start + 1;
+				continue;
+			}
+			err = errno;
+		}
+		snprintf(why, why_len,
+			 "cannot lock ids %" PRIu64 "-%" PRIu64 " in the lock file: %s", start,
+			 start + count - 1, strerror(err));
+		errno = err;
+		return -1;
+	}
+	snprintf(why, why_len,
+		 "no %" PRIu32 " consecutive ids of %" PRIu32 "-%" PRIu32
+		 " are free: other daemons claim the rest",
+		 count, first, last);
+	errno = EBUSY;
+	return -1;
 }
 
 int uidpool_init(uint32_t first, uint32_t last)

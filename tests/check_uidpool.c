@@ -1,12 +1,22 @@
 /*
  * check_uidpool.c - the pool of worker ids: each id to one taker at a time,
- * round-robin, back only when given back, none when all are out; and the
- * start-up check against the system's users and groups.
+ * round-robin, back only when given back, none when all are out; the
+ * start-up check against the system's users and groups; and the claims
+ * daemons sharing a range make in one lock file. Open file description
+ * locks conflict between two open()s of one process too, so each opening
+ * here stands for a daemon.
  */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../protocol/limits.h"
 #include "../server/uidpool.h"
@@ -81,6 +91,172 @@ START_TEST(test_check_against_system)
 }
 END_TEST
 
+/* ---- claims */
+
+static char dir[64], lock_path[96];
+
+static void dir_up(void)
+{
+	strcpy(dir, "/tmp/sandboxd-uidpool-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(lock_path, sizeof lock_path, "%s/uids.lock", dir);
+}
+
+static void dir_down(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (strncmp(dir, "/tmp/sandboxd-uidpool-", 22) == 0)
+		(void)!system(cmd);
+}
+
+/* One daemon's opening of the lock file. */
+static int opened(void)
+{
+	char why[256] = "";
+	int fd = uidpool_lock_open(lock_path, why, sizeof why);
+	ck_assert_msg(fd >= 0, "lock file: %s", why);
+	return fd;
+}
+
+START_TEST(test_claims_are_disjoint)
+{
+	int a = opened(), b = opened(), c = opened();
+	struct stat st;
+	ck_assert_int_eq(stat(lock_path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert(fcntl(a, F_GETFD) & FD_CLOEXEC);
+	char why[256] = "";
+	uint32_t ca, cb, cc;
+	/* Four ids, two each: the second gets the run past the first's. */
+	ck_assert_int_eq(uidpool_claim(a, 3000000000u, 3000000003u, 2, &ca, why, sizeof why), 0);
+	ck_assert_uint_eq(ca, 3000000000u);
+	ck_assert_int_eq(uidpool_claim(b, 3000000000u, 3000000003u, 2, &cb, why, sizeof why), 0);
+	ck_assert_uint_eq(cb, 3000000002u);
+	/* None left for a third, who is told so, with the range. */
+	errno = 0;
+	ck_assert_int_eq(uidpool_claim(c, 3000000000u, 3000000003u, 2, &cc, why, sizeof why), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	ck_assert_msg(strstr(why, "no 2 consecutive ids of 3000000000-3000000003"), "why: %s", why);
+	/* Not even one id. */
+	ck_assert_int_eq(uidpool_claim(c, 3000000000u, 3000000003u, 1, &cc, why, sizeof why), -1);
+	/* The first closes (exits): its run is free again, and only it. */
+	close(a);
+	ck_assert_int_eq(uidpool_claim(c, 3000000000u, 3000000003u, 2, &cc, why, sizeof why), 0);
+	ck_assert_uint_eq(cc, 3000000000u);
+	close(b);
+	close(c);
+}
+END_TEST
+
+/* A claim in the middle of the range: the search goes just past it, and
+ * a smaller run still finds the gap before it. */
+START_TEST(test_claim_skips_what_is_held)
+{
+	int a = opened(), b = opened(), c = opened(), d = opened();
+	char why[256] = "";
+	uint32_t id;
+	ck_assert_int_eq(uidpool_claim(a, 101, 101, 1, &id, why, sizeof why), 0);
+	ck_assert_uint_eq(id, 101);
+	ck_assert_int_eq(uidpool_claim(b, 100, 105, 2, &id, why, sizeof why), 0);
+	ck_assert_uint_eq(id, 102);
+	ck_assert_int_eq(uidpool_claim(c, 100, 105, 2, &id, why, sizeof why), 0);
+	ck_assert_uint_eq(id, 104);
+	ck_assert_int_eq(uidpool_claim(d, 100, 105, 2, &id, why, sizeof why), -1);
+	ck_assert_int_eq(uidpool_claim(d, 100, 105, 1, &id, why, sizeof why), 0);
+	ck_assert_uint_eq(id, 100);
+	/* Ranges that only meet in part: ids past the range are no one's. */
+	ck_assert_int_eq(uidpool_claim(a, 104, 107, 2, &id, why, sizeof why), 0);
+	ck_assert_uint_eq(id, 106);
+	/* The top of the id space works as any other. */
+	ck_assert_int_eq(uidpool_claim(a, 4294967290u, 4294967294u, 5, &id, why, sizeof why), 0);
+	ck_assert_uint_eq(id, 4294967290u);
+	ck_assert_int_eq(uidpool_claim(b, 4294967290u, 4294967294u, 1, &id, why, sizeof why), -1);
+	close(a);
+	close(b);
+	close(c);
+	close(d);
+}
+END_TEST
+
+/* A claimer killed by SIGKILL leaves nothing behind: the kernel drops its
+ * lock with its last fd. */
+START_TEST(test_claim_dies_with_its_process)
+{
+	int ready[2];
+	ck_assert_int_eq(pipe2(ready, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char why[256];
+		uint32_t id;
+		int fd = uidpool_lock_open(lock_path, why, sizeof why);
+		if (fd < 0 || uidpool_claim(fd, 500, 503, 4, &id, why, sizeof why) < 0)
+			_exit(1);
+		(void)!write(ready[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	char x;
+	ck_assert_int_eq(read(ready[0], &x, 1), 1);
+	close(ready[0]);
+	int fd = opened();
+	char why[256] = "";
+	uint32_t id;
+	ck_assert_int_eq(uidpool_claim(fd, 500, 503, 1, &id, why, sizeof why), -1);
+	kill(pid, SIGKILL);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFSIGNALED(st));
+	ck_assert_int_eq(uidpool_claim(fd, 500, 503, 4, &id, why, sizeof why), 0);
+	ck_assert_uint_eq(id, 500);
+	close(fd);
+}
+END_TEST
+
+/* A lock file someone else could open or plant is refused, each with a
+ * reason that names it. */
+START_TEST(test_lock_file_refused)
+{
+	char why[256] = "", path[160];
+	/* No such directory. */
+	snprintf(path, sizeof path, "%s/none/uids.lock", dir);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, path) && strstr(why, "No such file"), "why: %s", why);
+	/* A symlink is not followed, even to a good file. */
+	int fd = opened();
+	close(fd);
+	snprintf(path, sizeof path, "%s/link", dir);
+	ck_assert_int_eq(symlink(lock_path, path), 0);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "cannot open the lock file") && strstr(why, path), "why: %s",
+		      why);
+	/* Not a regular file. */
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "not a regular file"), "why: %s", why);
+	/* Others may open it, and so lock ids in it. */
+	snprintf(path, sizeof path, "%s/open", dir);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	close(fd);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "mode 0644"), "why: %s", why);
+	if (geteuid() != 0) {
+		printf("check_uidpool: not root: a lock file of another user is not tried\n");
+		return;
+	}
+	/* Planted by another user. */
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "belongs to uid 65534"), "why: %s", why);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uidpool");
@@ -89,6 +265,13 @@ int main(void)
 	tcase_add_test(tc, test_round_robin);
 	tcase_add_test(tc, test_check_against_system);
 	suite_add_tcase(s, tc);
+	TCase *claims = tcase_create("claims");
+	tcase_add_checked_fixture(claims, dir_up, dir_down);
+	tcase_add_test(claims, test_claims_are_disjoint);
+	tcase_add_test(claims, test_claim_skips_what_is_held);
+	tcase_add_test(claims, test_claim_dies_with_its_process);
+	tcase_add_test(claims, test_lock_file_refused);
+	suite_add_tcase(s, claims);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
 	int failed = srunner_ntests_failed(r);
