@@ -215,6 +215,58 @@ START_TEST(test_claim_dies_with_its_process)
 }
 END_TEST
 
+/* Claimers started at the same moment (daemons started together) each get
+ * a run of their own: the lock call is the only arbiter, and it is atomic. */
+START_TEST(test_racing_claims)
+{
+	enum { N = 8 };
+	int go[2], got[2];
+	ck_assert_int_eq(pipe2(go, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(got, O_CLOEXEC), 0);
+	pid_t pids[N];
+	for (int i = 0; i < N; i++) {
+		pids[i] = fork();
+		ck_assert_int_ge(pids[i], 0);
+		if (pids[i] == 0) {
+			close(go[1]);
+			char why[256], x;
+			uint32_t id = 0;
+			int fd = uidpool_lock_open(lock_path, why, sizeof why);
+			/* Every claimer waits here until all are forked. */
+			if (fd < 0 || read(go[0], &x, 1) != 0)
+				_exit(1);
+			if (uidpool_claim(fd, 700, 700 + 2 * N - 1, 2, &id, why, sizeof why) < 0)
+				id = 0;
+			(void)!write(got[1], &id, sizeof id);
+			pause();
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(go[1]); /* EOF: all of them go */
+	close(got[1]);
+	uint32_t ids[N];
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(read(got[0], &ids[i], sizeof ids[i]), (ssize_t)sizeof ids[i]);
+		ck_assert_msg(ids[i] != 0, "a claimer found no run");
+		ck_assert_msg(ids[i] >= 700 && ids[i] <= 700 + 2 * N - 2 && (ids[i] - 700) % 2 == 0,
+			      "run at %u", ids[i]);
+		for (int j = 0; j < i; j++)
+			ck_assert_msg(ids[i] != ids[j], "two claimers got the run at %u", ids[i]);
+	}
+	close(got[0]);
+	int fd = opened();
+	char why[256];
+	uint32_t id;
+	ck_assert_int_eq(uidpool_claim(fd, 700, 700 + 2 * N - 1, 1, &id, why, sizeof why), -1);
+	close(fd);
+	for (int i = 0; i < N; i++) {
+		kill(pids[i], SIGKILL);
+		ck_assert_int_eq(waitpid(pids[i], NULL, 0), pids[i]);
+	}
+}
+END_TEST
+
 /* A lock file someone else could open or plant is refused, each with a
  * reason that names it. */
 START_TEST(test_lock_file_refused)
@@ -270,6 +322,7 @@ int main(void)
 	tcase_add_test(claims, test_claims_are_disjoint);
 	tcase_add_test(claims, test_claim_skips_what_is_held);
 	tcase_add_test(claims, test_claim_dies_with_its_process);
+	tcase_add_test(claims, test_racing_claims);
 	tcase_add_test(claims, test_lock_file_refused);
 	suite_add_tcase(s, claims);
 	SRunner *r = srunner_create(s);
