@@ -4,7 +4,8 @@
  * spawn_init starts the forkserver (a fresh exec of this binary, so it holds
  * nothing of the supervisor's memory) and waits until it is ready. Workers
  * are then requested asynchronously; each request is answered in order.
- * A forkserver that dies is restarted; requests in flight fail.
+ * A forkserver that dies is restarted; requests in flight fail, and any
+ * worker one of them made before it died is killed.
  *
  * When the daemon runs as root, each request takes a uid of its own from the
  * pool (server/uidpool.h) for the worker, given back by spawn_reaped.

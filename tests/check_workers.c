@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -530,6 +531,58 @@ START_TEST(test_daemons_share_a_range)
 	daemon_stop(&a);
 	ck_assert_int_eq(unlink(lock), 0);
 	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* The forkserver dies with a spawn sent and never answered: the daemon
+ * cannot know from it whether a worker was made, so it looks at its own
+ * children (workers are), and with none unknown the spawn's uid goes back.
+ * With only --max-workers ids claimed, a uid lost here would be a worker
+ * slot lost for the daemon's life. */
+START_TEST(test_forkserver_death_keeps_uids)
+{
+	if (geteuid() != 0) {
+		printf("check_workers: not root: no worker uids to lose when the forkserver "
+		       "dies\n");
+		return;
+	}
+	struct daemon d;
+	const char *args[] = {
+		"--max-workers",	 "2", "--max-running-per-owner", "2", "--worker-uids",
+		"3000000200-3000000201", NULL};
+	daemon_start(&d, args);
+	pid_t fs;
+	ck_assert_int_eq(children_named(&d, "sandboxd-fork", &fs, 1), 1);
+	/* Stopped, it takes the request into its socket but never answers. */
+	ck_assert_int_eq(kill(fs, SIGSTOP), 0);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
+	client_request(&c, json_pack("{s:s, s:s, s:s}", "op", "execute", "id", "lost", "code",
+				     "return 1"));
+	/* The uid is taken as the request is sent: each health reply is a
+	 * turn of the daemon's loop later. */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (claimed(&d).free != 1) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ck_assert_msg(t.tv_sec - t0.tv_sec < REPLY_MS / 1000, "the spawn never took a uid");
+	}
+	ck_assert_int_eq(kill(fs, SIGKILL), 0);
+	json_t *r = client_reply(&c, NULL, REPLY_MS);
+	ck_assert_msg(r != NULL, "no reply for the execution whose spawn was lost");
+	ck_assert_msg(!jtrue(r, "success"), "it cannot have run");
+	json_decref(r);
+	client_close(&c);
+	ck_assert_int_eq(claimed(&d).free, 2);
+	int zombies = -1;
+	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1);
+	ck_assert_int_eq(zombies, 0);
+	/* Both slots still run at once, each under its own uid. */
+	check_held_workers(&d, 2, 3000000200ul, 3000000201ul);
+	char *log = daemon_log(&d);
+	ck_assert_msg(strstr(log, "restarting it") && !strstr(log, "retired"), "log: %s", log);
+	free(log);
+	daemon_stop(&d);
 }
 END_TEST
 
@@ -1531,6 +1584,7 @@ static Suite *suite(void)
 	tcase_add_test(ids, test_worker_uids_usage);
 	tcase_add_test(ids, test_daemons_share_a_range);
 	tcase_add_test(ids, test_uid_lock_refused);
+	tcase_add_test(ids, test_forkserver_death_keeps_uids);
 	tcase_add_test(ids, test_minimal_environment);
 	suite_add_tcase(s, ids);
 	TCase *js = tcase_create("scripts");
