@@ -237,15 +237,24 @@ static void worker_identity(struct spawn_config *sc)
 		/* Other daemons may share the range: ours are the ids we
 		 * hold a lock on, and never any other. */
 		uid_lock_fd = uidpool_lock_open(cfg.uid_lock, why, sizeof why);
-		if (uid_lock_fd < 0)
-			no_worker_uids(why, "give --uid-lock a file on a writable file system that "
-					    "every daemon sharing the range uses (under systemd, "
-					    "one in ReadWritePaths=), or use --worker-user");
+		char full[512];
+		if (uid_lock_fd < 0) {
+			/* A fault of its directory names the directory: say
+			 * whose. */
+			snprintf(full, sizeof full,
+				 strstr(why, cfg.uid_lock) ? "%s" : "%s, for --uid-lock %s", why,
+				 cfg.uid_lock);
+			no_worker_uids(full,
+				       "give --uid-lock a file that every daemon sharing the "
+				       "range uses, in a directory of root's that no group or "
+				       "other user may write to, on a writable file system "
+				       "(under systemd, one in ReadWritePaths=), or use "
+				       "--worker-user");
+		}
 		uint32_t claimed;
 		if (uidpool_claim(uid_lock_fd, cfg.worker_uid_first, cfg.worker_uid_last,
 				  cfg.max_workers, &claimed, why, sizeof why) < 0) {
 			bool full_range = errno == EBUSY;
-			char full[512];
 			snprintf(full, sizeof full, "%s (lock file %s)", why, cfg.uid_lock);
 			no_worker_uids(full,
 				       full_range ? "give this daemon another --worker-uids "

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,11 +91,94 @@ int uidpool_check(uint32_t first, uint32_t last, char *why, size_t why_len)
 	return rc;
 }
 
+/*
+ * Opens (read-only, CLOEXEC) the directory dir the lock file goes in, first
+ * creating it, mode 0755 whatever the umask, when missing. It must be a
+ * directory, not a symlink to one, of root or our euid, that neither group
+ * nor others may write to: whoever can create files in it can create the
+ * lock file first, or replace it, and so keep every daemon from starting.
+ * The fd, or -1 with a sentence naming what failed in why.
+ */
+static int open_lock_dir(const char *dir, char *why, size_t why_len)
+{
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	bool made = false;
+	int fd = open(dir, flags);
+	if (fd < 0 && errno == ENOENT) {
+		/* mkdir never follows a symlink in the last component: one
+		 * planted there is an EEXIST, then refused below. */
+		made = mkdir(dir, 0755) == 0;
+		if (!made && errno != EEXIST) {
+			snprintf(why, why_len, "cannot create the lock directory %s: %s", dir,
+				 strerror(errno));
+			return -1;
+		}
+		fd = open(dir, flags);
+	}
+	if (fd < 0) {
+		int err = errno;
+		struct stat st;
+		/* O_DIRECTORY fails a symlink with ENOTDIR, O_NOFOLLOW with
+		 * ELOOP: which one, for the message only. */
+		if (err == ELOOP || (err == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)))
+			snprintf(why, why_len, "the lock directory %s is a symlink", dir);
+		else if (err == ENOTDIR)
+			snprintf(why, why_len, "the lock directory %s is not a directory", dir);
+		else
+			snprintf(why, why_len, "cannot open the lock directory %s: %s", dir,
+				 strerror(err));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		snprintf(why, why_len, "%s: fstat: %s", dir, strerror(errno));
+	else if (st.st_uid != 0 && st.st_uid != geteuid())
+		snprintf(why, why_len,
+			 "the lock directory %s belongs to uid %u, not to root or to us (uid %u)",
+			 dir, (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_mode & 022)
+		snprintf(why, why_len,
+			 "the lock directory %s has mode %04o: other users may create files in it",
+			 dir, (unsigned)(st.st_mode & 07777));
+	else if (made && (st.st_mode & 07777) != 0755 && fchmod(fd, 0755) < 0)
+		/* The umask took from 0755: the directory may hold the socket too,
+		 * which clients must reach. */
+		snprintf(why, why_len, "%s: chmod 0755: %s", dir, strerror(errno));
+	else
+		return fd;
+	close(fd);
+	return -1;
+}
+
 int uidpool_lock_open(const char *path, char *why, size_t why_len)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	/* The directory part of path ("." or "/" for none), and the name. */
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	size_t dir_len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	if (!*name) {
+		snprintf(why, why_len, "the lock file %s names no file (it ends in /)", path);
+		return -1;
+	}
+	if (dir_len >= sizeof dir) {
+		snprintf(why, why_len, "the lock file %s: %s", path, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	if (slash) {
+		memcpy(dir, path, dir_len);
+		dir[dir_len] = '\0';
+	} else {
+		strcpy(dir, ".");
+	}
+	int dfd = open_lock_dir(dir, why, why_len);
+	if (dfd < 0)
+		return -1;
+	/* In the directory just checked, whatever its path now leads to. */
+	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	int err = errno;
+	close(dfd);
 	if (fd < 0) {
-		snprintf(why, why_len, "cannot open the lock file %s: %s", path, strerror(errno));
+		snprintf(why, why_len, "cannot open the lock file %s: %s", path, strerror(err));
 		return -1;
 	}
 	struct stat st;

@@ -35,10 +35,13 @@ int uidpool_check(uint32_t first, uint32_t last, char *why, size_t why_len);
 
 /*
  * Opens (creating it, mode 0600) the lock file the daemons of a machine
- * claim their ids in: O_RDWR, CLOEXEC, never through a symlink. It must be
- * a regular file of our own euid that no other user can open, or another
- * user could hold locks in it. The fd (the caller's), or -1 with a
- * sentence naming what failed in why.
+ * claim their ids in: O_RDWR, CLOEXEC, never through a symlink. Its
+ * directory is created (mode 0755) when missing, but not its parents. The
+ * directory must be a real one (no symlink) of root or our euid that
+ * neither group nor others may write to, or another user could create the
+ * lock file first; the file must be a regular file of our own euid that no
+ * other user can open, or another user could hold locks in it. The fd (the
+ * caller's), or -1 with a sentence naming the path and what failed in why.
  */
 int uidpool_lock_open(const char *path, char *why, size_t why_len);
 

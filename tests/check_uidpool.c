@@ -272,10 +272,14 @@ END_TEST
 START_TEST(test_lock_file_refused)
 {
 	char why[256] = "", path[160];
-	/* No such directory. */
-	snprintf(path, sizeof path, "%s/none/uids.lock", dir);
+	/* No such directory, nor its parent: only the last is made. */
+	snprintf(path, sizeof path, "%s/none/sub/uids.lock", dir);
 	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
-	ck_assert_msg(strstr(why, path) && strstr(why, "No such file"), "why: %s", why);
+	ck_assert_msg(strstr(why, "cannot create the lock directory") && strstr(why, "/none/sub") &&
+			      strstr(why, "No such file"),
+		      "why: %s", why);
+	snprintf(path, sizeof path, "%s/none", dir);
+	ck_assert_int_eq(access(path, F_OK), -1);
 	/* A symlink is not followed, even to a good file. */
 	int fd = opened();
 	close(fd);
@@ -309,6 +313,110 @@ START_TEST(test_lock_file_refused)
 }
 END_TEST
 
+/* Mode 0755 as a directory of ours, or a sentence why not. */
+static void make_dir(const char *path, mode_t mode)
+{
+	ck_assert_msg(mkdir(path, 0700) == 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+/* The lock file's directory: made when missing, and refused when others
+ * could create or replace the file in it, each refusal naming it. */
+START_TEST(test_lock_dir)
+{
+	char why[256] = "", sub[128], path[160];
+	/* Missing: made, 0755 whatever the umask, with the file in it. */
+	snprintf(sub, sizeof sub, "%s/made", dir);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	mode_t old = umask(077);
+	int fd = uidpool_lock_open(path, why, sizeof why);
+	umask(old);
+	ck_assert_msg(fd >= 0, "why: %s", why);
+	close(fd);
+	struct stat st;
+	ck_assert_int_eq(lstat(sub, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0755);
+	ck_assert_uint_eq(st.st_uid, geteuid());
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	/* Made already: opened again as it is. */
+	fd = uidpool_lock_open(path, why, sizeof why);
+	ck_assert_msg(fd >= 0, "why: %s", why);
+	close(fd);
+	/* A 0700 one of ours is fine, and left 0700. */
+	snprintf(sub, sizeof sub, "%s/private", dir);
+	make_dir(sub, 0700);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	fd = uidpool_lock_open(path, why, sizeof why);
+	ck_assert_msg(fd >= 0, "why: %s", why);
+	close(fd);
+	ck_assert_int_eq(stat(sub, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+
+	/* World-writable, even sticky like /tmp or /run/lock: anyone could
+	 * create the lock file first. */
+	static const mode_t open_modes[] = {01777, 0777, 0775, 0757};
+	for (size_t i = 0; i < sizeof open_modes / sizeof *open_modes; i++) {
+		snprintf(sub, sizeof sub, "%s/open%04o", dir, (unsigned)open_modes[i]);
+		make_dir(sub, open_modes[i]);
+		snprintf(path, sizeof path, "%s/uids.lock", sub);
+		ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+		char want[32];
+		snprintf(want, sizeof want, "mode %04o", (unsigned)open_modes[i]);
+		ck_assert_msg(strstr(why, "the lock directory") && strstr(why, sub) &&
+				      strstr(why, want) && strstr(why, "other users may create"),
+			      "why: %s", why);
+		ck_assert_int_eq(access(path, F_OK), -1);
+	}
+	/* A symlink to a good directory is not followed. */
+	snprintf(sub, sizeof sub, "%s/link", dir);
+	ck_assert_int_eq(symlink(dir, sub), 0);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, sub) && strstr(why, "is a symlink"), "why: %s", why);
+	/* Nor is a dangling one made into a directory. */
+	snprintf(sub, sizeof sub, "%s/dangling", dir);
+	ck_assert_int_eq(symlink("/nonexistent-sandboxd-target", sub), 0);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, sub) && strstr(why, "is a symlink"), "why: %s", why);
+	ck_assert_int_eq(access("/nonexistent-sandboxd-target", F_OK), -1);
+	/* Not a directory. */
+	snprintf(sub, sizeof sub, "%s/file", dir);
+	fd = open(sub, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, sub) && strstr(why, "not a directory"), "why: %s", why);
+	/* A path ending in a slash names no file. */
+	snprintf(path, sizeof path, "%s/made/", dir);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "names no file"), "why: %s", why);
+
+	if (geteuid() != 0) {
+		printf("check_uidpool: not root: a lock directory of another user is not tried\n");
+		return;
+	}
+	/* Another user's, even 0755: they could replace the file. */
+	snprintf(sub, sizeof sub, "%s/theirs", dir);
+	make_dir(sub, 0755);
+	ck_assert_int_eq(chown(sub, 65534, 65534), 0);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "the lock directory") && strstr(why, sub) &&
+			      strstr(why, "belongs to uid 65534"),
+		      "why: %s", why);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	/* Root's (ours) is fine. */
+	ck_assert_int_eq(chown(sub, 0, 0), 0);
+	fd = uidpool_lock_open(path, why, sizeof why);
+	ck_assert_msg(fd >= 0, "why: %s", why);
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uidpool");
@@ -324,6 +432,7 @@ int main(void)
 	tcase_add_test(claims, test_claim_dies_with_its_process);
 	tcase_add_test(claims, test_racing_claims);
 	tcase_add_test(claims, test_lock_file_refused);
+	tcase_add_test(claims, test_lock_dir);
 	suite_add_tcase(s, claims);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
