@@ -48,7 +48,8 @@ fi
 
 # ProtectSystem=strict leaves the daemon no writable /run: the directory of
 # its default --uid-lock must be among the unit's ReadWritePaths=.
-lock=$("$bindir/sandboxd" --help | sed -n 's/.*ids each (default \(\/[^)]*\)).*/\1/p')
+lock=$("$bindir/sandboxd" --help |
+	sed -n '/--uid-lock/,/(default/s/.*(default \(\/[^)]*\)).*/\1/p')
 lockdir=$(dirname "${lock:-/nonexistent/x}")
 if [ -z "$lock" ]; then
 	echo "check-unit: FAIL: sandboxd --help names no default --uid-lock"

@@ -20,8 +20,10 @@
 
 #define DEFAULT_SOCKET "/run/sandboxd/sandboxd.sock"
 /* Shared by every daemon of the machine: on the real /run (not a private
- * /tmp), where /run/lock is the FHS place for lock files. */
-#define DEFAULT_UID_LOCK "/run/lock/sandboxd-worker-uids"
+ * /tmp), beside the default socket, in a directory only root may write to
+ * (not the world-writable /run/lock, where any user could create the file
+ * first and so keep every daemon from starting). */
+#define DEFAULT_UID_LOCK "/run/sandboxd/worker-uids.lock"
 
 static const char usage[] =
 	"usage: sandboxd [options]\n"
@@ -54,7 +56,9 @@ static const char usage[] =
 	"                         from this range, unused by any user or group\n"
 	"                         (default 2000000000-2000065535)\n"
 	"  --uid-lock PATH        the lock file in which daemons sharing a range claim\n"
-	"                         --max-workers ids each (default " DEFAULT_UID_LOCK ")\n"
+	"                         --max-workers ids each, in a directory (made if\n"
+	"                         missing) that only root may write to\n"
+	"                         (default " DEFAULT_UID_LOCK ")\n"
 	"  --worker-user USER     instead, every worker runs as this user\n"
 	"  --grace-ms N           on SIGTERM, time running work gets to finish (default 10000)\n"
 	"  --max-wait-ms N        longest status long-poll; longer waits are cut (default 120000)\n"
