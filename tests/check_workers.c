@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -320,10 +321,22 @@ static int refused(const char *const *args, char *out, size_t size)
 	ck_assert_ptr_nonnull(bin);
 	int p[2];
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	const char *argv[16] = {bin, "--socket", "/tmp/sandboxd-never.sock", "--no-cache"};
+	/* Should it get as far, it claims ids in a lock file of its own, never
+	 * in the machine's. */
+	char dir[] = "/tmp/sandboxd-refused-XXXXXX", lock[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(lock, sizeof lock, "%s/uids.lock", dir);
+	const char *argv[20] = {bin, "--socket", "/tmp/sandboxd-never.sock", "--no-cache"};
 	int n = 4;
-	for (; *args && n < 15; args++)
+	bool own_lock = false;
+	for (; *args && n < 17; args++) {
+		own_lock |= strcmp(*args, "--uid-lock") == 0;
 		argv[n++] = *args;
+	}
+	if (!own_lock) {
+		argv[n++] = "--uid-lock";
+		argv[n++] = lock;
+	}
 	argv[n] = NULL;
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -346,6 +359,8 @@ static int refused(const char *const *args, char *out, size_t size)
 	close(p[0]);
 	int st;
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	unlink(lock);
+	ck_assert_int_eq(rmdir(dir), 0);
 	ck_assert_msg(WIFEXITED(st), "the daemon did not exit by itself");
 	return WEXITSTATUS(st);
 }
@@ -587,7 +602,9 @@ START_TEST(test_forkserver_death_keeps_uids)
 END_TEST
 
 /* A lock file that cannot be had stops the daemon: it never runs workers
- * under ids it did not claim. */
+ * under ids it did not claim. Nor does one in a directory where another
+ * user could have created it first: refused, exit 100, with the directory
+ * named. A missing directory is made, root's and 0755. */
 START_TEST(test_uid_lock_refused)
 {
 	if (geteuid() != 0) {
@@ -595,35 +612,87 @@ START_TEST(test_uid_lock_refused)
 		       "checked\n");
 		return;
 	}
-	const char *missing[] = {"--max-workers", "1", "--uid-lock",
-				 "/nonexistent-sandboxd/uids.lock", NULL};
+	char top[] = "/tmp/sandboxd-lockdir-XXXXXX", path[128], sub[96];
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	/* Only the last directory is made, not its parents. */
+	snprintf(sub, sizeof sub, "%s/none", top);
+	snprintf(path, sizeof path, "%s/sub/uids.lock", sub);
+	const char *missing[] = {"--max-workers", "1", "--uid-lock", path, NULL};
 	char out[4096];
 	int st = refused(missing, out, sizeof out);
 	ck_assert_msg(st == 100, "expected exit status 100, got %d (%s)", st, out);
-	ck_assert_msg(strstr(out, "/nonexistent-sandboxd/uids.lock") &&
+	ck_assert_msg(strstr(out, path) && strstr(out, "cannot create the lock directory") &&
 			      strstr(out, "--worker-uids 2000000000-2000065535") &&
 			      strstr(out, "give --uid-lock"),
 		      "out: %s", out);
+	ck_assert_int_eq(access(sub, F_OK), -1);
 	/* A directory is no lock file. */
 	const char *dir[] = {"--max-workers", "1", "--uid-lock", "/tmp", NULL};
 	st = refused(dir, out, sizeof out);
 	ck_assert_msg(st == 100 && strstr(out, "/tmp"), "status %d: %s", st, out);
-	/* --worker-user needs no ids, and so no lock file. */
+
+	/* World-writable (sticky, as /run/lock is), and another user's: the
+	 * directory is named, and no lock file is made in it. */
+	struct {
+		const char *name;
+		mode_t mode;
+		uid_t owner;
+		const char *why;
+	} bad[] = {{"sticky", 01777, 0, "has mode 1777: other users may create files in it"},
+		   {"group", 0775, 0, "has mode 0775: other users may create files in it"},
+		   {"theirs", 0755, 65534, "belongs to uid 65534, not to root"}};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(sub, sizeof sub, "%s/%s", top, bad[i].name);
+		ck_assert_int_eq(mkdir(sub, 0700), 0);
+		ck_assert_int_eq(chmod(sub, bad[i].mode), 0);
+		ck_assert_int_eq(chown(sub, bad[i].owner, bad[i].owner), 0);
+		snprintf(path, sizeof path, "%s/uids.lock", sub);
+		const char *args[] = {"--max-workers", "1", "--uid-lock", path, NULL};
+		st = refused(args, out, sizeof out);
+		ck_assert_msg(st == 100, "%s: expected exit status 100, got %d (%s)", sub, st, out);
+		ck_assert_msg(strstr(out, "the lock directory") && strstr(out, sub) &&
+				      strstr(out, bad[i].why) && strstr(out, path),
+			      "out: %s", out);
+		ck_assert_int_eq(access(path, F_OK), -1);
+		printf("check_workers: --uid-lock in a %04o directory of uid %u refused: %s",
+		       (unsigned)bad[i].mode, (unsigned)bad[i].owner, strstr(out, "the lock dir"));
+		ck_assert_int_eq(rmdir(sub), 0);
+	}
+
+	/* Missing, made: 0755 and root's, with the lock file in it. */
 	struct daemon d;
-	const char *user[] = {"--max-workers",
-			      "1",
-			      "--worker-user",
-			      "nobody",
-			      "--uid-lock",
-			      "/nonexistent-sandboxd/uids.lock",
-			      NULL};
+	snprintf(sub, sizeof sub, "%s/made", top);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	const char *made[] = {"--max-workers", "1", "--uid-lock", path, NULL};
+	daemon_start(&d, made);
+	struct claim run = claimed(&d);
+	ck_assert_uint_eq(run.first, run.last);
+	struct stat sb;
+	ck_assert_int_eq(lstat(sub, &sb), 0);
+	ck_assert(S_ISDIR(sb.st_mode));
+	ck_assert_uint_eq(sb.st_mode & 07777, 0755);
+	ck_assert_uint_eq(sb.st_uid, 0);
+	ck_assert_int_eq(lstat(path, &sb), 0);
+	ck_assert(S_ISREG(sb.st_mode));
+	ck_assert_uint_eq(sb.st_mode & 07777, 0600);
+	daemon_stop(&d);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rmdir(sub), 0);
+
+	/* --worker-user needs no ids, and so no lock file (nor directory). */
+	snprintf(sub, sizeof sub, "%s/unused", top);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	const char *user[] = {
+		"--max-workers", "1", "--worker-user", "nobody", "--uid-lock", path, NULL};
 	daemon_start(&d, user);
 	json_t *h = health(d.sock);
 	ck_assert(json_is_null(json_object_get(json_object_get(h, "sandbox"), "worker_uids")));
 	json_decref(h);
 	daemon_stop(&d);
+	ck_assert_int_eq(access(sub, F_OK), -1);
 	const char *empty[] = {"--uid-lock", "", NULL};
 	assert_refused(empty, "expected a path");
+	ck_assert_int_eq(rmdir(top), 0);
 }
 END_TEST
 
