@@ -115,13 +115,21 @@
  * /etc/subuid ranges of rootless containers (100000 on, 65536 per user) and
  * the container range systemd-nspawn hands out (524288-1879048191), below
  * systemd's foreign range (2147352576-2147418111) and below 2^31, which some
- * tools still read as a signed number. 65536 ids: any --max-workers fits,
- * with room to retire the ids of workers whose fate the supervisor could not
- * learn (a forkserver that died mid-spawn). */
+ * tools still read as a signed number. 65536 ids: daemons sharing the range
+ * each claim --max-workers of them (at most 1024), so at least 64 fit. */
 #define LIMIT_WORKER_UID_FIRST_DEFAULT 2000000000u
 #define LIMIT_WORKER_UIDS_DEFAULT 65536u
 /* A larger range buys nothing and costs a bit per id in the pool. */
 #define LIMIT_WORKER_UIDS_MAX (1u << 24)
+
+/* Claiming ids among daemons that share a range (server/uidpool.h). A claim
+ * in the way that vanishes between the failed lock and the look at it (its
+ * daemon just exited) sends the search back to the same run; a run that
+ * keeps doing so this often is given up on, so a daemon whose range churns
+ * exits at start rather than spin. Daemons starting at once need one or
+ * two such retries. */
+#define LIMIT_UID_CLAIM_RETRIES 1000u
+
 /* declarations: the TypeScript rendered from a request's tool schemas.
  * 1 MiB is far more than a model's context can use, yet small enough to
  * build in a few milliseconds; the work budget (schema nodes visited,

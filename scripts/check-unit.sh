@@ -1,7 +1,8 @@
 #!/bin/sh
 # check-unit.sh - checks sandboxd.service where systemd's tools exist: it
 # parses (systemd-analyze verify), its exposure is at most 2.0
-# (systemd-analyze security --offline), and the daemon still starts and
+# (systemd-analyze security --offline), the default --uid-lock is in its
+# ReadWritePaths=, and the daemon still starts and
 # runs a script under the unit's SystemCallFilter=. That part does without
 # systemd (which need not run where make check does): the allow list is
 # rebuilt from systemd-analyze syscall-filter and applied by
@@ -45,6 +46,23 @@ else
 	echo "check-unit: exposure $score (at most $max)"
 fi
 
+# ProtectSystem=strict leaves the daemon no writable /run: the directory of
+# its default --uid-lock must be among the unit's ReadWritePaths=.
+lock=$("$bindir/sandboxd" --help |
+	sed -n '/--uid-lock/,/(default/s/.*(default \(\/[^)]*\)).*/\1/p')
+lockdir=$(dirname "${lock:-/nonexistent/x}")
+if [ -z "$lock" ]; then
+	echo "check-unit: FAIL: sandboxd --help names no default --uid-lock"
+	fail=1
+elif ! sed -n 's/^ReadWritePaths=//p' "$tmp/sandboxd.service" | tr ' ' '\n' |
+	sed 's/^-//' | grep -qxF "$lockdir"; then
+	echo "check-unit: FAIL: the default --uid-lock $lock is not writable under the unit" \
+		"(ReadWritePaths= lacks $lockdir)"
+	fail=1
+else
+	echo "check-unit: the default --uid-lock $lock is writable under the unit"
+fi
+
 # The allow list as systemd builds it: the first SystemCallFilter= line
 # sets it, later lines add (NAME) or remove (~NAME) calls and @groups.
 expand() { # a name or a @group -> its system calls, one a line
@@ -75,7 +93,7 @@ fi
 # capability bounding set, UMask=, and (in a mount namespace of its own) a
 # /proc as ProtectProc=invisible and ProcSubset=pid mount it; workers then
 # switch ids as under the unit.
-run="$allow $tmp/allow $bindir/sandboxd --socket $tmp/s.sock --cache-dir $tmp/cache --max-workers 2"
+run="$allow $tmp/allow $bindir/sandboxd --socket $tmp/s.sock --cache-dir $tmp/cache --max-workers 2 --uid-lock $tmp/uids.lock"
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v setpriv >/dev/null; then
 	how="as root, with the unit's capabilities, UMask and /proc"
 	unshare --mount --fork sh -c "mount -t proc -o subset=pid,hidepid=invisible proc /proc &&

@@ -19,6 +19,11 @@
 #endif
 
 #define DEFAULT_SOCKET "/run/sandboxd/sandboxd.sock"
+/* Shared by every daemon of the machine: on the real /run (not a private
+ * /tmp), beside the default socket, in a directory only root may write to
+ * (not the world-writable /run/lock, where any user could create the file
+ * first and so keep every daemon from starting). */
+#define DEFAULT_UID_LOCK "/run/sandboxd/worker-uids.lock"
 
 static const char usage[] =
 	"usage: sandboxd [options]\n"
@@ -50,6 +55,10 @@ static const char usage[] =
 	"  --worker-uids FIRST-LAST  when run as root, each worker its own uid and gid\n"
 	"                         from this range, unused by any user or group\n"
 	"                         (default 2000000000-2000065535)\n"
+	"  --uid-lock PATH        the lock file in which daemons sharing a range claim\n"
+	"                         --max-workers ids each, in a directory (made if\n"
+	"                         missing) that only root may write to\n"
+	"                         (default " DEFAULT_UID_LOCK ")\n"
 	"  --worker-user USER     instead, every worker runs as this user\n"
 	"  --grace-ms N           on SIGTERM, time running work gets to finish (default 10000)\n"
 	"  --max-wait-ms N        longest status long-poll; longer waits are cut (default 120000)\n"
@@ -72,7 +81,8 @@ static const char usage[] =
 	"  --log-level LEVEL      error, warn, info or debug (default info)\n"
 	"  --help, --version\n"
 	"Sizes take a K, M or G suffix (powers of 1024).\n"
-	"Exit status: 0 stopped by SIGTERM/SIGINT (or --help, --version); 100 bad usage;\n"
+	"Exit status: 0 stopped by SIGTERM/SIGINT (or --help, --version); 100 bad usage\n"
+	"(or worker uids that cannot be had: a range in use, no ids left, no lock file);\n"
 	"1 a system error (socket, forkserver, worker user, open-files limit, epoll).\n";
 
 enum {
@@ -97,6 +107,7 @@ enum {
 	OPT_MAX_OUTPUT,
 	OPT_WORKER_USER,
 	OPT_WORKER_UIDS,
+	OPT_UID_LOCK,
 	OPT_GRACE,
 	OPT_LOG_LEVEL,
 	OPT_MAX_WAIT,
@@ -137,6 +148,7 @@ static const struct option options[] = {
 	{"max-output-bytes", required_argument, NULL, OPT_MAX_OUTPUT},
 	{"worker-user", required_argument, NULL, OPT_WORKER_USER},
 	{"worker-uids", required_argument, NULL, OPT_WORKER_UIDS},
+	{"uid-lock", required_argument, NULL, OPT_UID_LOCK},
 	{"grace-ms", required_argument, NULL, OPT_GRACE},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 	{"max-wait-ms", required_argument, NULL, OPT_MAX_WAIT},
@@ -297,6 +309,7 @@ int config_parse(struct config *c, int argc, char **argv)
 	c->worker_user = NULL;
 	c->worker_uid_first = LIMIT_WORKER_UID_FIRST_DEFAULT;
 	c->worker_uid_last = LIMIT_WORKER_UID_FIRST_DEFAULT + LIMIT_WORKER_UIDS_DEFAULT - 1;
+	c->uid_lock = DEFAULT_UID_LOCK;
 	c->grace_ms = LIMIT_GRACE_MS_DEFAULT;
 	c->log_level = LOG_LEVEL_INFO;
 	c->cache_max_entries = LIMIT_CACHE_ENTRIES_DEFAULT;
@@ -326,6 +339,11 @@ int config_parse(struct config *c, int argc, char **argv)
 					   "expected FIRST-LAST, two uids with 0 < FIRST <= LAST, "
 					   "at most 16777216 of them");
 			c->worker_uids_given = true;
+			continue;
+		case OPT_UID_LOCK:
+			if (!*optarg)
+				return bad(name, optarg, "expected a path");
+			c->uid_lock = optarg;
 			continue;
 		case OPT_CACHE_DIR: c->cache_dir = optarg; continue;
 		case OPT_ADMIN_GROUP: c->admin_group = optarg; continue;

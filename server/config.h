@@ -30,6 +30,7 @@ struct config {
 	uint32_t worker_uid_first; /* --worker-uids */
 	uint32_t worker_uid_last;
 	bool worker_uids_given;
+	const char *uid_lock; /* --uid-lock: where the range's ids are claimed */
 	uint64_t grace_ms;
 	int log_level;
 	const char *cache_dir; /* NULL: no cache */

@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -43,6 +44,9 @@ static struct loop_timer grace_timer = LOOP_TIMER_INIT, poll_timer = LOOP_TIMER_
 static struct loop_timer accept_timer = LOOP_TIMER_INIT;
 static struct log_every accept_log;
 static int signal_fd = -1;
+/* The --uid-lock file, holding this daemon's claim on its worker ids for as
+ * long as it lives: never closed (CLOEXEC, so nothing exec'd keeps it). */
+static int uid_lock_fd = -1;
 static bool stopping, killed_all;
 static uint64_t stop_deadline;
 
@@ -203,8 +207,19 @@ static unsigned client_fds(rlim_t nofile)
 	return left > UINT32_MAX ? UINT32_MAX : (unsigned)left;
 }
 
+/* Exits with EXIT_USAGE: the worker ids of the range cannot be had, for
+ * the reason why; advice says what the administrator can do. */
+__attribute__((noreturn)) static void no_worker_uids(const char *why, const char *advice)
+{
+	log_err("--worker-uids %u-%u: %s; %s", (unsigned)cfg.worker_uid_first,
+		(unsigned)cfg.worker_uid_last, why, advice);
+	exit(EXIT_USAGE);
+}
+
 /* Who workers run as: as root, each its own uid and gid from --worker-uids
- * (checked unused now) or all of them --worker-user; otherwise our uid. */
+ * (checked unused now, and --max-workers of them claimed against the other
+ * daemons of the machine in --uid-lock) or all of them --worker-user;
+ * otherwise our uid. */
 static void worker_identity(struct spawn_config *sc)
 {
 	sc->fs.change_ids = geteuid() == 0;
@@ -220,11 +235,42 @@ static void worker_identity(struct spawn_config *sc)
 				(unsigned)cfg.worker_uid_first, (unsigned)cfg.worker_uid_last, why);
 			exit(EXIT_USAGE);
 		}
+		/* Other daemons may share the range: ours are the ids we
+		 * hold a lock on, and never any other. */
+		uid_lock_fd = uidpool_lock_open(cfg.uid_lock, why, sizeof why);
+		char full[512];
+		if (uid_lock_fd < 0) {
+			/* A fault of its directory names the directory: say
+			 * whose. */
+			snprintf(full, sizeof full,
+				 strstr(why, cfg.uid_lock) ? "%s" : "%s, for --uid-lock %s", why,
+				 cfg.uid_lock);
+			no_worker_uids(full,
+				       "give --uid-lock a file that every daemon sharing the "
+				       "range uses, in a directory of root's that no group or "
+				       "other user may write to, on a writable file system "
+				       "(under systemd, one in ReadWritePaths=), or use "
+				       "--worker-user");
+		}
+		uint32_t claimed;
+		if (uidpool_claim(uid_lock_fd, cfg.worker_uid_first, cfg.worker_uid_last,
+				  cfg.max_workers, &claimed, why, sizeof why) < 0) {
+			bool full_range = errno == EBUSY;
+			snprintf(full, sizeof full, "%s (lock file %s)", why, cfg.uid_lock);
+			no_worker_uids(full,
+				       full_range ? "give this daemon another --worker-uids "
+						    "range, fewer --max-workers, or --worker-user"
+						  : "give --uid-lock a file on a file system with "
+						    "working locks, or use --worker-user");
+		}
 		sc->uid_range = true;
-		sc->uid_first = cfg.worker_uid_first;
-		sc->uid_last = cfg.worker_uid_last;
-		log_info("workers run as uids %u-%u, one each", (unsigned)sc->uid_first,
-			 (unsigned)sc->uid_last);
+		sc->range_first = cfg.worker_uid_first;
+		sc->range_last = cfg.worker_uid_last;
+		sc->uid_first = claimed;
+		sc->uid_last = claimed + cfg.max_workers - 1;
+		log_info("workers run as uids %u-%u, one each (claimed of %u-%u in %s)",
+			 (unsigned)sc->uid_first, (unsigned)sc->uid_last, (unsigned)sc->range_first,
+			 (unsigned)sc->range_last, cfg.uid_lock);
 		return;
 	}
 	errno = 0;

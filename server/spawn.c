@@ -1,6 +1,7 @@
 /* spawn.c - forkserver lifecycle and spawn requests; see spawn.h. */
 #include "spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -89,10 +90,66 @@ void spawn_reaped(pid_t pid)
 	}
 }
 
+static bool is_live(pid_t pid)
+{
+	for (size_t i = 0; i < n_live; i++)
+		if (live[i].pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * Call with the forkserver reaped and none started since: every child of
+ * ours is then a worker we know (in live) or one whose pid never reached us
+ * (its spawn was in flight when the forkserver died; workers are our
+ * children, see forkserver.h). Kills and reaps the latter, so that no
+ * process holds the uids of the spawns in flight. True when that is known
+ * done; false when our children could not be listed (no /proc, a kernel
+ * without /proc/PID/task/TID/children). Blocks only while SIGKILLed
+ * processes exit.
+ */
+static bool sweep_unknown_workers(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return false;
+	bool listed = true;
+	unsigned killed = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[300]; /* a d_name is at most 255 bytes */
+		snprintf(path, sizeof path, "/proc/self/task/%s/children", de->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f) {
+			listed = false;
+			continue;
+		}
+		long pid;
+		while (fscanf(f, "%ld", &pid) == 1) {
+			if (pid <= 0 || is_live((pid_t)pid))
+				continue;
+			/* Our unreaped child: its pid cannot have been reused. */
+			kill((pid_t)pid, SIGKILL);
+			while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			killed++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	if (killed)
+		log_warn("forkserver: killed %u worker(s) whose spawn was never answered", killed);
+	return listed;
+}
+
 /* Fails every request not yet answered, in order. A request already sent
- * may have become a worker whose pid never reached us: its uid is never
- * given back (the pool is far larger than --max-workers by default). */
-static void fail_all(int err)
+ * may have become a worker whose pid never reached us: unless swept (see
+ * sweep_unknown_workers) says no such worker is left, its uid is never
+ * given back, and the daemon runs that many fewer workers at once until it
+ * is restarted (its pool is the --max-workers ids it claimed). */
+static void fail_all(int err, bool swept)
 {
 	struct pending *lists[2] = {sent, outbox};
 	sent = outbox = NULL;
@@ -103,7 +160,7 @@ static void fail_all(int err)
 		for (struct pending *p = lists[l], *next; p; p = next) {
 			next = p->next;
 			close_fds(p);
-			if (p->pooled && l == 1)
+			if (p->pooled && (l == 1 || swept))
 				uidpool_put(p->msg.uid);
 			else if (p->pooled)
 				retired++;
@@ -309,13 +366,14 @@ static void restart(const char *why)
 {
 	log_err("%s; restarting it", why);
 	teardown();
+	bool swept = !sent || sweep_unknown_workers();
 	/* A forkserver that cannot stay up is a broken installation, not a
 	 * passing fault: leave it to the service manager. */
 	if (++restarts > 100 || start() < 0)
 		fatalx("forkserver cannot be restarted");
 	/* After the restart, so that work started by these callbacks goes
 	 * to the new forkserver. */
-	fail_all(EPIPE);
+	fail_all(EPIPE, swept);
 }
 
 int spawn_init(const struct spawn_config *cfg)
@@ -370,7 +428,7 @@ void spawn_stop(void)
 {
 	stopped = true;
 	teardown();
-	fail_all(ESHUTDOWN);
+	fail_all(ESHUTDOWN, false);
 	loop_timer_cancel(&starved_timer);
 	on_starved(NULL);
 	free(live);
@@ -390,7 +448,9 @@ void spawn_describe_sandbox(json_t *obj)
 	if (config.fs.change_ids && config.uid_range) {
 		json_object_set_new(obj, "worker_uid", json_null());
 		json_object_set_new(obj, "worker_uids",
-				    json_pack("{s:I, s:I, s:I}", "first",
+				    json_pack("{s:I, s:I, s:{s:I, s:I}, s:I}", "first",
+					      (json_int_t)config.range_first, "last",
+					      (json_int_t)config.range_last, "claimed", "first",
 					      (json_int_t)config.uid_first, "last",
 					      (json_int_t)config.uid_last, "free",
 					      (json_int_t)uidpool_free_count()));

@@ -4,7 +4,8 @@
  * spawn_init starts the forkserver (a fresh exec of this binary, so it holds
  * nothing of the supervisor's memory) and waits until it is ready. Workers
  * are then requested asynchronously; each request is answered in order.
- * A forkserver that dies is restarted; requests in flight fail.
+ * A forkserver that dies is restarted; requests in flight fail, and any
+ * worker one of them made before it died is killed.
  *
  * When the daemon runs as root, each request takes a uid of its own from the
  * pool (server/uidpool.h) for the worker, given back by spawn_reaped.
@@ -25,9 +26,12 @@ typedef void (*spawn_done_cb)(void *arg, pid_t pid, int err);
 struct spawn_config {
 	struct forkserver_config fs;
 	/* When fs.change_ids: every worker its own id of [uid_first,
-	 * uid_last] (uid_range set), else all of them uid/gid. */
+	 * uid_last] (uid_range set), the ids this daemon claimed of the
+	 * --worker-uids range [range_first, range_last]; else all of them
+	 * uid/gid. */
 	bool uid_range;
 	uint32_t uid_first, uid_last;
+	uint32_t range_first, range_last;
 	uid_t uid;
 	gid_t gid;
 };

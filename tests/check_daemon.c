@@ -922,8 +922,9 @@ START_TEST(test_socket_activation)
 	ck_assert_ptr_nonnull(bin);
 	char dir[] = "/tmp/sandboxd-act-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	char sock[128];
+	char sock[128], lock[128];
 	snprintf(sock, sizeof sock, "%s/act.sock", dir);
+	snprintf(lock, sizeof lock, "%s/uids.lock", dir);
 	int errpipe[2];
 	ck_assert_int_eq(pipe(errpipe), 0);
 	pid_t pid = fork();
@@ -931,7 +932,7 @@ START_TEST(test_socket_activation)
 		dup2(errpipe[1], 2);
 		close(errpipe[0]);
 		execlp("systemd-socket-activate", "systemd-socket-activate", "-l", sock, bin,
-		       (char *)NULL);
+		       "--uid-lock", lock, (char *)NULL);
 		_exit(127);
 	}
 	close(errpipe[1]);
@@ -965,6 +966,7 @@ START_TEST(test_socket_activation)
 	/* The socket belongs to the service manager: the daemon leaves it. */
 	ck_assert_int_eq(stat(sock, &sb), 0);
 	unlink(sock);
+	unlink(lock);
 	rmdir(dir);
 }
 END_TEST
@@ -974,11 +976,13 @@ START_TEST(test_refuses_live_socket)
 	struct daemon d;
 	daemon_start(&d, NULL);
 	const char *bin = getenv("SANDBOXD_BIN");
+	char lock[160];
+	snprintf(lock, sizeof lock, "%s/uids2.lock", d.dir);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", 1);
 		dup2(null, 2);
-		execl(bin, bin, "--socket", d.sock, (char *)NULL);
+		execl(bin, bin, "--socket", d.sock, "--uid-lock", lock, (char *)NULL);
 		_exit(127);
 	}
 	int st;

@@ -272,8 +272,9 @@ static pid_t start_raw(const char *sock, const char *mode, const char *dir, int 
 {
 	const char *bin = getenv("SANDBOXD_BIN");
 	ck_assert_ptr_nonnull(bin);
-	char cache[100], log[100];
+	char cache[100], log[100], lock[100];
 	snprintf(cache, sizeof cache, "%.80s/cache", dir);
+	snprintf(lock, sizeof lock, "%.80s/uids.lock", dir);
 	snprintf(log, sizeof log, "%.80s/log", dir);
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ck_assert_int_ge(fd, 0);
@@ -283,7 +284,7 @@ static pid_t start_raw(const char *sock, const char *mode, const char *dir, int 
 		if (dup2(fd, 2) < 0)
 			_exit(126);
 		execl(bin, bin, "--socket", sock, "--socket-mode", mode, "--cache-dir", cache,
-		      (char *)NULL);
+		      "--uid-lock", lock, (char *)NULL);
 		_exit(127);
 	}
 	close(fd);

@@ -10,6 +10,7 @@
  * reply, with a deadline.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -20,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -157,53 +160,93 @@ static json_t *health(const char *sock)
 
 /* ---- identity */
 
-/* n workers held at once on d: their uids, all different, all in
- * [first, last]; then released, every uid back in the pool. */
-static void check_held_workers(struct daemon *d, int n, unsigned long first, unsigned long last)
+/* The ids of the range d claimed for its workers, and how many of them no
+ * worker holds now (health's sandbox.worker_uids). */
+struct claim {
+	unsigned long first, last;
+	long long free;
+};
+
+static struct claim claimed(const struct daemon *d)
 {
-	struct client c[8];
-	json_t *ev[8];
-	ck_assert_int_le(n, 8);
-	for (int i = 0; i < n; i++) {
-		ck_assert_int_eq(client_open(&c[i], d->sock, FRAME_MODE_LINE), 0);
-		char id[16];
-		snprintf(id, sizeof id, "h%d", i);
-		client_request(&c[i], hold_req(id));
-	}
-	for (int i = 0; i < n; i++)
-		ev[i] = expect_call(&c[i]);
-	pid_t pids[8];
-	ck_assert_int_eq(children_named(d, "sandboxd-work", pids, 8), n);
-	unsigned long uids[8];
-	for (int i = 0; i < n; i++) {
-		uids[i] = worker_id(pids[i]);
-		ck_assert_msg(uids[i] >= first && uids[i] <= last, "worker uid %lu not in %lu-%lu",
-			      uids[i], first, last);
-		for (int j = 0; j < i; j++)
-			ck_assert_msg(uids[i] != uids[j], "workers %d and %d share uid %lu",
-				      (int)pids[i], (int)pids[j], uids[i]);
-	}
-	printf("check_workers: %d concurrent workers ran as uids", n);
-	for (int i = 0; i < n; i++)
-		printf(" %lu", uids[i]);
-	printf("\n");
 	json_t *h = health(d->sock);
 	json_t *pool = json_object_get(json_object_get(h, "sandbox"), "worker_uids");
-	ck_assert_int_eq(jint(pool, "free"), (long long)(last - first + 1) - n);
+	json_t *run = json_object_get(pool, "claimed");
+	ck_assert_msg(json_is_object(run), "health has no worker_uids.claimed");
+	struct claim c = {(unsigned long)jint(run, "first"), (unsigned long)jint(run, "last"),
+			  jint(pool, "free")};
+	ck_assert_uint_ge(c.first, (unsigned long)jint(pool, "first"));
+	ck_assert_uint_le(c.last, (unsigned long)jint(pool, "last"));
+	ck_assert_uint_le(c.first, c.last);
 	json_decref(h);
+	return c;
+}
+
+/* Workers held running on one daemon. */
+struct held {
+	int n;
+	struct client c[8];
+	json_t *ev[8];
+	pid_t pids[8];
+	unsigned long uids[8];
+};
+
+/* n workers held at once on d: their uids, all different, all among the
+ * ids d claimed, which has n fewer free. */
+static void hold_workers(struct daemon *d, int n, struct held *w)
+{
+	ck_assert_int_le(n, 8);
+	w->n = n;
 	for (int i = 0; i < n; i++) {
-		json_t *r = release(&c[i], ev[i]);
+		ck_assert_int_eq(client_open(&w->c[i], d->sock, FRAME_MODE_LINE), 0);
+		char id[16];
+		snprintf(id, sizeof id, "h%d", i);
+		client_request(&w->c[i], hold_req(id));
+	}
+	for (int i = 0; i < n; i++)
+		w->ev[i] = expect_call(&w->c[i]);
+	ck_assert_int_eq(children_named(d, "sandboxd-work", w->pids, 8), n);
+	struct claim run = claimed(d);
+	for (int i = 0; i < n; i++) {
+		w->uids[i] = worker_id(w->pids[i]);
+		ck_assert_msg(w->uids[i] >= run.first && w->uids[i] <= run.last,
+			      "worker uid %lu not among the claimed %lu-%lu", w->uids[i], run.first,
+			      run.last);
+		for (int j = 0; j < i; j++)
+			ck_assert_msg(w->uids[i] != w->uids[j], "workers %d and %d share uid %lu",
+				      (int)w->pids[i], (int)w->pids[j], w->uids[i]);
+	}
+	ck_assert_int_eq(run.free, (long long)(run.last - run.first + 1) - n);
+}
+
+/* Lets the held workers finish: each succeeds, and once reaped (the final
+ * reply comes only then) every uid is back. */
+static void release_workers(struct daemon *d, struct held *w)
+{
+	for (int i = 0; i < w->n; i++) {
+		json_t *r = release(&w->c[i], w->ev[i]);
 		ck_assert_msg(jtrue(r, "success"), "held execution failed: %s", err_msg(r));
 		json_decref(r);
-		json_decref(ev[i]);
-		client_close(&c[i]);
+		json_decref(w->ev[i]);
+		client_close(&w->c[i]);
 	}
-	/* The final reply comes only once the worker is reaped: every uid is
-	 * back. */
-	h = health(d->sock);
-	pool = json_object_get(json_object_get(h, "sandbox"), "worker_uids");
-	ck_assert_int_eq(jint(pool, "free"), (long long)(last - first + 1));
-	json_decref(h);
+	struct claim run = claimed(d);
+	ck_assert_int_eq(run.free, (long long)(run.last - run.first + 1));
+}
+
+/* n workers held at once on d, their uids in [first, last]; then released. */
+static void check_held_workers(struct daemon *d, int n, unsigned long first, unsigned long last)
+{
+	struct held w;
+	hold_workers(d, n, &w);
+	printf("check_workers: %d concurrent workers ran as uids", n);
+	for (int i = 0; i < n; i++) {
+		ck_assert_msg(w.uids[i] >= first && w.uids[i] <= last,
+			      "worker uid %lu not in %lu-%lu", w.uids[i], first, last);
+		printf(" %lu", w.uids[i]);
+	}
+	printf("\n");
+	release_workers(d, &w);
 }
 
 START_TEST(test_worker_uids_default)
@@ -278,10 +321,22 @@ static int refused(const char *const *args, char *out, size_t size)
 	ck_assert_ptr_nonnull(bin);
 	int p[2];
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	const char *argv[16] = {bin, "--socket", "/tmp/sandboxd-never.sock", "--no-cache"};
+	/* Should it get as far, it claims ids in a lock file of its own, never
+	 * in the machine's. */
+	char dir[] = "/tmp/sandboxd-refused-XXXXXX", lock[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(lock, sizeof lock, "%s/uids.lock", dir);
+	const char *argv[20] = {bin, "--socket", "/tmp/sandboxd-never.sock", "--no-cache"};
 	int n = 4;
-	for (; *args && n < 15; args++)
+	bool own_lock = false;
+	for (; *args && n < 17; args++) {
+		own_lock |= strcmp(*args, "--uid-lock") == 0;
 		argv[n++] = *args;
+	}
+	if (!own_lock) {
+		argv[n++] = "--uid-lock";
+		argv[n++] = lock;
+	}
 	argv[n] = NULL;
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -304,6 +359,8 @@ static int refused(const char *const *args, char *out, size_t size)
 	close(p[0]);
 	int st;
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	unlink(lock);
+	ck_assert_int_eq(rmdir(dir), 0);
 	ck_assert_msg(WIFEXITED(st), "the daemon did not exit by itself");
 	return WEXITSTATUS(st);
 }
@@ -362,6 +419,280 @@ START_TEST(test_worker_uids_usage)
 	ck_assert_msg(*range, "no group whose gid no user has: cannot test the group check");
 	const char *group[] = {"--max-workers", "1", "--worker-uids", range, NULL};
 	assert_refused(group, needle);
+}
+END_TEST
+
+/* Whether process pid has an fd open on path. */
+static bool holds_file(pid_t pid, const char *path)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	ck_assert_msg(d != NULL, "%s: %s", dir, strerror(errno));
+	bool found = false;
+	struct dirent *de;
+	while (!found && (de = readdir(d)) != NULL) {
+		char link[600], target[512];
+		snprintf(link, sizeof link, "%s/%s", dir, de->d_name);
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			found = strcmp(target, path) == 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* Two daemons given the same range and the same --uid-lock each claim
+ * --max-workers ids of it, and their workers, all running at once, never
+ * share a uid; a third finds none left and says so; a daemon killed
+ * outright leaves its ids to the next. */
+START_TEST(test_daemons_share_a_range)
+{
+	if (geteuid() != 0) {
+		printf("check_workers: not root: workers keep the daemon's uid; daemons sharing "
+		       "a --worker-uids range not checked\n");
+		return;
+	}
+	char dir[] = "/tmp/sandboxd-uids-XXXXXX", lock[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(lock, sizeof lock, "%s/uids.lock", dir);
+	const char *args[] = {"--max-workers",
+			      "2",
+			      "--max-running-per-owner",
+			      "2",
+			      "--worker-uids",
+			      "3000000100-3000000103",
+			      "--uid-lock",
+			      lock,
+			      NULL};
+	struct daemon a, b, c;
+	daemon_start(&a, args);
+	daemon_start(&b, args);
+	struct claim ca = claimed(&a), cb = claimed(&b);
+	ck_assert_uint_eq(ca.first, 3000000100ul);
+	ck_assert_uint_eq(ca.last, 3000000101ul);
+	ck_assert_uint_eq(cb.first, 3000000102ul);
+	ck_assert_uint_eq(cb.last, 3000000103ul);
+
+	/* Both daemons' workers at once: four uids, all different. */
+	struct held wa, wb;
+	hold_workers(&a, 2, &wa);
+	hold_workers(&b, 2, &wb);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			ck_assert_msg(wa.uids[i] != wb.uids[j],
+				      "workers %d and %d of two daemons share uid %lu",
+				      (int)wa.pids[i], (int)wb.pids[j], wa.uids[i]);
+	printf("check_workers: two daemons on 3000000100-3000000103 ran workers as uids %lu %lu "
+	       "and %lu %lu at once\n",
+	       wa.uids[0], wa.uids[1], wb.uids[0], wb.uids[1]);
+	/* The claim is the daemon's alone: nothing it started holds the lock
+	 * file, so nothing but its exit gives the ids back. */
+	ck_assert(holds_file(a.pid, lock));
+	struct daemon *both[] = {&a, &b};
+	struct held *held[] = {&wa, &wb};
+	for (int k = 0; k < 2; k++) {
+		pid_t fs;
+		ck_assert_int_eq(children_named(both[k], "sandboxd-fork", &fs, 1), 1);
+		ck_assert_msg(!holds_file(fs, lock), "the forkserver %d holds %s", (int)fs, lock);
+		for (int i = 0; i < 2; i++)
+			ck_assert_msg(!holds_file(held[k]->pids[i], lock), "worker %d holds %s",
+				      (int)held[k]->pids[i], lock);
+	}
+
+	/* A third on the same range: no two free ids, exit 100, and the
+	 * message names the range, the lock file and the ways out. */
+	const char *third[] = {"--max-workers",
+			       "2",
+			       "--worker-uids",
+			       "3000000100-3000000103",
+			       "--uid-lock",
+			       lock,
+			       NULL};
+	char out[4096];
+	int st = refused(third, out, sizeof out);
+	ck_assert_msg(st == 100, "expected exit status 100, got %d (%s)", st, out);
+	ck_assert_msg(strstr(out, "--worker-uids 3000000100-3000000103") && strstr(out, lock) &&
+			      strstr(out, "no 2 consecutive ids") &&
+			      strstr(out, "another --worker-uids range") &&
+			      strstr(out, "--worker-user"),
+		      "the refusal does not say enough: %s", out);
+	/* With one id it still fits nowhere. */
+	const char *one[] = {"--max-workers",
+			     "1",
+			     "--worker-uids",
+			     "3000000100-3000000103",
+			     "--uid-lock",
+			     lock,
+			     NULL};
+	st = refused(one, out, sizeof out);
+	ck_assert_msg(st == 100, "expected exit status 100, got %d (%s)", st, out);
+
+	release_workers(&a, &wa);
+	release_workers(&b, &wb);
+	/* SIGKILL: no clean-up runs, yet the kernel drops the claim. */
+	ck_assert_int_eq(kill(a.pid, SIGKILL), 0);
+	st = daemon_wait(&a, REPLY_MS);
+	ck_assert(WIFSIGNALED(st));
+	daemon_start(&c, args);
+	struct claim cc = claimed(&c);
+	ck_assert_uint_eq(cc.first, 3000000100ul);
+	ck_assert_uint_eq(cc.last, 3000000101ul);
+	check_held_workers(&c, 2, 3000000100ul, 3000000101ul);
+	daemon_stop(&c);
+	daemon_stop(&b);
+	daemon_stop(&a);
+	ck_assert_int_eq(unlink(lock), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* The forkserver dies with a spawn sent and never answered: the daemon
+ * cannot know from it whether a worker was made, so it looks at its own
+ * children (workers are), and with none unknown the spawn's uid goes back.
+ * With only --max-workers ids claimed, a uid lost here would be a worker
+ * slot lost for the daemon's life. */
+START_TEST(test_forkserver_death_keeps_uids)
+{
+	if (geteuid() != 0) {
+		printf("check_workers: not root: no worker uids to lose when the forkserver "
+		       "dies\n");
+		return;
+	}
+	struct daemon d;
+	const char *args[] = {
+		"--max-workers",	 "2", "--max-running-per-owner", "2", "--worker-uids",
+		"3000000200-3000000201", NULL};
+	daemon_start(&d, args);
+	pid_t fs;
+	ck_assert_int_eq(children_named(&d, "sandboxd-fork", &fs, 1), 1);
+	/* Stopped, it takes the request into its socket but never answers. */
+	ck_assert_int_eq(kill(fs, SIGSTOP), 0);
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
+	client_request(&c, json_pack("{s:s, s:s, s:s}", "op", "execute", "id", "lost", "code",
+				     "return 1"));
+	/* The uid is taken as the request is sent: each health reply is a
+	 * turn of the daemon's loop later. */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (claimed(&d).free != 1) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ck_assert_msg(t.tv_sec - t0.tv_sec < REPLY_MS / 1000, "the spawn never took a uid");
+	}
+	ck_assert_int_eq(kill(fs, SIGKILL), 0);
+	json_t *r = client_reply(&c, NULL, REPLY_MS);
+	ck_assert_msg(r != NULL, "no reply for the execution whose spawn was lost");
+	ck_assert_msg(!jtrue(r, "success"), "it cannot have run");
+	json_decref(r);
+	client_close(&c);
+	ck_assert_int_eq(claimed(&d).free, 2);
+	int zombies = -1;
+	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1);
+	ck_assert_int_eq(zombies, 0);
+	/* Both slots still run at once, each under its own uid. */
+	check_held_workers(&d, 2, 3000000200ul, 3000000201ul);
+	char *log = daemon_log(&d);
+	ck_assert_msg(strstr(log, "restarting it") && !strstr(log, "retired"), "log: %s", log);
+	free(log);
+	daemon_stop(&d);
+}
+END_TEST
+
+/* A lock file that cannot be had stops the daemon: it never runs workers
+ * under ids it did not claim. Nor does one in a directory where another
+ * user could have created it first: refused, exit 100, with the directory
+ * named. A missing directory is made, root's and 0755. */
+START_TEST(test_uid_lock_refused)
+{
+	if (geteuid() != 0) {
+		printf("check_workers: not root: no --uid-lock is opened; its failures not "
+		       "checked\n");
+		return;
+	}
+	char top[] = "/tmp/sandboxd-lockdir-XXXXXX", path[128], sub[96];
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	/* Only the last directory is made, not its parents. */
+	snprintf(sub, sizeof sub, "%s/none", top);
+	snprintf(path, sizeof path, "%s/sub/uids.lock", sub);
+	const char *missing[] = {"--max-workers", "1", "--uid-lock", path, NULL};
+	char out[4096];
+	int st = refused(missing, out, sizeof out);
+	ck_assert_msg(st == 100, "expected exit status 100, got %d (%s)", st, out);
+	ck_assert_msg(strstr(out, path) && strstr(out, "cannot create the lock directory") &&
+			      strstr(out, "--worker-uids 2000000000-2000065535") &&
+			      strstr(out, "give --uid-lock"),
+		      "out: %s", out);
+	ck_assert_int_eq(access(sub, F_OK), -1);
+	/* A directory is no lock file. */
+	const char *dir[] = {"--max-workers", "1", "--uid-lock", "/tmp", NULL};
+	st = refused(dir, out, sizeof out);
+	ck_assert_msg(st == 100 && strstr(out, "/tmp"), "status %d: %s", st, out);
+
+	/* World-writable (sticky, as /run/lock is), and another user's: the
+	 * directory is named, and no lock file is made in it. */
+	struct {
+		const char *name;
+		mode_t mode;
+		uid_t owner;
+		const char *why;
+	} bad[] = {{"sticky", 01777, 0, "has mode 1777: other users may create files in it"},
+		   {"group", 0775, 0, "has mode 0775: other users may create files in it"},
+		   {"theirs", 0755, 65534, "belongs to uid 65534, not to root"}};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(sub, sizeof sub, "%s/%s", top, bad[i].name);
+		ck_assert_int_eq(mkdir(sub, 0700), 0);
+		ck_assert_int_eq(chmod(sub, bad[i].mode), 0);
+		ck_assert_int_eq(chown(sub, bad[i].owner, bad[i].owner), 0);
+		snprintf(path, sizeof path, "%s/uids.lock", sub);
+		const char *args[] = {"--max-workers", "1", "--uid-lock", path, NULL};
+		st = refused(args, out, sizeof out);
+		ck_assert_msg(st == 100, "%s: expected exit status 100, got %d (%s)", sub, st, out);
+		ck_assert_msg(strstr(out, "the lock directory") && strstr(out, sub) &&
+				      strstr(out, bad[i].why) && strstr(out, path),
+			      "out: %s", out);
+		ck_assert_int_eq(access(path, F_OK), -1);
+		printf("check_workers: --uid-lock in a %04o directory of uid %u refused: %s",
+		       (unsigned)bad[i].mode, (unsigned)bad[i].owner, strstr(out, "the lock dir"));
+		ck_assert_int_eq(rmdir(sub), 0);
+	}
+
+	/* Missing, made: 0755 and root's, with the lock file in it. */
+	struct daemon d;
+	snprintf(sub, sizeof sub, "%s/made", top);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	const char *made[] = {"--max-workers", "1", "--uid-lock", path, NULL};
+	daemon_start(&d, made);
+	struct claim run = claimed(&d);
+	ck_assert_uint_eq(run.first, run.last);
+	struct stat sb;
+	ck_assert_int_eq(lstat(sub, &sb), 0);
+	ck_assert(S_ISDIR(sb.st_mode));
+	ck_assert_uint_eq(sb.st_mode & 07777, 0755);
+	ck_assert_uint_eq(sb.st_uid, 0);
+	ck_assert_int_eq(lstat(path, &sb), 0);
+	ck_assert(S_ISREG(sb.st_mode));
+	ck_assert_uint_eq(sb.st_mode & 07777, 0600);
+	daemon_stop(&d);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rmdir(sub), 0);
+
+	/* --worker-user needs no ids, and so no lock file (nor directory). */
+	snprintf(sub, sizeof sub, "%s/unused", top);
+	snprintf(path, sizeof path, "%s/uids.lock", sub);
+	const char *user[] = {
+		"--max-workers", "1", "--worker-user", "nobody", "--uid-lock", path, NULL};
+	daemon_start(&d, user);
+	json_t *h = health(d.sock);
+	ck_assert(json_is_null(json_object_get(json_object_get(h, "sandbox"), "worker_uids")));
+	json_decref(h);
+	daemon_stop(&d);
+	ck_assert_int_eq(access(sub, F_OK), -1);
+	const char *empty[] = {"--uid-lock", "", NULL};
+	assert_refused(empty, "expected a path");
+	ck_assert_int_eq(rmdir(top), 0);
 }
 END_TEST
 
@@ -1320,6 +1651,9 @@ static Suite *suite(void)
 	tcase_add_test(ids, test_worker_uids_tight_range);
 	tcase_add_test(ids, test_worker_user_fixed);
 	tcase_add_test(ids, test_worker_uids_usage);
+	tcase_add_test(ids, test_daemons_share_a_range);
+	tcase_add_test(ids, test_uid_lock_refused);
+	tcase_add_test(ids, test_forkserver_death_keeps_uids);
 	tcase_add_test(ids, test_minimal_environment);
 	suite_add_tcase(s, ids);
 	TCase *js = tcase_create("scripts");

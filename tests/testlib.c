@@ -63,16 +63,25 @@ void daemon_start(struct daemon *d, const char *const *args)
 	/* The script cache goes in the test's directory unless a test says. */
 	char cache[160];
 	snprintf(cache, sizeof cache, "%s/scripts", d->dir);
+	/* So does the lock file worker ids are claimed in: a test's daemons
+	 * never meet those of the machine (or of another suite). */
+	char uid_lock[160];
+	snprintf(uid_lock, sizeof uid_lock, "%s/uids.lock", d->dir);
 	const char *argv[40] = {bin, "--socket", d->sock};
 	int n = 3;
-	bool own_cache = false;
-	for (; args && *args && n < 37; args++) {
+	bool own_cache = false, own_lock = false;
+	for (; args && *args && n < 35; args++) {
 		own_cache |= strcmp(*args, "--cache-dir") == 0 || strcmp(*args, "--no-cache") == 0;
+		own_lock |= strcmp(*args, "--uid-lock") == 0;
 		argv[n++] = *args;
 	}
 	if (!own_cache) {
 		argv[n++] = "--cache-dir";
 		argv[n++] = cache;
+	}
+	if (!own_lock) {
+		argv[n++] = "--uid-lock";
+		argv[n++] = uid_lock;
 	}
 	argv[n] = NULL;
 	d->pid = fork();

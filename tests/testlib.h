@@ -22,7 +22,8 @@ struct daemon {
 
 /* Starts bin/sandboxd (SANDBOXD_BIN) with extra args (NULL-terminated) on a
  * fresh socket and waits for its sd_notify READY=1. Aborts the test on
- * failure. */
+ * failure. The script cache and the --uid-lock file are in the test's
+ * directory unless args name their own. */
 void daemon_start(struct daemon *d, const char *const *args);
 /* SIGTERM, then waits; returns the wait status. */
 int daemon_stop(struct daemon *d);
