@@ -95,6 +95,9 @@
 /* A client that reads nothing while replies wait for it is cut off after
  * this long, so an abandoned reader cannot pin its replies. */
 #define LIMIT_WRITE_STALL_MS 60000u
+/* A connection whose read buffer cannot be had (no memory) is read again
+ * this much later: its requests wait in the socket meanwhile, none lost. */
+#define LIMIT_READ_RETRY_MS 20u
 /* Replies waiting for a slow reader beyond this stop the relaying of its
  * streams' output (the workers block on their pipes) and the reading of
  * its requests until the backlog drains. */

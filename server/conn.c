@@ -57,6 +57,7 @@ struct conn {
 	struct loop_task resume;	/* frames buffered: handle more next turn */
 	struct parse_job *parked;	/* parsed, its big reply waiting for room */
 	struct loop_timer timer;
+	struct loop_timer retry; /* reading again once memory may be back */
 	uint64_t partial_since; /* a frame has been arriving since then */
 	uint64_t last_progress; /* last read or write on the socket */
 };
@@ -95,7 +96,7 @@ static void on_parse_room(void);
 /* Connections held at most, those kept to be refused included. */
 static unsigned max_open;
 /* Warnings that come with every connection, each at most once a second. */
-static struct log_every refused_log, admit_log, peer_log, encode_log;
+static struct log_every refused_log, admit_log, peer_log, encode_log, read_log;
 
 unsigned conn_init(const struct conn_settings *s)
 {
@@ -143,12 +144,13 @@ bool conn_owes_too_much(const struct conn *c)
  * connection costs its record and nothing more. */
 static void account(struct conn *c)
 {
-	if (!buf_len(&c->out) && c->out.cap > 4096)
-		buf_free(&c->out);
+	if (!buf_len(&c->out) && c->out.cap > 4096 && list_empty(&c->streams))
+		buf_free(&c->out); /* kept while streaming: see pump */
 	if (!buf_len(&c->in))
 		buf_free(&c->in); /* an idle connection holds no read buffer */
 	/* What the buffer really holds, its spare room included. */
-	size_t out = (buf_len(&c->out) ? c->out.cap : 0) + owed_by_streams(c, true);
+	size_t out = (buf_len(&c->out) || !list_empty(&c->streams) ? c->out.cap : 0) +
+		     owed_by_streams(c, true);
 	bool fell = out < c->out_counted;
 	queued_total = queued_total - c->out_counted + out;
 	c->out_counted = out;
@@ -301,6 +303,7 @@ static void conn_close(struct conn *c, const char *why)
 	c->parked = NULL;
 	loop_del(&c->w);
 	loop_timer_cancel(&c->timer);
+	loop_timer_cancel(&c->retry);
 	close(c->fd);
 	c->fd = -1;
 	struct list_node *n;
@@ -365,6 +368,28 @@ static void broke(struct conn *c)
  * queued: at most STREAM_CHUNK bytes a call, so one turn never builds
  * more. A finished stream's frames behind it follow it, then the next
  * stream. Whether anything was queued. */
+/* A stream that could not start for want of memory: its client gets an
+ * error with the request's id in its place, then the frames queued
+ * behind it; an event (no id) cannot be replaced, so the connection is
+ * cut. */
+static void refuse_stream(struct conn *c, struct conn_stream *s)
+{
+	list_del(&s->link);
+	enum frame_mode mode = c->dec.mode == FRAME_MODE_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY;
+	json_t *r = s->id ? msg_reply_error(s->id, STATUS_RESOURCE_EXHAUSTED,
+					    "out of memory building the reply")
+			  : NULL;
+	bool ok = r && msg_encode(&c->out, mode, r) == 0 &&
+		  buf_append(&c->out, buf_peek(&s->after), buf_len(&s->after)) == 0;
+	json_decref(r);
+	buf_free(&s->after);
+	log_err("conn %lu: cannot start a reply (out of memory)%s", c->serial,
+		ok ? ": an error went instead" : ": closing the connection");
+	s->done(s, false);
+	if (!ok)
+		broke(c);
+}
+
 static bool pump(struct conn *c)
 {
 	bool any = false;
@@ -374,6 +399,14 @@ static bool pump(struct conn *c)
 	       (n = list_first(&c->streams)) != NULL) {
 		struct conn_stream *s = LIST_ITEM(n, struct conn_stream, link);
 		bool line = c->dec.mode == FRAME_MODE_LINE;
+		if (!s->started && !buf_reserve(&c->out, 4 + STREAM_CHUNK + 16)) {
+			/* The whole stream's room is had before its first
+			 * byte (and kept until it ends; see account), so
+			 * once started it never fails for want of memory. */
+			refuse_stream(c, s);
+			any = true;
+			continue;
+		}
 		if (!s->started) {
 			unsigned char hdr[4];
 			frame_put_header(hdr, (uint32_t)s->total);
@@ -826,7 +859,7 @@ static void update(struct conn *c)
 	 * its reply, nor while frames already read wait for the next turn:
 	 * the socket holds what follows. */
 	bool want_read = !c->read_eof && !c->closing && !must_pause(c) && !c->parked &&
-			 !list_linked(&c->resume.link);
+			 !list_linked(&c->resume.link) && !loop_timer_armed(&c->retry);
 	bool sending = buf_len(&c->out) || !list_empty(&c->streams);
 	uint32_t ev = (want_read ? EPOLLIN : 0) | (sending ? EPOLLOUT : 0);
 	loop_mod(&c->w, ev);
@@ -857,8 +890,15 @@ static void update(struct conn *c)
 	}
 }
 
+static void on_read_retry(struct loop_timer *t)
+{
+	struct conn *c = container_of(t, struct conn, retry);
+	update(c);
+}
+
 static void on_event(struct loop_watch *w, uint32_t events)
 {
+	unsigned long held;
 	struct conn *c = container_of(w, struct conn, w);
 	if (events & EPOLLOUT) {
 		flush(c);
@@ -867,10 +907,17 @@ static void on_event(struct loop_watch *w, uint32_t events)
 			process(c);
 	}
 	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken && !must_pause(c) &&
-	    !c->parked && !list_linked(&c->resume.link)) {
+	    !c->parked && !list_linked(&c->resume.link) && !loop_timer_armed(&c->retry)) {
 		char *dst = buf_reserve(&c->in, 65536);
 		ssize_t n = dst ? recv(c->fd, dst, 65536, 0) : -1;
-		if (!dst) {
+		if (!dst && loop_timer_set(&c->retry, LIMIT_READ_RETRY_MS, on_read_retry) == 0) {
+			/* No memory for the read buffer now: what the client
+			 * sent waits in the socket until the retry. */
+			if (log_every_pass(&read_log, &held))
+				log_warn("conn %lu: no memory for its read buffer; reading again in "
+					 "%u ms (%lu more since the last)",
+					 c->serial, LIMIT_READ_RETRY_MS, held);
+		} else if (!dst) {
 			/* Nothing more can be read: say so, and close once the
 			 * work already started here has answered. */
 			reply_error(c, NULL, STATUS_RESOURCE_EXHAUSTED,
@@ -1010,6 +1057,7 @@ int conn_accept_ready(int listen_fd)
 				 held);
 		c->w = (struct loop_watch)LOOP_WATCH_INIT;
 		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
+		c->retry = (struct loop_timer)LOOP_TIMER_INIT;
 		c->resume = (struct loop_task)LOOP_TASK_INIT(c->resume);
 		list_init(&c->pendings);
 		list_init(&c->ready_link);

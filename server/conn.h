@@ -130,6 +130,10 @@ struct conn_stream {
 	/* It is the final reply to a request (not an event): queuing it
 	 * answers that request (see LIMIT_CONN_OUTSTANDING). */
 	bool final;
+	/* The request's id (the owner's, alive until done): should the
+	 * stream not start for want of memory, an error with this id is
+	 * sent instead. NULL for an event, which cannot be replaced. */
+	json_t *id;
 	long (*fill)(struct conn_stream *s, struct buf *out, size_t max);
 	void (*done)(struct conn_stream *s, bool sent);
 	/* the connection's */

@@ -461,6 +461,7 @@ static void on_room(struct conn_pending *p)
 	 * stream ends, so only the bytes queued count as the connections'. */
 	e->reply.owed_globally = false;
 	e->reply.final = true;
+	e->reply.id = e->req_id;
 	e->reply.fill = reply_fill;
 	e->reply.done = reply_done;
 	conn_send_stream(e->conn, &e->reply);
@@ -633,6 +634,7 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *
 	ce->stream.total = ce->msg.total;
 	ce->stream.owed_globally = true; /* it holds the arguments */
 	ce->stream.final = false;
+	ce->stream.id = NULL;
 	ce->stream.fill = call_event_fill;
 	ce->stream.done = call_event_done;
 	conn_send_stream(e->conn, &ce->stream);

@@ -249,6 +249,7 @@ static int send_status(struct waiter *w, struct exec *e)
 	w->stream.total = m->total;
 	w->stream.owed_globally = true; /* the pinned record may age out */
 	w->stream.final = true;
+	w->stream.id = w->id;
 	w->stream.fill = status_fill;
 	w->stream.done = status_done;
 	conn_send_stream(w->conn, &w->stream);
