@@ -58,8 +58,8 @@ struct conn {
 	struct parse_job *parked;	/* parsed, its big reply waiting for room */
 	struct loop_timer timer;
 	struct loop_timer retry; /* reading again once memory may be back */
-	uint64_t partial_since; /* a frame has been arriving since then */
-	uint64_t last_progress; /* last read or write on the socket */
+	uint64_t partial_since;	 /* a frame has been arriving since then */
+	uint64_t last_progress;	 /* last read or write on the socket */
 };
 
 static struct conn_settings settings;
@@ -914,9 +914,10 @@ static void on_event(struct loop_watch *w, uint32_t events)
 			/* No memory for the read buffer now: what the client
 			 * sent waits in the socket until the retry. */
 			if (log_every_pass(&read_log, &held))
-				log_warn("conn %lu: no memory for its read buffer; reading again in "
-					 "%u ms (%lu more since the last)",
-					 c->serial, LIMIT_READ_RETRY_MS, held);
+				log_warn(
+					"conn %lu: no memory for its read buffer; reading again in "
+					"%u ms (%lu more since the last)",
+					c->serial, LIMIT_READ_RETRY_MS, held);
 		} else if (!dst) {
 			/* Nothing more can be read: say so, and close once the
 			 * work already started here has answered. */
