@@ -267,5 +267,9 @@
  * fraction (1/N) of it, so that one owner's big scripts leave room for
  * others' (an owner holding nothing may always submit one). */
 #define LIMIT_QUEUE_BYTES_OWNER_SHARE 2u
+/* Likewise --reply-bytes: once one owner's replies waiting for room take
+ * this fraction (1/N) of it, that owner's next executions wait to start
+ * until its clients read, so others' still start. */
+#define LIMIT_REPLY_BYTES_OWNER_SHARE 2u
 
 #endif

@@ -264,6 +264,71 @@ static size_t kept_bytes(struct exec *e)
 	return n;
 }
 
+/* The source copies an execution holds count against --queue-bytes until
+ * they are freed, and the replies waiting for room against --reply-bytes
+ * until they are out, in all and per owner (a small table: owners with
+ * source or replies held, found by their scheduling key). */
+static size_t source_bytes;
+struct owner_source {
+	unsigned long long key;
+	size_t bytes;  /* source */
+	size_t unsent; /* replies waiting or streaming */
+};
+static struct owner_source *owner_sources;
+static size_t owner_sources_len, owner_sources_cap;
+
+/* The entry of owner key, created (with 0 bytes) when create is set;
+ * NULL when absent or out of memory. */
+static struct owner_source *owner_source(unsigned long long key, bool create)
+{
+	for (size_t i = 0; i < owner_sources_len; i++)
+		if (owner_sources[i].key == key)
+			return &owner_sources[i];
+	if (!create)
+		return NULL;
+	if (owner_sources_len == owner_sources_cap) {
+		size_t cap = owner_sources_cap ? 2 * owner_sources_cap : 16;
+		struct owner_source *p = realloc(owner_sources, cap * sizeof *p);
+		if (!p)
+			return NULL;
+		owner_sources = p;
+		owner_sources_cap = cap;
+	}
+	owner_sources[owner_sources_len] = (struct owner_source){key, 0, 0};
+	return &owner_sources[owner_sources_len++];
+}
+
+/* Gives back n bytes of e's owner's share. */
+static void owner_source_drop(const struct exec *e, size_t n)
+{
+	struct owner_source *o = owner_source(owner_sched_key(&e->owner), false);
+	if (!o || !n)
+		return;
+	o->bytes -= n < o->bytes ? n : o->bytes;
+	if (!o->bytes && !o->unsent) /* the last one moves into its place */
+		*o = owner_sources[--owner_sources_len];
+}
+
+/* e's reply of n bytes waits (add) or is out (drop), for its owner. */
+static void owner_unsent_add(const struct exec *e, size_t n)
+{
+	struct owner_source *o = owner_source(owner_sched_key(&e->owner), true);
+	if (o)
+		o->unsent += n; /* without memory for the entry, the total alone bounds it */
+}
+
+static void owner_unsent_drop(const struct exec *e, size_t n)
+{
+	struct owner_source *o = owner_source(owner_sched_key(&e->owner), false);
+	if (!o || !n)
+		return;
+	o->unsent -= n < o->unsent ? n : o->unsent;
+	if (!o->bytes && !o->unsent)
+		*o = owner_sources[--owner_sources_len];
+}
+
+
+
 /* Replies waiting for room (their executions ended, their clients slow to
  * read), in bytes. Executions of clients that owe too much wait here
  * instead of starting (see must_hold), so unread replies cannot pile up
@@ -272,15 +337,20 @@ static size_t unsent_bytes;
 static struct list_node held = {&held, &held};
 
 /* Should e wait before it starts? When its own client already owes more
- * than its connection's budget, or when unsent replies are over the
- * global budget and its client owes anything at all: clients that read
- * their replies are never held back by those that do not. */
+ * than its connection's budget; when its owner's replies waiting for room
+ * already take their share of the global budget (half of --reply-bytes,
+ * so that one owner's unread replies leave room for others'); or when
+ * all owners' together take all of it. Replies of executions already
+ * running when the budget fills may add one output each (bounded by
+ * --max-workers): so unsent replies never pass reply-bytes by more. */
 static bool must_hold(const struct exec *e)
 {
 	if (!e->conn || e->mode == EXEC_ASYNC || shutting_down)
 		return false;
-	return conn_owes_too_much(e->conn) ||
-	       (unsent_bytes > settings.reply_bytes && conn_owed_bytes(e->conn) > 0);
+	if (conn_owes_too_much(e->conn) || unsent_bytes >= settings.reply_bytes)
+		return true;
+	struct owner_source *o = owner_source(owner_sched_key(&e->owner), false);
+	return o && o->unsent >= settings.reply_bytes / LIMIT_REPLY_BYTES_OWNER_SHARE;
 }
 
 /* Held executions whose clients caught up go back to the scheduler (at
@@ -313,49 +383,6 @@ again:
 	if (asked)
 		goto again;
 	starting = false;
-}
-
-/* The source copies an execution holds count against --queue-bytes until
- * they are freed, in all and per owner (a small table: owners with source
- * held, found by their scheduling key). */
-static size_t source_bytes;
-struct owner_source {
-	unsigned long long key;
-	size_t bytes;
-};
-static struct owner_source *owner_sources;
-static size_t owner_sources_len, owner_sources_cap;
-
-/* The entry of owner key, created (with 0 bytes) when create is set;
- * NULL when absent or out of memory. */
-static struct owner_source *owner_source(unsigned long long key, bool create)
-{
-	for (size_t i = 0; i < owner_sources_len; i++)
-		if (owner_sources[i].key == key)
-			return &owner_sources[i];
-	if (!create)
-		return NULL;
-	if (owner_sources_len == owner_sources_cap) {
-		size_t cap = owner_sources_cap ? 2 * owner_sources_cap : 16;
-		struct owner_source *p = realloc(owner_sources, cap * sizeof *p);
-		if (!p)
-			return NULL;
-		owner_sources = p;
-		owner_sources_cap = cap;
-	}
-	owner_sources[owner_sources_len] = (struct owner_source){key, 0};
-	return &owner_sources[owner_sources_len++];
-}
-
-/* Gives back n bytes of e's owner's share. */
-static void owner_source_drop(const struct exec *e, size_t n)
-{
-	struct owner_source *o = owner_source(owner_sched_key(&e->owner), false);
-	if (!o || !n)
-		return;
-	o->bytes -= n < o->bytes ? n : o->bytes;
-	if (!o->bytes) /* the last one moves into its place */
-		*o = owner_sources[--owner_sources_len];
 }
 
 void exec_drop_source(struct exec *e, bool keep_code)
@@ -391,6 +418,7 @@ static void reply_unwait(struct exec *e)
 		return;
 	e->reply_waits = false;
 	unsent_bytes -= e->unsent;
+	owner_unsent_drop(e, e->unsent);
 	e->unsent = 0;
 	start_held();
 }
@@ -493,6 +521,7 @@ static void complete(struct exec *e)
 	e->reply_waits = true;
 	e->unsent = hint;
 	unsent_bytes += hint;
+	owner_unsent_add(e, hint);
 	e->room.ready = on_room;
 	conn_when_room(e->conn, &e->room, hint);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -585,6 +586,97 @@ START_TEST(pipelined_unread)
 }
 END_TEST
 
+/* Health's count of running and waiting executions, and of all so far. */
+static void health_counts(long long *running, long long *queued, long long *total)
+{
+	json_t *h = call_once(d.sock, json_pack("{s:s}", "op", "health"));
+	*running = jint(h, "workers_running");
+	*queued = jint(h, "queued");
+	*total = jint(h, "executions_total");
+	json_decref(h);
+}
+
+/* Many connections of one owner, each with a few 1 MB executes whose
+ * replies it never reads: each connection alone stays within its budget
+ * (2M), but together they would hold 15 x 3 MiB. Once the owner's waiting
+ * replies take half of --reply-bytes (8M of 16M) its next executions wait
+ * to start, so the daemon holds at most that plus the four running when
+ * it filled; another owner's execution still runs at once; every reply
+ * arrives once the clients read. */
+START_TEST(many_unread_connections)
+{
+	enum { CONNS = 15, EACH = 4 };
+	static struct client cs[CONNS];
+	long long running, queued, total, before;
+	health_counts(&running, &queued, &before);
+	long base = rss();
+	for (int i = 0; i < CONNS; i++) {
+		ck_assert_int_eq(client_open(&cs[i], d.sock, FRAME_MODE_BINARY), 0);
+		for (int k = 0; k < EACH; k++)
+			client_request(&cs[i],
+				       json_pack("{s:s, s:s, s:i}", "op", "execute", "code",
+						 "console.log('p'.repeat(1048575))", "id", k));
+	}
+	/* Steady: all submitted, none running or queued (the rest wait for
+	 * their owner's clients to read, which they do not). */
+	long long deadline = now_ms() + 60000;
+	for (;;) {
+		health_counts(&running, &queued, &total);
+		if (total >= before + CONNS * EACH && !running && !queued)
+			break;
+		ck_assert_msg(now_ms() < deadline,
+			      "%lld of %d submitted, %lld running, %lld queued", total - before,
+			      CONNS * EACH, running, queued);
+		struct timespec gap = {0, 5 * 1000 * 1000}; /* polling interval */
+		nanosleep(&gap, NULL);
+	}
+	long grew = hwm() - base;
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chmod(d.dir, 0711), 0);
+		ck_assert_int_eq(chmod(d.sock, 0666), 0);
+		unsigned other = testlib_unused_id(0);
+		struct client o;
+		client_open_as(&o, d.sock, other, other);
+		long long t0 = now_ms();
+		client_request(&o, json_pack("{s:s, s:s}", "op", "execute", "code", "return 42"));
+		json_t *r = client_reply(&o, NULL, 30000);
+		ck_assert_msg(r && jtrue(r, "success"), "another owner: %s",
+			      r ? err_msg(r) : "none");
+		printf("bounds: another owner's execute answered in %lld ms\n", now_ms() - t0);
+		json_decref(r);
+		client_close(&o);
+	} else {
+		printf("bounds: many_unread_connections: the other-owner check NOT RUN as uid %u "
+		       "(switching a client to another uid needs root)\n",
+		       (unsigned)geteuid());
+	}
+	printf("bounds: %d connections x %d unread 1 MB executes of one owner: peak grew %ld "
+	       "KiB (bound 8M share + 4 running + 8M retained + 8 MiB)\n",
+	       CONNS, EACH, grew / 1024);
+	ck_assert_int_lt(grew, 28 * MIB);
+	/* Read as a client of many connections does, all of them by turns
+	 * (one that waited on one connection while leaving the others unread
+	 * would wait until those were cut for not reading). */
+	int got[CONNS] = {0}, left = CONNS * EACH;
+	deadline = now_ms() + 120000;
+	while (left > 0) {
+		ck_assert_msg(now_ms() < deadline, "%d replies missing", left);
+		for (int i = 0; i < CONNS; i++) {
+			json_t *r = got[i] < EACH ? client_recv(&cs[i], 20) : NULL;
+			if (!r)
+				continue;
+			ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+			ck_assert_uint_eq(strlen(jstr(r, "stdout")), 1048576);
+			json_decref(r);
+			got[i]++;
+			left--;
+		}
+	}
+	for (int i = 0; i < CONNS; i++)
+		client_close(&cs[i]);
+}
+END_TEST
+
 /* Many half-sent frames: past --partial-bytes (16M) the connection that
  * went over is told RESOURCE_EXHAUSTED and closed; the others keep their
  * place and memory stays within the budget. */
@@ -703,6 +795,7 @@ static Suite *bounds_suite(void)
 	tcase_add_test(tc, declarations_unread);
 	tcase_add_test(tc, pipelined_tool_calls);
 	tcase_add_test(tc, pipelined_unread);
+	tcase_add_test(tc, many_unread_connections);
 	tcase_add_test(tc, half_sent_frames);
 	tcase_add_test(tc, test_report_recounted);
 	tcase_add_test(tc, sandboxctl_status_reads_all_chunks);

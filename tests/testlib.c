@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -428,4 +431,70 @@ char *test_read_file(const char *path, size_t *len)
 	if (len)
 		*len = buf_len(&b) - 1;
 	return b.data;
+}
+
+unsigned testlib_unused_id(unsigned after)
+{
+	if (after < TESTLIB_ID_BASE)
+		after = TESTLIB_ID_BASE;
+	for (unsigned id = after + 1; id < TESTLIB_ID_BASE + 100000u; id++)
+		if (!getpwuid((uid_t)id) && !getgrgid((gid_t)id))
+			return id;
+	ck_abort_msg("no unused uid above %u", TESTLIB_ID_BASE);
+	return 0;
+}
+
+/* The child switches to uid:gid (no supplementary groups), connects, and
+ * hands the connected socket back over a socketpair: the kernel recorded
+ * uid:gid as the peer when it connected. */
+void client_open_as(struct client *c, const char *sock, uid_t uid, gid_t gid)
+{
+	int sp[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sp[0]);
+		struct client cc;
+		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+			_exit(2);
+		if (getuid() != uid || geteuid() != uid || getegid() != gid)
+			_exit(3);
+		if (client_open(&cc, sock, FRAME_MODE_BINARY) < 0)
+			_exit(4);
+		char byte = 'c';
+		struct iovec iov = {&byte, 1};
+		char control[CMSG_SPACE(sizeof(int))] = {0};
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = control,
+				   .msg_controllen = sizeof control};
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &cc.fd, sizeof(int));
+		_exit(sendmsg(sp[1], &m, 0) == 1 ? 0 : 5);
+	}
+	close(sp[1]);
+	char byte;
+	struct iovec iov = {&byte, 1};
+	char control[CMSG_SPACE(sizeof(int))];
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = control,
+			   .msg_controllen = sizeof control};
+	ssize_t got = recvmsg(sp[0], &m, MSG_CMSG_CLOEXEC);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "the client process for uid %u failed (status %#x)", (unsigned)uid, st);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	ck_assert_msg(got == 1 && cm && cm->cmsg_type == SCM_RIGHTS, "no socket from uid %u",
+		      (unsigned)uid);
+	memcpy(&c->fd, CMSG_DATA(cm), sizeof(int));
+	close(sp[0]);
+	c->mode = FRAME_MODE_BINARY;
+	c->in = (struct buf)BUF_INIT;
+	frame_decoder_init(&c->dec, FRAME_MODE_BINARY, 1u << 30);
 }

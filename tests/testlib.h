@@ -47,6 +47,13 @@ struct client {
 
 /* Connects in the given framing (binary or line). -1 when it cannot. */
 int client_open(struct client *c, const char *sock, enum frame_mode mode);
+/* As root: a binary-mode connection whose peer is uid:gid, made by a child
+ * switched to them (the socket and its directory must let them in). */
+void client_open_as(struct client *c, const char *sock, uid_t uid, gid_t gid);
+/* An id above `after` (and TESTLIB_ID_BASE) that no account or group uses:
+ * far from system, user and dynamic ranges and from worker uids. */
+#define TESTLIB_ID_BASE 4000000000u
+unsigned testlib_unused_id(unsigned after);
 void client_close(struct client *c);
 /* Sends raw bytes / one JSON message (encoded in the client's mode). */
 void client_send_raw(struct client *c, const void *p, size_t n);
