@@ -273,6 +273,7 @@ struct owner_source {
 	unsigned long long key;
 	size_t bytes;  /* source */
 	size_t unsent; /* replies waiting or streaming */
+	unsigned held; /* executions waiting to start (see must_hold) */
 };
 static struct owner_source *owner_sources;
 static size_t owner_sources_len, owner_sources_cap;
@@ -294,8 +295,15 @@ static struct owner_source *owner_source(unsigned long long key, bool create)
 		owner_sources = p;
 		owner_sources_cap = cap;
 	}
-	owner_sources[owner_sources_len] = (struct owner_source){key, 0, 0};
+	owner_sources[owner_sources_len] = (struct owner_source){key, 0, 0, 0};
 	return &owner_sources[owner_sources_len++];
+}
+
+/* Forgets o once it holds nothing (the last entry moves into its place). */
+static void owner_tidy(struct owner_source *o)
+{
+	if (!o->bytes && !o->unsent && !o->held)
+		*o = owner_sources[--owner_sources_len];
 }
 
 /* Gives back n bytes of e's owner's share. */
@@ -305,8 +313,7 @@ static void owner_source_drop(const struct exec *e, size_t n)
 	if (!o || !n)
 		return;
 	o->bytes -= n < o->bytes ? n : o->bytes;
-	if (!o->bytes && !o->unsent) /* the last one moves into its place */
-		*o = owner_sources[--owner_sources_len];
+	owner_tidy(o);
 }
 
 /* e's reply of n bytes waits (add) or is out (drop), for its owner. */
@@ -323,11 +330,8 @@ static void owner_unsent_drop(const struct exec *e, size_t n)
 	if (!o || !n)
 		return;
 	o->unsent -= n < o->unsent ? n : o->unsent;
-	if (!o->bytes && !o->unsent)
-		*o = owner_sources[--owner_sources_len];
+	owner_tidy(o);
 }
-
-
 
 /* Replies waiting for room (their executions ended, their clients slow to
  * read), in bytes. Executions of clients that owe too much wait here
@@ -335,6 +339,32 @@ static void owner_unsent_drop(const struct exec *e, size_t n)
  * without end; they hold no worker slot while they wait. */
 static size_t unsent_bytes;
 static struct list_node held = {&held, &held};
+/* Held executions count as waiting, in all and per owner, against --queue
+ * and --max-queued-per-owner: holding one gives its worker slot back, and
+ * the scheduler's own counts no longer see it. */
+static unsigned held_count;
+
+static void hold(struct exec *e)
+{
+	e->held = true;
+	list_add_tail(&held, &e->held_link);
+	held_count++;
+	struct owner_source *o = owner_source(owner_sched_key(&e->owner), true);
+	if (o) /* without memory for the entry, the total alone bounds it */
+		o->held++;
+}
+
+static void unhold(struct exec *e)
+{
+	list_del(&e->held_link);
+	e->held = false;
+	held_count--;
+	struct owner_source *o = owner_source(owner_sched_key(&e->owner), false);
+	if (o && o->held) {
+		o->held--;
+		owner_tidy(o);
+	}
+}
 
 /* Should e wait before it starts? When its own client already owes more
  * than its connection's budget; when its owner's replies waiting for room
@@ -370,12 +400,10 @@ again:
 		struct exec *e = LIST_ITEM(n, struct exec, held_link);
 		if (must_hold(e))
 			continue;
-		list_del(n);
-		e->held = false;
+		unhold(e);
 		if (sched_submit(&e->sched, owner_sched_key(&e->owner)) !=
 		    SCHED_OK) { /* full: later */
-			e->held = true;
-			list_add_tail(&held, &e->held_link);
+			hold(e);
 			asked = false; /* the queue is full: a slot's release asks again */
 			break;
 		}
@@ -716,10 +744,8 @@ void exec_ended(struct exec *e)
 static void end_queued(struct exec *e, enum kill_reason why)
 {
 	sched_remove(&e->sched);
-	if (e->held) {
-		list_del(&e->held_link);
-		e->held = false;
-	}
+	if (e->held)
+		unhold(e);
 	e->killed = why;
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
@@ -842,12 +868,26 @@ static void on_start(struct sched_entry *s)
 	struct exec *e = container_of(s, struct exec, sched);
 	if (must_hold(e)) {
 		/* It gives its slot back and waits, holding only its code. */
-		e->held = true;
-		list_add_tail(&held, &e->held_link);
+		hold(e);
 		sched_release(&e->sched);
 		return;
 	}
 	run_start(e);
+}
+
+/* The queue caps, counting held executions as waiting: SCHED_OK when e
+ * may be submitted. */
+static enum sched_result held_queue_full(const struct exec *e)
+{
+	if (!held_count)
+		return SCHED_OK;
+	if (sched_queued() + held_count >= settings.queue_max)
+		return SCHED_QUEUE_FULL;
+	uint64_t key = owner_sched_key(&e->owner);
+	const struct owner_source *o = owner_source(key, false);
+	if (o && o->held && sched_owner_queued(key) + o->held >= sched_per_owner_queued())
+		return SCHED_OWNER_FULL;
+	return SCHED_OK;
 }
 
 static char *copy(const char *s, size_t len)
@@ -873,12 +913,17 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 		*message = "the daemon is shutting down";
 		return NULL;
 	}
-	/* What waits to run is bounded in bytes too, not only in number. */
-	size_t source = (code ? code_len : 0) + (req->tests ? req->tests_len : 0);
+	/* What waits to run is bounded in bytes too, not only in number: its
+	 * code, tests and store (rendered already when parsed off the loop,
+	 * else measured without rendering). */
+	size_t store_len = !req->store	     ? 0
+			   : req->store_json ? req->store_json_len
+					     : json_dumpb(req->store, NULL, 0, JSON_COMPACT);
+	size_t source = (code ? code_len : 0) + (req->tests ? req->tests_len : 0) + store_len;
 	if (source_bytes && source_bytes + source > settings.queue_bytes) {
 		snprintf(queue_msg, sizeof queue_msg,
-			 "the executions waiting or running already hold %zu bytes of code "
-			 "(--queue-bytes %zu)",
+			 "the executions waiting or running already hold %zu bytes of code, "
+			 "tests and stores (--queue-bytes %zu)",
 			 source_bytes, settings.queue_bytes);
 		*message = queue_msg;
 		return NULL;
@@ -888,7 +933,8 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	size_t share = settings.queue_bytes / LIMIT_QUEUE_BYTES_OWNER_SHARE;
 	if (mine && mine->bytes + source > share) {
 		snprintf(queue_msg, sizeof queue_msg,
-			 "your executions waiting or running already hold %zu bytes of code, and "
+			 "your executions waiting or running already hold %zu bytes of code, "
+			 "tests and stores, and "
 			 "one owner may hold at most %zu (half of --queue-bytes %zu)",
 			 mine->bytes, share, settings.queue_bytes);
 		*message = queue_msg;
@@ -971,7 +1017,9 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	 * (conn_exec_end) before sched_submit returns. */
 	if (e->mode != EXEC_ASYNC)
 		conn_exec_begin(c);
-	enum sched_result sr = sched_submit(&e->sched, owner_sched_key(&e->owner));
+	enum sched_result sr = held_queue_full(e);
+	if (sr == SCHED_OK)
+		sr = sched_submit(&e->sched, owner_sched_key(&e->owner));
 	if (sr != SCHED_OK) {
 		total--;
 		if (e->mode != EXEC_ASYNC)
@@ -988,7 +1036,8 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 				 sched_per_owner_queued());
 		else if (sr == SCHED_QUEUE_FULL)
 			snprintf(queue_msg, sizeof queue_msg,
-				 "the execution queue is full (%u waiting)", sched_queued());
+				 "the execution queue is full (%u waiting)",
+				 sched_queued() + held_count);
 		if (sr != SCHED_NO_MEMORY)
 			*message = queue_msg;
 		return NULL;

@@ -35,6 +35,15 @@ void sched_init(const struct sched_settings *s, sched_start_cb start)
 
 unsigned sched_running(void) { return running; }
 unsigned sched_queued(void) { return queued; }
+unsigned sched_owner_queued(uint64_t key)
+{
+	for (struct list_node *n = owners.next; n != &owners; n = n->next) {
+		const struct sched_owner *o = LIST_ITEM(n, struct sched_owner, link);
+		if (o->key == key)
+			return o->queued;
+	}
+	return 0;
+}
 unsigned sched_max_workers(void) { return cfg.max_workers; }
 unsigned sched_per_owner_running(void) { return cfg.per_owner_running; }
 unsigned sched_per_owner_queued(void) { return cfg.per_owner_queued; }

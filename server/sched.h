@@ -67,6 +67,8 @@ struct sched_entry *sched_first_queued(void);
 
 unsigned sched_running(void);
 unsigned sched_queued(void);
+/* Entries of one owner waiting (linear in the owners). */
+unsigned sched_owner_queued(uint64_t key);
 unsigned sched_max_workers(void);
 /* The caps, for messages. */
 unsigned sched_per_owner_running(void);

@@ -677,6 +677,106 @@ START_TEST(many_unread_connections)
 }
 END_TEST
 
+/* Executions held while their owner's replies wait count against the
+ * queue caps: with one owner's share of --reply-bytes (8M of 16M) taken by
+ * unread 1 MB replies, its next 500 executes on another connection are
+ * held up to --max-queued-per-owner (64) and the rest refused at once,
+ * rather than piling up; all are answered once the replies are read. */
+START_TEST(held_executions_capped)
+{
+	enum { AS = 4, EACH = 3, BIG = AS * EACH, N = 500 };
+	struct client a[AS], b;
+	for (int k = 0; k < AS; k++)
+		ck_assert_int_eq(client_open(&a[k], d.sock, FRAME_MODE_BINARY), 0);
+	ck_assert_int_eq(client_open(&b, d.sock, FRAME_MODE_BINARY), 0);
+	long long running, queued, total, before;
+	health_counts(&running, &queued, &before);
+	for (int i = 0; i < BIG; i++)
+		client_request(&a[i % AS], json_pack("{s:s, s:s, s:i}", "op", "execute", "code",
+						     "console.log('p'.repeat(1048575))", "id", i));
+	long long deadline = now_ms() + 60000;
+	do {
+		health_counts(&running, &queued, &total);
+		ck_assert_msg(now_ms() < deadline, "the big ones did not end");
+		struct timespec gap = {0, 5 * 1000 * 1000}; /* polling interval */
+		nanosleep(&gap, NULL);
+	} while (total < before + BIG || running || queued);
+	for (int i = 0; i < N; i++)
+		client_request(&b, json_pack("{s:s, s:s, s:i}", "op", "execute", "code", "return 1",
+					     "id", i));
+	int refused = 0;
+	for (int i = 0; i < N - 64; i++) {
+		json_t *r = client_reply(&b, NULL, 30000);
+		ck_assert_msg(r != NULL, "refusal %d missing", i);
+		assert_error(r, "RESOURCE_EXHAUSTED", "per-owner queue limit");
+		refused++;
+		json_decref(r);
+	}
+	/* The big replies read: the held ones run and answer. */
+	for (int i = 0; i < BIG; i++) {
+		json_t *r = client_reply(&a[i % AS], NULL, 60000);
+		ck_assert_msg(r && jtrue(r, "success"), "big reply %d: %s", i,
+			      r ? err_msg(r) : "none");
+		json_decref(r);
+	}
+	/* The last 64: held ones that ran, or refused (the owner's other
+	 * held executions took their places). */
+	int ran = 0;
+	for (int i = 0; i < 64; i++) {
+		json_t *r = client_reply(&b, NULL, 60000);
+		ck_assert_msg(r != NULL, "held reply %d missing", i);
+		if (jtrue(r, "success")) {
+			ran++;
+		} else {
+			assert_error(r, "RESOURCE_EXHAUSTED", "per-owner queue limit");
+			refused++;
+		}
+		json_decref(r);
+	}
+	ck_assert_int_gt(ran, 0);
+	printf("bounds: %d executes behind an owner's unread replies: %d held then run, %d "
+	       "refused (--max-queued-per-owner 64)\n",
+	       N, ran, refused);
+	for (int k = 0; k < AS; k++)
+		client_close(&a[k]);
+	client_close(&b);
+}
+END_TEST
+
+/* A store counts against --queue-bytes (16M, half of it per owner) as code
+ * does: executions that keep 1 MB stores waiting are refused past it. */
+START_TEST(stores_count_in_queue_bytes)
+{
+	/* 1 MB in 4 values of 250 KB (a value may have 256 KiB, a store 1 MiB) */
+	static char v[250 * 1000 + 1];
+	memset(v, 'v', sizeof v - 1);
+	int ok = 0, refused = 0;
+	for (int i = 0; i < 10; i++) {
+		json_t *st = json_object();
+		for (int k = 0; k < 4; k++) {
+			char key[8];
+			snprintf(key, sizeof key, "k%d", k);
+			json_object_set_new(st, key, json_string(v));
+		}
+		json_t *r =
+			call_once(d.sock, json_pack("{s:s, s:s, s:o, s:i}", "op", "async", "code",
+						    "for(;;){}", "store", st, "timeout_ms", 30000));
+		if (jtrue(r, "ok")) {
+			ok++;
+		} else {
+			assert_error(r, "RESOURCE_EXHAUSTED", "stores");
+			refused++;
+		}
+		json_decref(r);
+	}
+	printf("bounds: ten async executions with 1 MB stores: %d accepted, %d refused (half of "
+	       "--queue-bytes 16M per owner)\n",
+	       ok, refused);
+	ck_assert_int_eq(ok, 8);
+	ck_assert_int_eq(refused, 2);
+}
+END_TEST
+
 /* Many half-sent frames: past --partial-bytes (16M) the connection that
  * went over is told RESOURCE_EXHAUSTED and closed; the others keep their
  * place and memory stays within the budget. */
@@ -796,6 +896,8 @@ static Suite *bounds_suite(void)
 	tcase_add_test(tc, pipelined_tool_calls);
 	tcase_add_test(tc, pipelined_unread);
 	tcase_add_test(tc, many_unread_connections);
+	tcase_add_test(tc, held_executions_capped);
+	tcase_add_test(tc, stores_count_in_queue_bytes);
 	tcase_add_test(tc, half_sent_frames);
 	tcase_add_test(tc, test_report_recounted);
 	tcase_add_test(tc, sandboxctl_status_reads_all_chunks);
