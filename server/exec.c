@@ -338,11 +338,14 @@ static void owner_unsent_drop(const struct exec *e, size_t n)
  * instead of starting (see must_hold), so unread replies cannot pile up
  * without end; they hold no worker slot while they wait. */
 static size_t unsent_bytes;
+/* Records aged out but still streamed from (see exec_unpin), in bytes. */
+static size_t evicted_pinned;
 static struct list_node held = {&held, &held};
 /* Held executions count as waiting, in all and per owner, against --queue
  * and --max-queued-per-owner: holding one gives its worker slot back, and
  * the scheduler's own counts no longer see it. */
 static unsigned held_count;
+unsigned exec_held(void) { return held_count; }
 
 static void hold(struct exec *e)
 {
@@ -375,7 +378,14 @@ static void unhold(struct exec *e)
  * --max-workers): so unsent replies never pass reply-bytes by more. */
 static bool must_hold(const struct exec *e)
 {
-	if (!e->conn || e->mode == EXEC_ASYNC || shutting_down)
+	if (shutting_down)
+		return false;
+	/* Records that aged out while replies still stream from them are
+	 * freed only once those end: new records (whose arrival ages old
+	 * ones out) wait while they hold the reply budget. */
+	if (evicted_pinned >= settings.reply_bytes)
+		return true;
+	if (!e->conn || e->mode == EXEC_ASYNC)
 		return false;
 	if (conn_owes_too_much(e->conn) || unsent_bytes >= settings.reply_bytes)
 		return true;
@@ -757,7 +767,11 @@ static void exec_free(struct registry_entry *r)
 {
 	struct exec *e = container_of(r, struct exec, reg);
 	if (e->pins) {
-		e->evicted = true; /* a reply still streams from it */
+		/* A reply still streams from it: freed at the last unpin, and
+		 * counted meanwhile (see must_hold). */
+		e->evicted = true;
+		e->evicted_bytes = sizeof *e + e->out[OUT].cap + e->out[ERR].cap + e->kept.cap;
+		evicted_pinned += e->evicted_bytes;
 		return;
 	}
 	source_bytes -= e->source_bytes;
@@ -782,8 +796,12 @@ void exec_pin(struct exec *e) { e->pins++; }
 
 void exec_unpin(struct exec *e)
 {
-	if (--e->pins == 0 && e->evicted)
+	if (--e->pins == 0 && e->evicted) {
+		evicted_pinned -= e->evicted_bytes;
+		e->evicted = false; /* freed now, for good */
 		exec_free(&e->reg);
+		start_held();
+	}
 }
 
 /* ---- clients */

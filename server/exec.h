@@ -108,6 +108,8 @@ uint64_t exec_finished_ms(const struct exec *e); /* wall clock; 0 while not done
 
 /* Executions accepted since start, and those not yet done. */
 unsigned long exec_total(void);
+/* Executions waiting to start until replies drain (see must_hold). */
+unsigned exec_held(void);
 unsigned exec_live(void);
 
 /* Shutdown, first step: queued executions end cancelled; running ones go

@@ -77,6 +77,7 @@ struct exec {
 	struct msg_stream reply_msg;
 	bool streaming;
 	unsigned pins;		     /* replies streaming from the record (exec_pin) */
+	size_t evicted_bytes;	     /* aged out while pinned: what it still holds */
 	bool evicted;		     /* aged out while pinned: freed at the last unpin */
 	json_t *calls;		     /* [{call_id, name, status, duration_ms}] so far */
 	unsigned long calls_dropped; /* calls past LIMIT_TOOL_CALLS */

@@ -578,6 +578,7 @@ static void health(struct conn *c, const struct request *req)
 	json_object_set_new(r, "workers_running", json_integer(sched_running()));
 	json_object_set_new(r, "workers_max", json_integer(sched_max_workers()));
 	json_object_set_new(r, "queued", json_integer(sched_queued()));
+	json_object_set_new(r, "held", json_integer(exec_held()));
 	json_object_set_new(r, "executions_total", json_integer((json_int_t)exec_total()));
 	json_object_set_new(r, "executions_retained", json_integer(registry_count()));
 	json_object_set_new(r, "connections", json_integer(conn_count()));

@@ -367,6 +367,70 @@ static pid_t send_from_child(struct client *c, const char *p, size_t len)
 	return pid;
 }
 
+/* Status replies left unread keep the records they stream from alive,
+ * even once retention (8M) lets those go: each small reply may pin 6 MB.
+ * Once such records take --reply-bytes (16M), new executions wait (health's
+ * held) instead of ageing more records out; reading one of the replies
+ * frees its record and lets them go on. */
+START_TEST(pinned_records_bounded)
+{
+	enum { N = 10 };
+	struct client cs[N];
+	long base = rss();
+	int pins = 0;
+	char *held_id = NULL;
+	for (int k = 0; k < N && !held_id; k++) {
+		char *id = big_output_exec("");
+		long long deadline = now_ms() + 60000;
+		for (;;) {
+			json_t *h = call_once(d.sock, json_pack("{s:s}", "op", "health"));
+			long long held = jint(h, "held");
+			json_decref(h);
+			json_t *st = call_once(d.sock, json_pack("{s:s, s:s}", "op", "status",
+								 "execution_id", id));
+			bool done = json_object_get(st, "success") != NULL;
+			json_decref(st);
+			if (done)
+				break;
+			if (held) {
+				held_id = id;
+				break;
+			}
+			ck_assert_msg(now_ms() < deadline, "execution %d neither ended nor held",
+				      k);
+			struct timespec gap = {0, 5 * 1000 * 1000}; /* polling interval */
+			nanosleep(&gap, NULL);
+		}
+		if (held_id)
+			break;
+		ck_assert_int_eq(client_open(&cs[pins], d.sock, FRAME_MODE_BINARY), 0);
+		client_request(&cs[pins],
+			       json_pack("{s:s, s:s}", "op", "status", "execution_id", id));
+		pins++;
+		free(id);
+	}
+	long grew = hwm() - base;
+	printf("bounds: %d unread status replies pinning 6 MB records: the next execution held "
+	       "after %d; peak grew %ld KiB (bound 8M retained + 16M pinned + 6 MiB + 8 MiB)\n",
+	       N, pins, grew / 1024);
+	ck_assert_msg(held_id != NULL, "%d records pinned and nothing held", pins);
+	ck_assert_int_lt(grew, 38 * MIB);
+	/* One reader reads: its record goes, the held execution runs. */
+	json_t *r = client_reply(&cs[0], NULL, 30000);
+	ck_assert_msg(r && jtrue(r, "ok"), "pinned status: %s", r ? err_msg(r) : "none");
+	json_decref(r);
+	client_close(&cs[0]);
+	json_decref(wait_done(held_id));
+	free(held_id);
+	for (int i = 1; i < pins; i++) {
+		r = client_reply(&cs[i], NULL, 30000);
+		ck_assert_msg(r && jtrue(r, "ok"), "status %d: %s", i, r ? err_msg(r) : "none");
+		json_decref(r);
+		client_close(&cs[i]);
+	}
+}
+END_TEST
+
 /* 20000 pipelined long-polls on one connection: it is not read past
  * LIMIT_CONN_OUTSTANDING (64) unanswered, so the waiters stay few (two
  * connections grew the daemon to 869 MB in 16 s before); once the
@@ -890,6 +954,7 @@ static Suite *bounds_suite(void)
 	tcase_add_test(tc, tool_loop_client_gone);
 	tcase_add_test(tc, schema_bomb);
 	tcase_add_test(tc, status_never_read);
+	tcase_add_test(tc, pinned_records_bounded);
 	tcase_add_test(tc, long_polls_unread);
 	tcase_add_test(tc, long_poll_flood);
 	tcase_add_test(tc, declarations_unread);
