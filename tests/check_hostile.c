@@ -472,9 +472,9 @@ static double formula_opt(const char *name, double dflt)
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
 
-/* The README's formula for formula_args, in bytes, base b measured. Each
- * line is one of its terms; the sizes of records are what the code
- * allocates for them (see the README for each). */
+/* The README's formula for formula_args, in bytes, with base b measured:
+ * its terms in its order. The sizes of records are what the code allocates
+ * for them (see the README for each). */
 static double formula_bytes(double b)
 {
 	double W = formula_opt("--max-workers", 0);
@@ -485,18 +485,29 @@ static double formula_bytes(double b)
 	double R = formula_opt("--retain-count", LIMIT_RETAIN_COUNT_DEFAULT);
 	double E = formula_opt("--cache-max-entries", LIMIT_CACHE_ENTRIES_DEFAULT);
 	double conns = C + 64; /* and those kept past the cap to be told why */
-	return b + formula_opt("--retain-bytes", (double)LIMIT_RETAIN_BYTES_DEFAULT) +
-	       (Q + W + R) * LIMIT_TOOLS * (LIMIT_TOOL_NAME + 100) + (Q + W) * 4 * KIB +
-	       formula_opt("--reply-bytes", LIMIT_REPLY_BYTES_DEFAULT) +
-	       conns * (16 * KIB + 1 * KIB) + C * LIMIT_CONN_OUTSTANDING * 600 +
-	       2 * formula_opt("--partial-bytes", LIMIT_PARTIAL_BYTES_DEFAULT) + conns * 64 * KIB +
-	       2 * formula_opt("--queue-bytes", LIMIT_QUEUE_BYTES_DEFAULT) +
-	       W * (3 * O + CTL_RESULT_BYTES + LIMIT_CTL_BACKLOG_BYTES + F +
-		    LIMIT_TOOL_CALLS * 512.0) +
-	       F + LIMIT_PARSE_INLINE_BYTES + 2 * LIMIT_REQUEST_NODES * 80.0 +
-	       LIMIT_DECL_OUTPUT_BYTES + LIMIT_DECL_MEMO_ENTRIES * 32 * 2 +
-	       formula_opt("--cache-max-bytes", (double)LIMIT_CACHE_BYTES_DEFAULT) + E * 1.2 * KIB +
-	       1 * MIB;
+	const double terms[] = {
+		b,
+		formula_opt("--retain-bytes", (double)LIMIT_RETAIN_BYTES_DEFAULT),
+		(Q + W + R) * LIMIT_TOOLS * (LIMIT_TOOL_NAME + 100), /* tool names */
+		(Q + W) * 4 * KIB,				     /* live records */
+		formula_opt("--reply-bytes", LIMIT_REPLY_BYTES_DEFAULT),
+		conns * (16 * KIB + 1 * KIB),		/* record, small reply */
+		C * LIMIT_CONN_OUTSTANDING * 1.2 * KIB, /* waiters */
+		2 * formula_opt("--partial-bytes", LIMIT_PARTIAL_BYTES_DEFAULT),
+		conns * 64 * KIB, /* read buffers */
+		2 * formula_opt("--queue-bytes", LIMIT_QUEUE_BYTES_DEFAULT),
+		W * (3 * O + F + CTL_RESULT_BYTES + LIMIT_CTL_BACKLOG_BYTES +
+		     LIMIT_TOOL_CALLS * 512.0),
+		F + LIMIT_PARSE_INLINE_BYTES + 2 * LIMIT_REQUEST_NODES * 80.0, /* parsing */
+		LIMIT_DECL_OUTPUT_BYTES + LIMIT_DECL_MEMO_ENTRIES * 32 * 2,    /* declarations */
+		formula_opt("--cache-max-bytes", (double)LIMIT_CACHE_BYTES_DEFAULT),
+		E * 1.2 * KIB,			    /* cache index */
+		1 * MIB + LIMIT_JSON_RESERVE_BYTES, /* small tables, reserve */
+	};
+	double sum = 0;
+	for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+		sum += terms[i];
+	return sum;
 }
 
 /* Reads the replies of every read-mode run at once, a little of each
@@ -520,7 +531,8 @@ static int drain_all(struct hostile_run *runs, int n, int timeout_ms)
 				if (!left[i][k])
 					continue;
 				ck_assert_msg(now_ms() < deadline, "%s: reply %d of %d missing",
-					      runs[i].hc->name, runs[i].hc->body_lines - left[i][k] + 1,
+					      runs[i].hc->name,
+					      runs[i].hc->body_lines - left[i][k] + 1,
 					      runs[i].hc->body_lines);
 				json_t *m = client_recv(&runs[i].c[k], 1);
 				if (m && json_object_get(m, "ok")) {
