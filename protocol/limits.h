@@ -246,7 +246,8 @@
  * still be read). At the cap the daemon stops reading that connection (as
  * when its replies back up) until one is answered, so nothing it sent is
  * refused or lost, and what it makes the daemon hold is bounded: a waiter
- * is about 600 bytes with its id. 64 is more than an agent pipelines; a
+ * is about 900 bytes, 1.2 KiB with an id of the largest size
+ * (LIMIT_ID_BYTES). 64 is more than an agent pipelines; a
  * client that fills it with long-polls and then sends a tool_result has
  * that result read once a long-poll ends. */
 #define LIMIT_CONN_OUTSTANDING 64u

@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "../protocol/ctl.h"
+#include "../protocol/limits.h"
 #include "hostile.h"
 #include "testlib.h"
 
@@ -420,6 +422,175 @@ START_TEST(test_leave_mid_stream_and_parse)
 }
 END_TEST
 
+/* ---- the worst-case memory formula (README.md, "Memory"), held under the
+ * whole corpus at once
+ *
+ * The daemon below runs with small budgets; the formula is evaluated for
+ * exactly these options, term by term as the README writes it, and the
+ * daemon's peak RSS (VmHWM: the high-water mark over its whole life, so no
+ * moment can be missed) must stay under it. */
+static const char *const formula_args[] = {"--max-workers",
+					   "2",
+					   "--max-running-per-owner",
+					   "2",
+					   "--retain-bytes",
+					   "8M",
+					   "--reply-bytes",
+					   "8M",
+					   "--conn-reply-bytes",
+					   "1M",
+					   "--partial-bytes",
+					   "32M",
+					   "--queue-bytes",
+					   "8M",
+					   "--max-connections",
+					   "128",
+					   "--output-bytes",
+					   "4M",
+					   "--max-output-bytes",
+					   "4M",
+					   "--cache-max-bytes",
+					   "4M",
+					   NULL};
+
+/* The value of option name in args (sizes with a K, M or G suffix), or dflt. */
+static double formula_opt(const char *name, double dflt)
+{
+	for (const char *const *a = formula_args; *a && a[1]; a += 2)
+		if (strcmp(*a, name) == 0) {
+			static const char units[] = "KMG";
+			char *end;
+			double v = strtod(a[1], &end);
+			const char *u = *end ? strchr(units, *end) : NULL;
+			for (const char *k = units; u && k <= u; k++)
+				v *= 1024;
+			return v;
+		}
+	return dflt;
+}
+
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+
+/* The README's formula for formula_args, in bytes, with base b measured:
+ * its terms in its order. The sizes of records are what the code allocates
+ * for them (see the README for each). */
+static double formula_bytes(double b)
+{
+	double W = formula_opt("--max-workers", 0);
+	double C = formula_opt("--max-connections", LIMIT_CONNECTIONS_DEFAULT);
+	double F = formula_opt("--max-frame-bytes", LIMIT_FRAME_BYTES_DEFAULT);
+	double O = formula_opt("--max-output-bytes", (double)LIMIT_OUTPUT_BYTES_MAX);
+	double Q = formula_opt("--queue", LIMIT_QUEUE_DEFAULT);
+	double R = formula_opt("--retain-count", LIMIT_RETAIN_COUNT_DEFAULT);
+	double E = formula_opt("--cache-max-entries", LIMIT_CACHE_ENTRIES_DEFAULT);
+	double conns = C + 64; /* and those kept past the cap to be told why */
+	const double terms[] = {
+		b,
+		formula_opt("--retain-bytes", (double)LIMIT_RETAIN_BYTES_DEFAULT),
+		(Q + W + R) * LIMIT_TOOLS * (LIMIT_TOOL_NAME + 100), /* tool names */
+		(Q + W) * 4 * KIB,				     /* live records */
+		formula_opt("--reply-bytes", LIMIT_REPLY_BYTES_DEFAULT),
+		conns * (16 * KIB + 1 * KIB),		/* record, small reply */
+		C * LIMIT_CONN_OUTSTANDING * 1.2 * KIB, /* waiters */
+		2 * formula_opt("--partial-bytes", LIMIT_PARTIAL_BYTES_DEFAULT),
+		conns * 64 * KIB, /* read buffers */
+		2 * formula_opt("--queue-bytes", LIMIT_QUEUE_BYTES_DEFAULT),
+		W * (3 * O + F + CTL_RESULT_BYTES + LIMIT_CTL_BACKLOG_BYTES +
+		     LIMIT_TOOL_CALLS * 512.0),
+		F + LIMIT_PARSE_INLINE_BYTES + 2 * LIMIT_REQUEST_NODES * 80.0, /* parsing */
+		LIMIT_DECL_OUTPUT_BYTES + LIMIT_DECL_MEMO_ENTRIES * 32 * 2,    /* declarations */
+		formula_opt("--cache-max-bytes", (double)LIMIT_CACHE_BYTES_DEFAULT),
+		E * 1.2 * KIB,			    /* cache index */
+		1 * MIB + LIMIT_JSON_RESERVE_BYTES, /* small tables, reserve */
+	};
+	double sum = 0;
+	for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+		sum += terms[i];
+	return sum;
+}
+
+/* Reads the replies of every read-mode run at once, a little of each
+ * connection in turn, so that none waits long enough behind the others
+ * to be cut off as a reader that does not read; fails when one is missing
+ * after timeout_ms in all. Closes those connections. Returns how many
+ * replies were read. */
+static int drain_all(struct hostile_run *runs, int n, int timeout_ms)
+{
+	static int left[HOSTILE_MAX_CASES][HOSTILE_MAX_CONNS];
+	int remaining = 0, replies = 0;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < runs[i].n; k++) {
+			left[i][k] = runs[i].hc->mode == HOSTILE_READ ? runs[i].hc->body_lines : 0;
+			remaining += left[i][k];
+		}
+	double deadline = now_ms() + timeout_ms;
+	while (remaining > 0) {
+		for (int i = 0; i < n; i++)
+			for (int k = 0; k < runs[i].n; k++) {
+				if (!left[i][k])
+					continue;
+				ck_assert_msg(now_ms() < deadline, "%s: reply %d of %d missing",
+					      runs[i].hc->name,
+					      runs[i].hc->body_lines - left[i][k] + 1,
+					      runs[i].hc->body_lines);
+				json_t *m = client_recv(&runs[i].c[k], 1);
+				if (m && json_object_get(m, "ok")) {
+					left[i][k]--;
+					remaining--;
+					replies++;
+				}
+				json_decref(m);
+			}
+	}
+	for (int i = 0; i < n; i++)
+		if (runs[i].hc->mode == HOSTILE_READ) {
+			for (int k = 0; k < runs[i].n; k++)
+				client_close(&runs[i].c[k]);
+			runs[i].n = 0;
+		}
+	return replies;
+}
+
+START_TEST(test_memory_formula)
+{
+	static struct hostile_case cases[HOSTILE_MAX_CASES];
+	int n = hostile_load(HOSTILE_DIR, cases, HOSTILE_MAX_CASES);
+	struct daemon d;
+	daemon_start(&d, formula_args);
+	long base = proc_status_kib(d.pid, "VmRSS");
+	ck_assert_int_gt(base, 0);
+	static struct hostile_run runs[HOSTILE_MAX_CASES];
+	/* Those whose replies are read first, so that the executions among
+	 * them find room in the owner's queue; then the others, all running
+	 * at once. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < n; i++)
+			if ((cases[i].mode == HOSTILE_READ) == (pass == 0))
+				hostile_start(&runs[i], d.sock, &cases[i]);
+	int replies = drain_all(runs, n, 240000);
+	long during = proc_status_kib(d.pid, "VmHWM");
+	for (int i = 0; i < n; i++)
+		if (cases[i].mode != HOSTILE_READ)
+			hostile_finish(&runs[i], 1000);
+	ck_assert(hostile_wait_idle(d.sock, 120000));
+	/* Still serving. */
+	json_t *x = exec_once(d.sock, "{\"op\":\"execute\",\"code\":\"return 2\"}");
+	ck_assert_msg(jtrue(x, "success"), "%s", err_msg(x));
+	json_decref(x);
+	long peak = proc_status_kib(d.pid, "VmHWM");
+	ck_assert_int_ge(peak, during);
+	double bound = formula_bytes((double)base * KIB);
+	printf("hostile: all %d classes at once (%d replies read): daemon RSS %.1f MiB at start, "
+	       "peak %.1f MiB; the README's formula for these options %.1f MiB\n",
+	       n, replies, (double)base / KIB, (double)peak / KIB, bound / MIB);
+	ck_assert_msg((double)peak * KIB < bound, "peak RSS %ld KiB is over the formula's %.0f KiB",
+		      peak, bound / KIB);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	hostile_free(cases, n);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -440,6 +611,10 @@ int main(void)
 	tcase_add_test(big, test_tool_call_8mb_args);
 	tcase_add_test(big, test_leave_mid_stream_and_parse);
 	suite_add_tcase(s, big);
+	TCase *mem = tcase_create("memory");
+	tcase_set_timeout(mem, 600);
+	tcase_add_test(mem, test_memory_formula);
+	suite_add_tcase(s, mem);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
