@@ -232,8 +232,8 @@ static json_t *build_fields(struct exec *e)
 }
 
 /* What an ended execution keeps, in bytes, as retention counts it: its
- * record, its output, its kept text, and its small fields (as text, twice
- * over for the tree that holds them). */
+ * record, its output, its kept text, its small fields (as text, twice
+ * over for the tree that holds them) and its tools' names. */
 static size_t kept_bytes(struct exec *e)
 {
 	for (int i = 0; i < 2; i++) {
@@ -261,6 +261,10 @@ static size_t kept_bytes(struct exec *e)
 	free(f);
 	if (e->cached_name)
 		n += strlen(e->cached_name) + 1;
+	size_t i;
+	json_t *t;
+	json_array_foreach (e->tool_names, i, t) /* the string and its slot */
+		n += json_string_length(t) + 64;
 	return n;
 }
 

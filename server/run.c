@@ -238,6 +238,20 @@ static void take_output(struct exec *e, int i, const char *data, size_t n, bool 
 	}
 	e->carry_len[i] = len - used;
 	memcpy(e->carry[i], joined + used, e->carry_len[i]);
+	/* The cap holds for what is kept too: invalid bytes a subverted
+	 * worker sends become U+FFFD, three bytes each. Cut at a character. */
+	size_t kept = buf_len(&e->out[OUT]) + buf_len(&e->out[ERR]);
+	if (kept > e->output_bytes) {
+		size_t over = kept - (size_t)e->output_bytes, at = buf_len(&e->out[i]);
+		at = over < at - before ? at - over : before;
+		const unsigned char *p = (const unsigned char *)buf_peek(&e->out[i]);
+		while (at > before && (p[at] & 0xC0) == 0x80)
+			at--;
+		e->out[i].end = e->out[i].start + at;
+		e->carry_len[i] = 0;
+		if (e->killed != KILL_OUTPUT)
+			run_kill(e, KILL_OUTPUT);
+	}
 	if (buf_len(&e->out[i]) > before)
 		exec_output_added(e, i, before);
 }

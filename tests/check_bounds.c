@@ -177,6 +177,39 @@ START_TEST(kept_values_counted)
 END_TEST
 
 /* A returned string with a NUL in it is a value like any other. */
+/* The declared tools' names an ended execution keeps count against
+ * --retain-bytes (8M): 256 names of 128 bytes are about 48 KiB a record,
+ * so 300 such executions cannot all stay. */
+START_TEST(tool_names_counted)
+{
+	json_t *tools = json_array();
+	for (int i = 0; i < 256; i++) {
+		char name[129];
+		snprintf(name, sizeof name, "t%03d_", i);
+		memset(name + 5, 'n', 123);
+		name[128] = '\0';
+		json_array_append_new(tools, json_pack("{s:s}", "name", name));
+	}
+	long base = rss();
+	for (int i = 0; i < 300; i++) {
+		json_t *r = call_once(d.sock, json_pack("{s:s, s:s, s:O}", "op", "execute", "code",
+							"return 1", "tools", tools));
+		ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+		json_decref(r);
+	}
+	json_decref(tools);
+	json_t *h = call_once(d.sock, json_pack("{s:s}", "op", "health"));
+	long long kept = jint(h, "executions_retained");
+	json_decref(h);
+	long grew = rss() - base;
+	printf("bounds: 300 executions declaring 256 tools of 128-byte names: %lld retained, RSS "
+	       "grew %ld KiB (retain-bytes 8M)\n",
+	       kept, grew / 1024);
+	ck_assert_int_lt(kept, 200);
+	ck_assert_int_lt(grew, 16 * MIB);
+}
+END_TEST
+
 START_TEST(value_with_nul)
 {
 	json_t *r = call_once(d.sock, json_pack("{s:s, s:s}", "op", "execute", "code",
@@ -950,6 +983,7 @@ static Suite *bounds_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, result_of_many_references);
 	tcase_add_test(tc, kept_values_counted);
+	tcase_add_test(tc, tool_names_counted);
 	tcase_add_test(tc, value_with_nul);
 	tcase_add_test(tc, tool_loop_client_gone);
 	tcase_add_test(tc, schema_bomb);

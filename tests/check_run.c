@@ -41,6 +41,7 @@ static behaviour worker_does;
 static spawn_done_cb spawned_cb;
 static void *spawned_arg;
 static pid_t spawned_pid;
+static int *child_fds; /* in the fake worker: its fds 0-2 (control, stdout, stderr) */
 static struct loop_timer spawned_timer = LOOP_TIMER_INIT;
 
 static void on_spawned_later(struct loop_timer *t)
@@ -58,6 +59,7 @@ int spawn_worker(uint64_t memory_bytes, uint64_t timeout_ms, int fds[FORKSERVER_
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		signal(SIGPIPE, SIG_DFL);
+		child_fds = fds;
 		worker_does(fds[0]);
 		_exit(0);
 	}
@@ -134,6 +136,20 @@ static void big_value(int ctl)
 	send_frame(ctl, s, i + 2);
 }
 
+/* 8 MiB of bytes that are not UTF-8 on stdout (as much as the default
+ * output cap lets through), then a result: each would become U+FFFD, three
+ * bytes, 24 MiB kept. */
+static void invalid_output(int ctl)
+{
+	static char junk[64 * 1024];
+	memset(junk, 0xff, sizeof junk);
+	for (int i = 0; i < 128; i++)
+		if (write(child_fds[1], junk, sizeof junk) != (ssize_t)sizeof junk)
+			_exit(4);
+	static const char r[] = "{\"type\":\"result\",\"ok\":true,\"value\":1}";
+	send_frame(ctl, r, sizeof r - 1);
+}
+
 /* Calls and calls, never reading an answer. */
 static void never_reads(int ctl)
 {
@@ -198,6 +214,8 @@ static void on_tick(struct loop_timer *t)
 	loop_timer_set(t, 1, on_tick);
 }
 
+static size_t out_kept; /* stdout and stderr the record keeps */
+
 static void on_done(struct exec_watch *w, struct exec *e)
 {
 	(void)w;
@@ -205,6 +223,7 @@ static void on_done(struct exec_watch *w, struct exec *e)
 	size_t len;
 	const char *k = exec_kept(e, &len);
 	kept = strndup(k, len);
+	out_kept = buf_len(exec_output(e, 0)) + buf_len(exec_output(e, 1));
 	loop_timer_cancel(&tick);
 	loop_stop();
 }
@@ -286,6 +305,18 @@ START_TEST(node_bomb_frame)
 	/* the frame is held as compact text while it arrives, never as a tree */
 	ck_assert_int_lt(grew, 24 * MIB);
 	ck_assert_msg(longest_turn_ms < 10.0, "a loop turn took %.2f ms", longest_turn_ms);
+	json_decref(f);
+}
+END_TEST
+
+START_TEST(invalid_output_capped)
+{
+	json_t *f = run_with(async_req, invalid_output);
+	printf("run: 8 MiB of invalid UTF-8 on stdout: %s (%s), %zu bytes kept\n", kind(f),
+	       message(f), out_kept);
+	ck_assert_uint_le(out_kept, 8 * MIB);
+	ck_assert_uint_ge(out_kept, 8 * MIB - 4);
+	ck_assert_str_eq(kind(f), "output_limit");
 	json_decref(f);
 }
 END_TEST
@@ -452,6 +483,7 @@ static Suite *run_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, node_bomb_frame);
 	tcase_add_test(tc, largest_value_kept);
+	tcase_add_test(tc, invalid_output_capped);
 	tcase_add_test(tc, node_bomb_tool_call);
 	tcase_add_test(tc, worker_never_reads_answers);
 	tcase_add_test(tc, exit_status_never_picks_the_kind);
