@@ -31,6 +31,10 @@
 /* stdout + stderr bytes kept per execution; the worker dies past it. */
 #define LIMIT_OUTPUT_BYTES_DEFAULT (8ull * 1024 * 1024)
 #define LIMIT_OUTPUT_BYTES_MAX (64ull * 1024 * 1024)
+/* The daemon's --max-output-bytes unless told otherwise: each running
+ * worker's output is held whole, so this times --max-workers is the
+ * biggest term of the supervisor's memory (README, Memory). */
+#define LIMIT_OUTPUT_BYTES_MAX_DEFAULT (16ull * 1024 * 1024)
 
 /* status long-polls: how long a wait lasts by default and at most. */
 #define LIMIT_WAIT_MS_DEFAULT 30000u
@@ -47,12 +51,12 @@
  * big outputs cannot hold the daemon's memory. */
 #define LIMIT_RETENTION_MS_DEFAULT 600000u
 #define LIMIT_RETAIN_COUNT_DEFAULT 1000u
-#define LIMIT_RETAIN_BYTES_DEFAULT (128ull * 1024 * 1024)
+#define LIMIT_RETAIN_BYTES_DEFAULT (64ull * 1024 * 1024)
 
 /* The script cache: entries and bytes on disk (and in memory), oldest
  * evicted first. A description is the script's leading comment, cut. */
 #define LIMIT_CACHE_ENTRIES_DEFAULT 1000u
-#define LIMIT_CACHE_BYTES_DEFAULT (64ull * 1024 * 1024)
+#define LIMIT_CACHE_BYTES_DEFAULT (32ull * 1024 * 1024)
 #define LIMIT_CACHE_DESCRIPTION_CHARS 200u
 /* list: the start of each execution's code. */
 #define LIMIT_CODE_PREVIEW_CHARS 100u
@@ -83,9 +87,10 @@
  * of them to end. */
 #define LIMIT_QUEUED_PER_OWNER_DEFAULT 64u
 
-/* Connections. Each costs a buffer of up to one frame, so they are capped;
- * past the cap a client gets UNAVAILABLE and is closed. */
-#define LIMIT_CONNECTIONS_DEFAULT 1024u
+/* Connections. Each costs its record, a read buffer and up to 64 requests
+ * waiting (README, Memory), so they are capped; past the cap a client gets
+ * UNAVAILABLE and is closed. Plenty for one machine's agents and shells. */
+#define LIMIT_CONNECTIONS_DEFAULT 256u
 /* A frame that has started must finish within this time, so a half-sent
  * frame cannot hold its buffer forever. */
 #define LIMIT_FRAME_TIMEOUT_MS 30000u
@@ -272,5 +277,10 @@
  * this fraction (1/N) of it, that owner's next executions wait to start
  * until its clients read, so others' still start. */
 #define LIMIT_REPLY_BYTES_OWNER_SHARE 2u
+/* An execution's reply waiting for room counts against --reply-bytes as at
+ * most this fraction (1/N) of it: one reply bigger than the whole budget,
+ * being read, leaves room for others' executions (and its owner's); the
+ * memory beyond the budget is then at most N such replies. */
+#define LIMIT_REPLY_COUNTED_SHARE 4u
 
 #endif

@@ -43,7 +43,7 @@ static const char usage[] =
 	"                         scripts, as uid 0 does (name or gid)\n"
 	"  --allow-users LIST     admit only these users (comma-separated names or uids)\n"
 	"  --allow-groups LIST    admit only members of these groups (names or gids)\n"
-	"  --max-connections N    clients connected at once (default 1024)\n"
+	"  --max-connections N    clients connected at once (default 256)\n"
 	"  --frame-timeout-ms N   time a started frame has to arrive in full (default 30000)\n"
 	"  --idle-timeout-ms N    close connections idle this long (default 600000)\n"
 	"  --timeout-ms N         default execution timeout (default 30000)\n"
@@ -51,7 +51,7 @@ static const char usage[] =
 	"  --memory-bytes N       default memory for a script (default 64M)\n"
 	"  --max-memory-bytes N   largest memory a request may ask for (default 1G)\n"
 	"  --output-bytes N       default stdout+stderr cap (default 8M)\n"
-	"  --max-output-bytes N   largest output cap a request may ask for (default 64M)\n"
+	"  --max-output-bytes N   largest output cap a request may ask for (default 16M)\n"
 	"  --worker-uids FIRST-LAST  when run as root, each worker its own uid and gid\n"
 	"                         from this range, unused by any user or group\n"
 	"                         (default 2000000000-2000065535)\n"
@@ -65,7 +65,7 @@ static const char usage[] =
 	"  --retention-ms N       how long finished executions stay queryable (default 600000)\n"
 	"  --retain-count N       finished executions kept at most (default 1000)\n"
 	"  --retain-bytes N       bytes kept among finished executions at most: output,\n"
-	"                         values, reports, records (default 128M)\n"
+	"                         values, reports, records (default 64M)\n"
 	"  --reply-bytes N        replies queued for all clients; past it replies wait and\n"
 	"                         no new execution starts (default 32M)\n"
 	"  --conn-reply-bytes N   replies queued for one client before its requests wait\n"
@@ -77,7 +77,7 @@ static const char usage[] =
 	"                         /var/lib/sandboxd/scripts as root, else\n"
 	"                         $XDG_STATE_HOME/sandboxd/scripts)\n"
 	"  --cache-max-entries N  scripts kept at most (default 1000)\n"
-	"  --cache-max-bytes N    script bytes kept at most (default 64M)\n"
+	"  --cache-max-bytes N    script bytes kept at most (default 32M)\n"
 	"  --no-cache             do not cache scripts\n"
 	"  --log-level LEVEL      error, warn, info or debug (default info)\n"
 	"  --help, --version\n"
@@ -307,6 +307,7 @@ int config_parse(struct config *c, int argc, char **argv)
 	c->frame_timeout_ms = LIMIT_FRAME_TIMEOUT_MS;
 	c->idle_timeout_ms = LIMIT_IDLE_TIMEOUT_MS;
 	request_limits_default(&c->limits);
+	c->limits.output_bytes_max = LIMIT_OUTPUT_BYTES_MAX_DEFAULT;
 	c->worker_user = NULL;
 	c->worker_uid_first = LIMIT_WORKER_UID_FIRST_DEFAULT;
 	c->worker_uid_last = LIMIT_WORKER_UID_FIRST_DEFAULT + LIMIT_WORKER_UIDS_DEFAULT - 1;

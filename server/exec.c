@@ -561,9 +561,13 @@ static void complete(struct exec *e)
 	if (e->mode != EXEC_STREAM)
 		hint += e->out_esc[OUT] + e->out_esc[ERR];
 	e->reply_waits = true;
-	e->unsent = hint;
-	unsent_bytes += hint;
-	owner_unsent_add(e, hint);
+	/* One reply counts a quarter of the budget at most, so that a reply
+	 * bigger than the budget being read does not hold everything else
+	 * back: beyond the budget there are then at most four such. */
+	size_t most = settings.reply_bytes / LIMIT_REPLY_COUNTED_SHARE;
+	e->unsent = hint < most ? hint : most;
+	unsent_bytes += e->unsent;
+	owner_unsent_add(e, e->unsent);
 	e->room.ready = on_room;
 	conn_when_room(e->conn, &e->room, hint);
 }

@@ -269,7 +269,7 @@ static void hostile_each(struct hostile_case *cases, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct daemon d;
-		const char *args[] = {"--log-level", "error", NULL};
+		const char *args[] = {"--log-level", "error", "--max-output-bytes", "64M", NULL};
 		daemon_start(&d, args);
 		static struct hostile_run r;
 		hostile_start(&r, d.sock, &cases[i]);
@@ -342,7 +342,7 @@ static void hostile_all(struct hostile_case *cases, int n)
 {
 	enum { NORMAL = 4 };
 	struct daemon d;
-	const char *args[] = {"--log-level", "error", NULL};
+	const char *args[] = {"--log-level", "error", "--max-output-bytes", "64M", NULL};
 	daemon_start(&d, args);
 	int p[2];
 	ck_assert_int_eq(pipe(p), 0);

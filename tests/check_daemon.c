@@ -688,7 +688,7 @@ START_TEST(test_slow_reader)
 	setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
 	client_sendf(&slow, "{\"op\":\"stream\",\"code\":\"for (;;) console.log("
 			    "'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy')\","
-			    "\"output_bytes\":67108864,\"timeout_ms\":20000}");
+			    "\"output_bytes\":16777216,\"timeout_ms\":20000}");
 	ck_assert_int_eq(client_open(&fast, shared.sock, FRAME_MODE_LINE), 0);
 	for (int i = 0; i < 20; i++) {
 		client_sendf(&fast, "{\"op\":\"execute\",\"code\":\"return %d\"}", i);
@@ -710,7 +710,7 @@ START_TEST(test_backlog_then_requests)
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
 	client_sendf(&c, "{\"op\":\"stream\",\"id\":\"flood\",\"code\":\"var s = new Array(1000)"
 			 ".join('z'); for (var i = 0; i < 16000; i++) console.log(s)\","
-			 "\"output_bytes\":33554432}");
+			 "\"output_bytes\":16777216}");
 	json_t *ev = client_recv(&c, 10000);
 	ck_assert_ptr_nonnull(ev);
 	json_decref(ev);

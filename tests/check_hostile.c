@@ -249,7 +249,8 @@ START_TEST(test_streamed_reply_exact)
 	int n = hostile_load(HOSTILE_DIR, cases, HOSTILE_MAX_CASES);
 	const struct hostile_case *hc = find_case(cases, n, "output-64mb");
 	struct daemon d;
-	daemon_start(&d, NULL);
+	const char *args[] = {"--max-output-bytes", "64M", NULL};
+	daemon_start(&d, args);
 	for (int mode = 0; mode < 2; mode++) {
 		struct client c;
 		ck_assert_int_eq(
@@ -480,24 +481,25 @@ static double formula_bytes(double b)
 	double W = formula_opt("--max-workers", 0);
 	double C = formula_opt("--max-connections", LIMIT_CONNECTIONS_DEFAULT);
 	double F = formula_opt("--max-frame-bytes", LIMIT_FRAME_BYTES_DEFAULT);
-	double O = formula_opt("--max-output-bytes", (double)LIMIT_OUTPUT_BYTES_MAX);
+	double O = formula_opt("--max-output-bytes", (double)LIMIT_OUTPUT_BYTES_MAX_DEFAULT);
 	double Q = formula_opt("--queue", LIMIT_QUEUE_DEFAULT);
-	double R = formula_opt("--retain-count", LIMIT_RETAIN_COUNT_DEFAULT);
 	double E = formula_opt("--cache-max-entries", LIMIT_CACHE_ENTRIES_DEFAULT);
 	double conns = C + 64; /* and those kept past the cap to be told why */
+	double retain = formula_opt("--retain-bytes", (double)LIMIT_RETAIN_BYTES_DEFAULT);
+	double reply = formula_opt("--reply-bytes", LIMIT_REPLY_BYTES_DEFAULT);
 	const double terms[] = {
 		b,
-		formula_opt("--retain-bytes", (double)LIMIT_RETAIN_BYTES_DEFAULT),
-		(Q + W + R) * LIMIT_TOOLS * (LIMIT_TOOL_NAME + 100), /* tool names */
-		(Q + W) * 4 * KIB,				     /* live records */
-		formula_opt("--reply-bytes", LIMIT_REPLY_BYTES_DEFAULT),
-		conns * (16 * KIB + 1 * KIB),		/* record, small reply */
+		retain,		   /* ended executions, their tools' names included */
+		(Q + W) * 4 * KIB, /* live records */
+		reply,		   /* replies queued */
+		reply + LIMIT_REPLY_COUNTED_SHARE * (O + CTL_RESULT_BYTES), /* replies waiting */
+		reply + retain,		      /* aged-out records status replies stream from */
+		conns * (16 * KIB + 1 * KIB), /* record, small reply */
 		C * LIMIT_CONN_OUTSTANDING * 1.2 * KIB, /* waiters */
 		2 * formula_opt("--partial-bytes", LIMIT_PARTIAL_BYTES_DEFAULT),
 		conns * 64 * KIB, /* read buffers */
 		2 * formula_opt("--queue-bytes", LIMIT_QUEUE_BYTES_DEFAULT),
-		W * (3 * O + F + CTL_RESULT_BYTES + LIMIT_CTL_BACKLOG_BYTES +
-		     LIMIT_TOOL_CALLS * 512.0),
+		W * (O + F + CTL_RESULT_BYTES + LIMIT_CTL_BACKLOG_BYTES + LIMIT_TOOL_CALLS * 512.0),
 		F + LIMIT_PARSE_INLINE_BYTES + 2 * LIMIT_REQUEST_NODES * 80.0, /* parsing */
 		LIMIT_DECL_OUTPUT_BYTES + LIMIT_DECL_MEMO_ENTRIES * 32 * 2,    /* declarations */
 		formula_opt("--cache-max-bytes", (double)LIMIT_CACHE_BYTES_DEFAULT),
