@@ -282,6 +282,12 @@ static json_t *step(struct session *s, const char *what, json_t *req, bool execu
 		free(text);
 	}
 	if (why || !jtrue(r, "ok")) {
+		/* An error that says the connection closes (out of memory
+		 * reading requests): the rest goes on a new one. */
+		if (!why && strstr(err_msg(r), "closing the connection")) {
+			session_close(s);
+			session_open(s, s->sock);
+		}
 		json_decref(r);
 		return NULL;
 	}
