@@ -59,6 +59,7 @@ struct job {
 	uint64_t created_ms;
 	int err;	  /* JOB_WRITE: errno, or 0 */
 	unsigned removed; /* JOB_CLEAR */
+	bool partial;	  /* JOB_CLEAR: not all of the scope was taken (out of memory) */
 	cache_stored_cb stored;
 	cache_cleared_cb cleared;
 	void *arg;
@@ -194,21 +195,28 @@ static struct entry *find_hash(const char *owner, const char *hash)
 	return NULL;
 }
 
-/* The entry of this name in scope; with scope NULL, prefer's own first
- * (two owners may hold the same name for the same content). */
-static struct entry *find_name(const char *scope, const char *prefer, const char *name)
+/* The entry of this name of owner. */
+static struct entry *find_name(const char *owner, const char *name)
 {
-	struct entry *any = NULL;
 	struct list_node *n, *tmp;
 	LIST_FOREACH_SAFE (n, tmp, &entries) {
 		struct entry *e = LIST_ITEM(n, struct entry, link);
-		if (!in_scope(e, scope) || strcmp(e->name, name) != 0)
-			continue;
-		if (!prefer || strcmp(e->owner, prefer) == 0)
+		if (strcmp(e->owner, owner) == 0 && strcmp(e->name, name) == 0)
 			return e;
-		any = any ? any : e;
 	}
-	return any;
+	return NULL;
+}
+
+/* What owner holds; NULL when nothing. */
+static struct holder *find_holder(const char *owner)
+{
+	struct list_node *n, *tmp;
+	LIST_FOREACH_SAFE (n, tmp, &holders) {
+		struct holder *h = LIST_ITEM(n, struct holder, link);
+		if (strcmp(h->key, owner) == 0)
+			return h;
+	}
+	return NULL;
 }
 
 /* An owner key is a plain file name: [a-z0-9-], not empty, short. */
@@ -250,13 +258,7 @@ static void forget(struct entry *e)
  * to its owner's totals. -1 when out of memory (e is not added). */
 static int insert(struct entry *e)
 {
-	struct holder *h = NULL;
-	struct list_node *n, *tmp;
-	LIST_FOREACH_SAFE (n, tmp, &holders) {
-		struct holder *x = LIST_ITEM(n, struct holder, link);
-		if (strcmp(x->key, e->owner) == 0)
-			h = x;
-	}
+	struct holder *h = find_holder(e->owner);
 	if (!h) {
 		h = calloc(1, sizeof *h);
 		if (!h)
@@ -469,7 +471,7 @@ static void on_done(struct loop_watch *w, uint32_t events)
 		struct job *j = ordered;
 		ordered = j->next;
 		if (j->kind == JOB_WRITE) {
-			struct entry *e = find_name(j->owner, NULL, j->name);
+			struct entry *e = find_name(j->owner, j->name);
 			json_t *info = NULL;
 			if (j->err) {
 				warn_once("cannot write a script", j->err);
@@ -483,7 +485,7 @@ static void on_done(struct loop_watch *w, uint32_t events)
 				j->stored(j->arg, info);
 			json_decref(info);
 		} else if (j->cleared) {
-			j->cleared(j->arg, j->removed);
+			j->cleared(j->arg, j->removed, !j->partial);
 		}
 		free(j->data);
 		free(j);
@@ -603,47 +605,80 @@ static bool icontains(const char *hay, const char *needle)
 	return n == 0;
 }
 
-static bool hits(const struct entry *e, const char *query, size_t qlen, bool prefix)
+/* Whether e's name matches query by the rule of a lookup's pass: 0 the
+ * exact name, 1 a prefix, 2 a substring (both case-insensitive). */
+static bool hits(const struct entry *e, const char *query, size_t qlen, int pass)
 {
-	return prefix ? strncasecmp(e->name, query, qlen) == 0 : icontains(e->name, query);
+	switch (pass) {
+	case 0: return strcmp(e->name, query) == 0;
+	case 1: return strncasecmp(e->name, query, qlen) == 0;
+	default: return icontains(e->name, query);
+	}
 }
+
+/* At most this many matches are named in an ambiguous lookup's list. */
+#define MATCHES_LISTED 10
 
 enum cache_lookup_result cache_lookup(const char *scope, const char *query, const char **code,
 				      size_t *len, const char **name, char **matches)
 {
-	struct entry *found = find_name(scope, NULL, query);
+	/* "OWNER/QUERY" looks among that owner's scripts only (no name has a
+	 * slash); an owner out of scope holds nothing for this caller. */
+	char owner[CACHE_OWNER_SIZE];
+	const char *slash = strchr(query, '/');
+	if (slash) {
+		size_t n = (size_t)(slash - query);
+		if (n >= sizeof owner)
+			return CACHE_NOT_FOUND;
+		memcpy(owner, query, n);
+		owner[n] = '\0';
+		if (!owner_key_ok(owner) || (scope && strcmp(scope, owner) != 0))
+			return CACHE_NOT_FOUND;
+		scope = owner;
+		query = slash + 1;
+	}
 	size_t qlen = strlen(query);
-	/* A unique prefix first, else a unique substring. */
-	for (int pass = 0; pass < 2 && !found; pass++) {
+	/* The exact name, else a unique prefix, else a unique substring. Two
+	 * owners may hold one name (the same content stored in the same
+	 * second), so even the exact name may match several. */
+	for (int pass = 0; pass < 3; pass++) {
+		struct entry *found = NULL;
 		unsigned n_hits = 0;
 		struct buf names = BUF_INIT;
 		struct list_node *n, *tmp;
 		LIST_FOREACH_SAFE (n, tmp, &entries) {
 			struct entry *e = LIST_ITEM(n, struct entry, link);
-			if (!in_scope(e, scope) || !hits(e, query, qlen, pass == 0))
+			if (!in_scope(e, scope) || !hits(e, query, qlen, pass))
 				continue;
 			found = e;
-			if (++n_hits > 10)
+			if (++n_hits > MATCHES_LISTED)
 				continue;
 			if (n_hits > 1)
 				buf_append(&names, ", ", 2);
+			/* Across owners, each match is named as OWNER/NAME. */
+			if (!scope) {
+				buf_append(&names, e->owner, strlen(e->owner));
+				buf_append(&names, "/", 1);
+			}
 			buf_append(&names, e->name, strlen(e->name));
 		}
 		if (n_hits > 1) {
-			if (n_hits > 10)
+			if (n_hits > MATCHES_LISTED)
 				buf_append(&names, ", ...", 5);
-			buf_append(&names, "", 1);
+			if (buf_append(&names, "", 1) < 0)
+				buf_free(&names); /* no list rather than an unterminated one */
 			*matches = names.data;
 			return CACHE_AMBIGUOUS;
 		}
 		buf_free(&names);
+		if (found) {
+			*code = found->code;
+			*len = found->len;
+			*name = found->name;
+			return CACHE_FOUND;
+		}
 	}
-	if (!found)
-		return CACHE_NOT_FOUND;
-	*code = found->code;
-	*len = found->len;
-	*name = found->name;
-	return CACHE_FOUND;
+	return CACHE_NOT_FOUND;
 }
 
 json_t *cache_list(const char *scope, const char *filter)
@@ -667,7 +702,7 @@ void cache_clear(const char *scope, cache_cleared_cb cleared, void *arg)
 {
 	struct job *j = calloc(1, sizeof *j);
 	if (!j) {
-		cleared(arg, 0);
+		cleared(arg, 0, false);
 		return;
 	}
 	size_t cap = 0;
@@ -681,8 +716,10 @@ void cache_clear(const char *scope, cache_cleared_cb cleared, void *arg)
 		size_t len = strlen(path) + 1;
 		if (j->len + len > cap) {
 			char *d = realloc(j->data, cap = (j->len + len) * 2);
-			if (!d)
+			if (!d) {
+				j->partial = true;
 				break;
+			}
 			j->data = d;
 		}
 		memcpy(j->data + j->len, path, len);
@@ -693,18 +730,26 @@ void cache_clear(const char *scope, cache_cleared_cb cleared, void *arg)
 	j->cleared = cleared;
 	j->arg = arg;
 	if (!enabled) {
+		bool partial = j->partial;
 		free(j->data);
 		free(j);
-		cleared(arg, 0);
+		cleared(arg, 0, !partial);
 		return;
 	}
 	submit(j);
 }
 
-json_t *cache_describe(void)
+json_t *cache_describe(const char *scope)
 {
-	return json_pack("{s:s, s:i, s:I, s:b}", "dir", settings.dir ? settings.dir : "", "scripts",
-			 (int)n_entries, "bytes", (json_int_t)n_bytes, "writable",
+	unsigned count = n_entries;
+	uint64_t bytes = n_bytes;
+	if (scope) {
+		const struct holder *h = find_holder(scope);
+		count = h ? h->count : 0;
+		bytes = h ? h->bytes : 0;
+	}
+	return json_pack("{s:s, s:I, s:I, s:b}", "dir", settings.dir ? settings.dir : "", "scripts",
+			 (json_int_t)count, "bytes", (json_int_t)bytes, "writable",
 			 enabled && !warned);
 }
 

@@ -27,6 +27,7 @@
 #define SANDBOXD_CACHE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,10 +70,15 @@ enum cache_lookup_result {
 /*
  * Finds a script in scope by exact name, else by a unique prefix, else by a
  * unique substring (both case-insensitive); scripts out of scope do not
- * exist for it. A pure lookup over the in-memory index (no I/O). On
- * CACHE_FOUND, *code, *len and *name point into the cache (valid until the
- * next call into this module). On CACHE_AMBIGUOUS, *matches is a malloc'd
- * list of the names for a message.
+ * exist for it. "OWNER/QUERY" (an owner key, a slash, then a query) looks
+ * only among that owner's scripts, which for a scope of another owner are
+ * none. With scope NULL several owners may hold the exact name: that is
+ * ambiguous too, never one of them picked. A pure lookup over the
+ * in-memory index (no I/O). On CACHE_FOUND, *code, *len and *name point
+ * into the cache (valid until the next call into this module). On
+ * CACHE_AMBIGUOUS, *matches is a malloc'd list of at most 10 of the
+ * matches for a message (each "OWNER/NAME" with scope NULL), or NULL when
+ * out of memory.
  */
 enum cache_lookup_result cache_lookup(const char *scope, const char *query, const char **code,
 				      size_t *len, const char **name, char **matches);
@@ -82,12 +88,15 @@ enum cache_lookup_result cache_lookup(const char *scope, const char *query, cons
  * name or description contains filter (case-insensitive; NULL: all). */
 json_t *cache_list(const char *scope, const char *filter);
 
-typedef void (*cache_cleared_cb)(void *arg, unsigned removed);
-/* Removes every script in scope; cleared is called from the loop with the
- * count. */
+/* removed: the files removed; complete: false when memory ran out before
+ * every script in scope was taken (the others stay). */
+typedef void (*cache_cleared_cb)(void *arg, unsigned removed, bool complete);
+/* Removes every script in scope; cleared is called exactly once, from the
+ * loop (or from within when nothing is to be written), with the count. */
 void cache_clear(const char *scope, cache_cleared_cb cleared, void *arg);
 
-/* For health: {"dir", "scripts", "bytes", "writable"}. */
-json_t *cache_describe(void);
+/* For health: {"dir", "scripts", "bytes", "writable"}, the counts those of
+ * the scripts in scope (all with NULL). */
+json_t *cache_describe(const char *scope);
 
 #endif

@@ -37,7 +37,7 @@ static void reply_error(struct conn *c, json_t *id, enum status code, const char
 
 static void reply_error(struct conn *c, json_t *id, enum status code, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[1536]; /* room for an ambiguous name's list of matches */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -383,8 +383,18 @@ static void cancel(struct conn *c, const struct request *req)
 	struct exec *e = find(c, req);
 	if (!e)
 		return;
+	/* The waiter first: out of memory, nothing is done and the client
+	 * hears so (every request gets its reply; the connection counts
+	 * them). */
+	struct waiter *w = waiter_new(c, req->id, WAIT_CANCEL);
+	if (!w) {
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED,
+			    "out of memory: %s was not cancelled", exec_id(e));
+		return;
+	}
 	enum exec_state before = exec_state(e);
 	if (exec_cancel(e) < 0) {
+		waiter_free(w);
 		reply_error(c, req->id, STATUS_FAILED_PRECONDITION,
 			    "execution %s has already ended%s%s%s", exec_id(e),
 			    request_state_terminal(before) ? " (" : "",
@@ -393,14 +403,6 @@ static void cancel(struct conn *c, const struct request *req)
 		return;
 	}
 	/* The reply comes once the worker is reaped and the state final. */
-	struct waiter *w = waiter_new(c, req->id, WAIT_CANCEL);
-	if (!w) {
-		/* Every request gets its reply (the connection counts them). */
-		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED,
-			    "out of memory: %s is being cancelled, ask status for its end",
-			    exec_id(e));
-		return;
-	}
 	w->e = e;
 	w->watch.done = on_watch_done;
 	exec_watch(e, &w->watch);
@@ -458,9 +460,15 @@ static void submit(struct conn *c, const struct request *req)
 				    "cached: no cached script matches \"%.128s\"", req->cached);
 			return;
 		case CACHE_AMBIGUOUS:
+			/* Nothing is picked: the matches are listed, an admin's
+			 * across owners as OWNER/NAME (no name has a slash),
+			 * with how to pick one. */
 			reply_error(c, req->id, STATUS_INVALID_ARGUMENT,
-				    "cached: \"%.128s\" matches several scripts: %s", req->cached,
-				    matches ? matches : "");
+				    "cached: \"%.128s\" matches several scripts: %s%s", req->cached,
+				    matches ? matches : "(out of memory listing them)",
+				    matches && strchr(matches, '/')
+					    ? " (OWNER/NAME names one owner's script)"
+					    : "");
 			free(matches);
 			return;
 		}
@@ -508,11 +516,15 @@ static void submit(struct conn *c, const struct request *req)
 
 /* ---- the cache */
 
-static void on_cleared(void *arg, unsigned removed)
+static void on_cleared(void *arg, unsigned removed, bool complete)
 {
 	struct waiter *w = arg;
 	oom_mark = msg_alloc_failures();
-	if (w->conn) {
+	if (w->conn && !complete)
+		reply_error(w->conn, w->id, STATUS_RESOURCE_EXHAUSTED,
+			    "out of memory: %u scripts removed, others remain (ask again)",
+			    removed);
+	else if (w->conn) {
 		json_t *r = msg_reply_ok(w->id);
 		json_object_set_new(r, "removed", json_integer(removed));
 		send_reply(w->conn, w->id, r);
@@ -585,7 +597,10 @@ static void health(struct conn *c, const struct request *req)
 	json_t *sandbox = json_object();
 	spawn_describe_sandbox(sandbox);
 	json_object_set_new(r, "sandbox", sandbox);
-	json_object_set_new(r, "cache", cache_describe());
+	/* The cache's counts are the caller's own (all, for an admin): how
+	 * many scripts another user holds, and how big the one they just
+	 * stored is, are not the caller's to learn. */
+	json_object_set_new(r, "cache", cache_describe(cache_scope(c)));
 	json_t *limits = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
 				   (json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
 				   (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",

@@ -55,8 +55,9 @@ static json_t *store_as(const char *owner, const char *code)
 static json_t *store(const char *code) { return store_as("uid-1", code); }
 
 static unsigned cleared_count;
-static void on_cleared(void *arg, unsigned removed)
+static void on_cleared(void *arg, unsigned removed, bool complete)
 {
+	ck_assert(complete);
 	(void)arg;
 	cleared_count = removed;
 	loop_stop();
@@ -212,6 +213,8 @@ START_TEST(test_owners_scoped)
 	/* The same content from another owner is another entry. */
 	json_t *b = store_as("uid-20", "// a secret\nreturn 'A'");
 	ck_assert_ptr_nonnull(b);
+	char name_b[128];
+	snprintf(name_b, sizeof name_b, "%s", name_of(b));
 	ck_assert_ptr_null(store_as("uid-20", "// a secret\nreturn 'A'"));
 	store_as("uid-20", "return 'B only'");
 	ck_assert_uint_eq(listed("uid-10"), 1);
@@ -233,6 +236,57 @@ START_TEST(test_owners_scoped)
 	ck_assert_int_eq(cache_lookup(NULL, "script-", &code, &len, &found, &matches),
 			 CACHE_AMBIGUOUS);
 	free(matches);
+	/* Stored in the same second, both owners' copies have one name: for
+	 * an admin (NULL) the exact name is ambiguous, its list naming each
+	 * owner, and OWNER/NAME picks one. */
+	if (strcmp(name_b, name_a) == 0) {
+		ck_assert_int_eq(cache_lookup(NULL, name_a, &code, &len, &found, &matches),
+				 CACHE_AMBIGUOUS);
+		char both[2][160];
+		snprintf(both[0], sizeof both[0], "uid-10/%s", name_a);
+		snprintf(both[1], sizeof both[1], "uid-20/%s", name_a);
+		ck_assert_ptr_nonnull(strstr(matches, both[0]));
+		ck_assert_ptr_nonnull(strstr(matches, both[1]));
+		free(matches);
+	}
+	char qualified[160];
+	snprintf(qualified, sizeof qualified, "uid-20/%s", name_b);
+	ck_assert_int_eq(cache_lookup(NULL, qualified, &code, &len, &found, &matches), CACHE_FOUND);
+	ck_assert_str_eq(found, name_b);
+	/* The owner's own key is its scope; another's holds nothing for it. */
+	ck_assert_int_eq(cache_lookup("uid-20", qualified, &code, &len, &found, &matches),
+			 CACHE_FOUND);
+	ck_assert_int_eq(cache_lookup("uid-10", qualified, &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+	snprintf(qualified, sizeof qualified, "uid-10/%s", name_a);
+	ck_assert_int_eq(cache_lookup("uid-20", qualified, &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+	ck_assert_int_eq(cache_lookup("uid-10", qualified, &code, &len, &found, &matches),
+			 CACHE_FOUND);
+	/* A prefix after OWNER/ follows the usual rules in that owner. */
+	ck_assert_int_eq(cache_lookup(NULL, "uid-10/SCRIPT-", &code, &len, &found, &matches),
+			 CACHE_FOUND);
+	ck_assert_str_eq(found, name_a);
+	ck_assert_int_eq(cache_lookup(NULL, "uid-20/script-", &code, &len, &found, &matches),
+			 CACHE_AMBIGUOUS);
+	ck_assert_ptr_null(strstr(matches, "uid-20/")); /* one owner: names alone */
+	free(matches);
+	ck_assert_int_eq(cache_lookup(NULL, "../x/script-", &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+	/* health's counts: the scope's own. */
+	json_t *h = cache_describe("uid-20");
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "scripts")), 2);
+	ck_assert_int_eq(
+		json_integer_value(json_object_get(h, "bytes")),
+		(json_int_t)(strlen("// a secret\nreturn 'A'") + strlen("return 'B only'")));
+	json_decref(h);
+	h = cache_describe("uid-30");
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "scripts")), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "bytes")), 0);
+	json_decref(h);
+	h = cache_describe(NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "scripts")), 3);
+	json_decref(h);
 	/* Keys that are no plain file name are not stored. */
 	ck_assert_int_eq(cache_store("../x", "1", 1, on_stored, NULL), 0);
 	ck_assert_int_eq(cache_store("", "1", 1, on_stored, NULL), 0);

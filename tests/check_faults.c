@@ -12,12 +12,17 @@
  *     code and a message. Two ends other than a reply are accepted, because
  *     they are what the daemon does when it cannot do better: a connection
  *     it cannot allocate is closed before it reads anything (the client
- *     connects again), and one whose event cannot be encoded is cut while
- *     the events flow (a gap in a stream would be a lie);
+ *     connects again), and one whose event or streamed reply cannot be
+ *     produced is cut (a gap in a stream would be a lie), each only when
+ *     the daemon's log says so;
  *   - afterwards the daemon still serves: a health and an execute succeed;
  *   - nothing leaks: its fd count returns to what a fault-free run leaves,
  *     its only child is the forkserver, and no child is a zombie;
  *   - it stops cleanly (exit 0) on SIGTERM.
+ * A second sweep aims at cancel: its calls are counted from accepting the
+ * connection that sends it (SANDBOXD_FAULT_AFTER_ACCEPTS), and one run
+ * must fail the allocation of its wait and be answered RESOURCE_EXHAUSTED
+ * with nothing done.
  * Every problem of every run is collected and printed before the test
  * fails, so one run shows them all. SANDBOXD_FAULT_SPEC=kind:N reruns one
  * case with the daemon's debug log; SANDBOXD_FAULT_KINDS=a,b sweeps only
@@ -175,6 +180,9 @@ static unsigned refused, run_refused;
 /* Connections cut while a request with events was in flight: what the
  * daemon does when an event cannot be encoded. */
 static unsigned cut, run_cut;
+/* Runs in which a streamed reply (an execution's final reply, a status)
+ * could not be produced, out of memory, and its connection was cut. */
+static unsigned stream_cuts;
 
 /* Sends req (stolen) and returns its final reply, answering tool calls
  * (add: a + b) on the way; output events are appended to out when given.
@@ -261,7 +269,10 @@ static json_t *step(struct session *s, const char *what, json_t *req, bool execu
 		json_decref(req);
 		return NULL;
 	}
-	json_t *r = call(s, req, out, what, out != NULL || strstr(what, "tool") != NULL);
+	/* An execution's final reply and a status are streamed: one the daemon
+	 * cannot produce is cut as an event is. */
+	json_t *r =
+		call(s, req, out, what, out != NULL || execution || strstr(what, "tool") != NULL);
 	if (!r)
 		return NULL;
 	const char *why = malformed(r, execution, strcmp(what, "test") == 0);
@@ -271,6 +282,12 @@ static json_t *step(struct session *s, const char *what, json_t *req, bool execu
 		free(text);
 	}
 	if (why || !jtrue(r, "ok")) {
+		/* An error that says the connection closes (out of memory
+		 * reading requests): the rest goes on a new one. */
+		if (!why && strstr(err_msg(r), "closing the connection")) {
+			session_close(s);
+			session_open(s, s->sock);
+		}
 		json_decref(r);
 		return NULL;
 	}
@@ -287,6 +304,76 @@ static void expect(bool cond, const char *what, json_t *r)
 	char *text = json_dumps(r, JSON_COMPACT);
 	problem("%s: a success with the wrong content: %.300s", what, text ? text : "?");
 	free(text);
+}
+
+#define ID_SIZE 32
+
+/* An execution that runs until it is cancelled (or its timeout, should no
+ * cancel get through: then the leak checks would see it still running). */
+static json_t *spin_req(void)
+{
+	return json_pack("{s:s, s:s, s:i}", "op", "async", "code", "for (;;) {}", "timeout_ms",
+			 4000);
+}
+
+/* Cancels that were answered RESOURCE_EXHAUSTED, "was not cancelled". */
+static unsigned oom_cancels, run_oom_cancels;
+
+/* Cancels the spinning execution id on s: every cancel must get its
+ * answer, a success saying "cancelled", or an error; after an error
+ * (out of memory: nothing was done) it asks once more, on a new
+ * connection, which must succeed, since only one call fails. Then a status must show it
+ * cancelled. An execution whose spawn failed has ended by itself:
+ * FAILED_PRECONDITION, saying so, is the truth then. */
+static void cancel_spin(struct session *s, const char *id)
+{
+	bool done = false, ended = false;
+	for (int attempt = 0; attempt < 2 && !done && !ended; attempt++) {
+		if (attempt > 0) {
+			/* The daemon may close a connection after an out of
+			 * memory error: ask on a new one. */
+			session_close(s);
+			if (!session_open(s, s->sock))
+				return;
+		}
+		json_t *r = call(s, json_pack("{s:s, s:s}", "op", "cancel", "execution_id", id),
+				 NULL, "cancel", false);
+		if (!r)
+			break; /* call noted it */
+		const char *why = malformed(r, false, false);
+		if (why) {
+			problem("cancel: %s", why);
+		} else if (jtrue(r, "ok")) {
+			expect(strcmp(jstr(r, "state"), "cancelled") == 0 &&
+				       strcmp(jstr(r, "execution_id"), id) == 0,
+			       "cancel", r);
+			done = true;
+		} else if (strcmp(err_code(r), "RESOURCE_EXHAUSTED") == 0 &&
+			   strstr(err_msg(r), "was not cancelled")) {
+			run_oom_cancels++;
+		} else if (strcmp(err_code(r), "FAILED_PRECONDITION") == 0 &&
+			   strstr(err_msg(r), "has already ended")) {
+			/* It never ran: its spawn was what failed. */
+			ended = true;
+		} else if (attempt > 0) {
+			problem("cancel again: %s: %s", err_code(r), err_msg(r));
+		}
+		json_decref(r);
+	}
+	if (ended)
+		return;
+	if (!done) {
+		if (s->open)
+			problem("cancel: no attempt cancelled %s", id);
+		return;
+	}
+	json_t *st =
+		step(s, "status after cancel",
+		     json_pack("{s:s, s:s, s:b}", "op", "status", "execution_id", id, "wait", 1),
+		     true, NULL);
+	if (st)
+		expect(strcmp(jstr(st, "state"), "cancelled") == 0, "status after cancel", st);
+	json_decref(st);
 }
 
 /* The fixed workload: every kind of request the daemon serves. */
@@ -379,7 +466,56 @@ static void workload(const char *sock, const char *tag)
 	if (r)
 		expect(strstr(jstr(r, "typescript"), "a?: number") != NULL, "declarations", r);
 	json_decref(r);
+
+	char spin[ID_SIZE] = "";
+	r = step(&s, "async spin", spin_req(), false, NULL);
+	if (r)
+		snprintf(spin, sizeof spin, "%s", jstr(r, "execution_id"));
+	json_decref(r);
+	if (*spin)
+		cancel_spin(&s, spin);
+
+	r = step(&s, "list", json_pack("{s:s, s:i}", "op", "list", "limit", 20), false, NULL);
+	if (r)
+		expect(json_is_array(json_object_get(r, "executions")), "list", r);
+	json_decref(r);
+	r = step(&s, "cache_list", json_pack("{s:s}", "op", "cache_list"), false, NULL);
+	if (r)
+		expect(json_is_array(json_object_get(r, "scripts")), "cache_list", r);
+	json_decref(r);
+	r = step(&s, "cache_clear", json_pack("{s:s}", "op", "cache_clear"), false, NULL);
+	if (r)
+		expect(json_is_integer(json_object_get(r, "removed")), "cache_clear", r);
+	json_decref(r);
 	session_close(&s);
+}
+
+/* The targeted cancel workload: a spinning execution started on a first
+ * connection, cancelled from a second, on which the daemon's counting of
+ * calls begins (SANDBOXD_FAULT_AFTER_ACCEPTS=2), so that a sweep of its
+ * counts fails each allocation of accepting that connection and of
+ * serving its cancel, in turn. */
+static void cancel_workload(const char *sock, const char *tag)
+{
+	(void)tag;
+	struct session s1 = {.next_id = 0}, s2 = {.next_id = 0};
+	if (!session_open(&s1, sock))
+		return;
+	char spin[ID_SIZE] = "";
+	json_t *r = step(&s1, "async spin", spin_req(), false, NULL);
+	if (r)
+		snprintf(spin, sizeof spin, "%s", jstr(r, "execution_id"));
+	json_decref(r);
+	if (!*spin) {
+		problem("the spinning execution did not start (no fault is counted yet)");
+		session_close(&s1);
+		return;
+	}
+	if (session_open(&s2, sock)) {
+		cancel_spin(&s2, spin);
+		session_close(&s2);
+	}
+	session_close(&s1);
 }
 
 /* The daemon still serves: health and an execute succeed, each within a
@@ -451,18 +587,25 @@ static unsigned long reached[N_KINDS];
 
 /* One daemon run with spec ("" for none): the workload and the checks.
  * Returns whether the fault was hit (its log says so). */
+typedef void workload_fn(const char *sock, const char *tag);
+static workload_fn *run_workload = workload;
+static const char *run_after_accepts; /* SANDBOXD_FAULT_AFTER_ACCEPTS, or NULL */
+
 static bool run_one(const char *spec, bool calibrate)
 {
 	current = *spec ? spec : "no fault";
 	if (getenv("SANDBOXD_FAULT_TRACE"))
 		fprintf(stderr, "run: %s\n", current);
 	setenv("SANDBOXD_FAULT", spec, 1);
+	if (run_after_accepts)
+		setenv("SANDBOXD_FAULT_AFTER_ACCEPTS", run_after_accepts, 1);
 	struct daemon d;
 	static const char *const debug[] = {"--log-level", "debug", NULL};
 	daemon_start(&d, getenv("SANDBOXD_FAULT_VERBOSE") ? debug : NULL);
 	unsetenv("SANDBOXD_FAULT");
+	unsetenv("SANDBOXD_FAULT_AFTER_ACCEPTS");
 	int start_fds = daemon_fd_count(&d);
-	workload(d.sock, spec);
+	run_workload(d.sock, spec);
 	still_serving(d.sock);
 	nothing_leaked(&d, start_fds, calibrate);
 	/* Stopped by hand: daemon_stop removes the log with the directory. */
@@ -486,15 +629,21 @@ static bool run_one(const char *spec, bool calibrate)
 			reached[k] = at ? strtoul(at + strlen(key), NULL, 10) : 0;
 		}
 	}
-	if (run_refused && !strstr(log, "connection refused: out of memory"))
+	/* A fresh connection cut for a streamed reply counts as refused:
+	 * the client cannot tell the two apart. */
+	bool stream_cut = strstr(log, "cannot produce a reply") != NULL;
+	if (stream_cut)
+		stream_cuts++;
+	if (run_refused && !strstr(log, "connection refused: out of memory") && !stream_cut)
 		problem("%u connections closed before a reply, and the log says nothing of it",
 			run_refused);
-	if (run_cut && !strstr(log, "cannot encode an event"))
+	if (run_cut && !strstr(log, "cannot encode an event") && !stream_cut)
 		problem("%u connections cut while events flowed, and the log says nothing of it",
 			run_cut);
 	refused += run_refused;
 	cut += run_cut;
-	run_refused = run_cut = 0;
+	oom_cancels += run_oom_cancels;
+	run_refused = run_cut = run_oom_cancels = 0;
 	bool hit = strstr(log, "sandboxd-fault: failing") != NULL;
 	if (getenv("SANDBOXD_FAULT_VERBOSE"))
 		fprintf(stderr, "--- log of %s\n%s\n", current, log);
@@ -561,11 +710,79 @@ START_TEST(test_fault_sweep)
 		hits += kind_hits;
 	}
 	printf("fault sweep: %u runs (%u hit the fault) in %lld s, %u connections refused at "
-	       "accept, %u cut in a stream, %u problems\n",
-	       runs, hits, (now_ms() - t0) / 1000, refused, cut, n_problems);
+	       "accept, %u cut in a stream, %u runs cut a streamed reply, %u problems\n",
+	       runs, hits, (now_ms() - t0) / 1000, refused, cut, stream_cuts, n_problems);
 	buf_append(&problems, "", 1);
 	ck_assert_msg(n_problems == 0, "%u problems under injected faults:\n%s", n_problems,
 		      problems.data);
+}
+END_TEST
+
+/* cancel under allocation failure: the malloc counts from accepting the
+ * connection that sends the cancel to the daemon's exit, swept (the first
+ * CANCEL_DENSE all, then SANDBOXD_FAULT_POINTS spread over the rest).
+ * Every cancel is answered, and one of the runs failed the wait's own
+ * allocation: answered RESOURCE_EXHAUSTED with nothing done, the cancel
+ * asked again went through. */
+#define CANCEL_DENSE 64
+
+START_TEST(test_fault_cancel)
+{
+	const char *p = getenv("SANDBOXD_FAULT_POINTS");
+	unsigned points = p ? (unsigned)strtoul(p, NULL, 10) : 12;
+	if (points < 1)
+		points = 1;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	long long t0 = now_ms();
+	run_workload = cancel_workload;
+	run_after_accepts = "2";
+	run_one("", true);
+	buf_append(&problems, "", 1);
+	ck_assert_msg(n_problems == 0, "the cancel workload fails without any fault:\n%s",
+		      problems.data);
+	buf_clear(&problems);
+	unsigned long total = reached[0];
+	ck_assert_uint_gt(total, 0);
+	unsigned runs = 0, hits = 0;
+	const char *one = getenv("SANDBOXD_FAULT_SPEC");
+	if (one) {
+		setenv("SANDBOXD_FAULT_VERBOSE", "1", 1);
+		hits += run_one(one, false);
+		runs++;
+	}
+	/* Every count up to CANCEL_DENSE (accepting the connection, reading
+	 * and parsing the cancel, and its own allocations are there), then a
+	 * spread of the rest (its answer, the checks after, the stop). */
+	for (unsigned long n = 1; n <= total && !one; n++) {
+		bool spread = false;
+		for (unsigned i = 0; i < points && !spread; i++)
+			spread = n == (points == 1 ? 1 : 1 + (i * (total - 1)) / (points - 1));
+		if (n > CANCEL_DENSE && !spread)
+			continue;
+		char spec[64];
+		snprintf(spec, sizeof spec, "malloc:%lu", n);
+		unsigned before = oom_cancels;
+		hits += run_one(spec, false);
+		runs++;
+		if (oom_cancels > before)
+			printf("fault sweep, cancel: %s failed the cancel's wait: answered "
+			       "RESOURCE_EXHAUSTED, nothing done; asked again, cancelled\n",
+			       spec);
+	}
+	bool every = runs == total;
+	printf("fault sweep, cancel: %lu allocations from the cancel's connection on; %u runs "
+	       "(%s), %u hit the fault, %u cancels answered RESOURCE_EXHAUSTED (nothing done) and "
+	       "asked again, %u connections refused at accept, %u runs cut a streamed reply, %u "
+	       "problems, %lld s\n",
+	       total, runs, every ? "every count" : "the first 64, then a spread", hits,
+	       oom_cancels, refused, stream_cuts, n_problems, (now_ms() - t0) / 1000);
+	buf_append(&problems, "", 1);
+	ck_assert_msg(n_problems == 0, "%u problems cancelling under injected faults:\n%s",
+		      n_problems, problems.data);
+	if (!one)
+		ck_assert_msg(oom_cancels > 0,
+			      "none of the first %d counts failed the cancel's own allocation",
+			      CANCEL_DENSE);
 }
 END_TEST
 
@@ -583,6 +800,10 @@ int main(void)
 	tcase_set_timeout(tc, 1800);
 	tcase_add_test(tc, test_fault_sweep);
 	suite_add_tcase(s, tc);
+	TCase *tc_cancel = tcase_create("cancel");
+	tcase_set_timeout(tc_cancel, 1800);
+	tcase_add_test(tc_cancel, test_fault_cancel);
+	suite_add_tcase(s, tc_cancel);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

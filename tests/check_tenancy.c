@@ -537,6 +537,223 @@ START_TEST(test_cached_name_with_nul)
 }
 END_TEST
 
+/* Writes a script file into owner key's directory of cache (made 0700):
+ * the index a restart loads. */
+static void plant(const char *cache, const char *key, const char *name, const char *code)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", cache, key);
+	ck_assert(mkdir(path, 0700) == 0 || errno == EEXIST);
+	snprintf(path, sizeof path, "%s/%s/%s", cache, key, name);
+	FILE *f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(code, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Two owners hold a script of one name (the same content stored in the
+ * same second is named alike; here planted so, with different content).
+ * An admin's name, prefix or substring matching both is INVALID_ARGUMENT
+ * naming each owner's (OWNER/NAME), never one of them; OWNER/NAME picks
+ * one. Each owner's own lookups are untouched, and another owner's
+ * OWNER/NAME is NOT_FOUND worded as a missing name. */
+START_TEST(test_cache_same_name_two_owners)
+{
+	if (!is_root("test_cache_same_name_two_owners"))
+		return;
+	pick_ids();
+	char top[] = "/tmp/sandboxd-tenancy-XXXXXX", cache[64];
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	snprintf(cache, sizeof cache, "%s/cache", top);
+	ck_assert_int_eq(mkdir(cache, 0700), 0);
+	static const char name[] = "script-2026-01-01T00-00-00-5a5a5a5a5a5a.js";
+	static const char other[] = "script-2026-01-01T00-00-01-b0b0b0b0b0b0.js";
+	char key_a[32], key_b[32];
+	snprintf(key_a, sizeof key_a, "uid-%u", (unsigned)uid_a);
+	snprintf(key_b, sizeof key_b, "uid-%u", (unsigned)uid_b);
+	plant(cache, key_a, name, "// twin\nreturn 'from A'");
+	plant(cache, key_b, name, "// twin\nreturn 'from B'");
+	plant(cache, key_b, other, "// only B\nreturn 'B2'");
+	const char *args[] = {"--cache-dir", cache, NULL};
+	struct daemon d;
+	start_shared(&d, args);
+	struct client a, b, admin;
+	connect_as(&a, d.sock, uid_a, uid_a);
+	connect_as(&b, d.sock, uid_b, uid_b);
+	ck_assert_int_eq(client_open(&admin, d.sock, FRAME_MODE_BINARY), 0);
+
+	/* The admin's list tells the two apart by their owner. */
+	json_t *r = cache_list(&admin, NULL), *it;
+	size_t i;
+	unsigned twins = 0;
+	bool seen_a = false, seen_b = false;
+	json_array_foreach (json_object_get(r, "scripts"), i, it) {
+		if (strcmp(jstr(it, "name"), name) != 0)
+			continue;
+		twins++;
+		seen_a = seen_a || strcmp(jstr(it, "owner"), key_a) == 0;
+		seen_b = seen_b || strcmp(jstr(it, "owner"), key_b) == 0;
+	}
+	ck_assert_uint_eq(twins, 2);
+	ck_assert(seen_a && seen_b);
+	json_decref(r);
+
+	/* The exact name, a prefix and a substring both hold: ambiguous,
+	 * each match named with its owner. */
+	char qa[128], qb[128], qother[128];
+	snprintf(qa, sizeof qa, "%s/%s", key_a, name);
+	snprintf(qb, sizeof qb, "%s/%s", key_b, name);
+	snprintf(qother, sizeof qother, "%s/%s", key_b, other);
+	const char *ambiguous[] = {name, "script-2026-01-01T00-00-00", "5A5A5A5A"};
+	for (int q = 0; q < 3; q++) {
+		r = run_cached(&admin, ambiguous[q]);
+		assert_error(r, "INVALID_ARGUMENT", "several scripts");
+		ck_assert_msg(strstr(err_msg(r), qa) && strstr(err_msg(r), qb),
+			      "%s: the owners are not named: %s", ambiguous[q], err_msg(r));
+		ck_assert_ptr_nonnull(strstr(err_msg(r), "OWNER/NAME"));
+		char *text = json_dumps(r, 0);
+		ck_assert_ptr_null(strstr(text, "from A"));
+		ck_assert_ptr_null(strstr(text, "from B"));
+		free(text);
+		json_decref(r);
+	}
+	/* OWNER/NAME, and OWNER/PREFIX, pick one owner's. */
+	r = run_cached(&admin, qa);
+	ck_assert_str_eq(jstr(r, "value"), "from A");
+	json_decref(r);
+	r = run_cached(&admin, qb);
+	ck_assert_str_eq(jstr(r, "value"), "from B");
+	json_decref(r);
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "%s/SCRIPT-2026-01-01T00-00-01", key_b);
+	r = run_cached(&admin, prefix);
+	ck_assert_str_eq(jstr(r, "value"), "B2");
+	json_decref(r);
+	/* A unique name needs no owner. */
+	r = run_cached(&admin, other);
+	ck_assert_str_eq(jstr(r, "value"), "B2");
+	json_decref(r);
+
+	/* Owners see only their own: the bare name is theirs. */
+	r = run_cached(&a, name);
+	ck_assert_str_eq(jstr(r, "value"), "from A");
+	json_decref(r);
+	r = run_cached(&b, name);
+	ck_assert_str_eq(jstr(r, "value"), "from B");
+	json_decref(r);
+	r = run_cached(&b, qb);
+	ck_assert_str_eq(jstr(r, "value"), "from B");
+	json_decref(r);
+	/* Another's OWNER/NAME is as missing as a name nobody has. */
+	static const char missing[] = "script-2000-01-01T00-00-00-000000000000.js";
+	char qmissing[128];
+	snprintf(qmissing, sizeof qmissing, "%s/%s", key_a, missing);
+	json_t *m = run_cached(&b, missing);
+	const char *theirs[] = {qa, key_a, "uid-0/script-"};
+	for (int q = 0; q < 3; q++) {
+		r = run_cached(&b, theirs[q]);
+		assert_as_missing(r, theirs[q], m, missing);
+		json_decref(r);
+	}
+	r = run_cached(&a, qother);
+	assert_as_missing(r, qother, m, missing);
+	json_decref(r);
+	json_decref(m);
+	r = run_cached(&admin, qmissing);
+	assert_error(r, "NOT_FOUND", NULL);
+	json_decref(r);
+
+	client_close(&a);
+	client_close(&b);
+	client_close(&admin);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+static json_t *health_cache(struct client *c)
+{
+	json_t *r = client_call(c, json_pack("{s:s}", "op", "health"));
+	ck_assert_msg(jtrue(r, "ok"), "health: %s", err_msg(r));
+	json_t *cache = json_incref(json_object_get(r, "cache"));
+	json_decref(r);
+	ck_assert_ptr_nonnull(cache);
+	return cache;
+}
+
+/* health's cache counts are the caller's own scripts (everyone's for an
+ * admin): B cannot learn from them that A stored a script, nor its size. */
+START_TEST(test_health_cache_scoped)
+{
+	if (!is_root("test_health_cache_scoped"))
+		return;
+	pick_ids();
+	char top[] = "/tmp/sandboxd-tenancy-XXXXXX", cache[64];
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	snprintf(cache, sizeof cache, "%s/cache", top);
+	const char *args[] = {"--cache-dir", cache, NULL};
+	struct daemon d;
+	start_shared(&d, args);
+	struct client a, b, admin;
+	connect_as(&a, d.sock, uid_a, uid_a);
+	connect_as(&b, d.sock, uid_b, uid_b);
+	ck_assert_int_eq(client_open(&admin, d.sock, FRAME_MODE_BINARY), 0);
+	json_t *before = health_cache(&b);
+	ck_assert_int_eq(jint(before, "scripts"), 0);
+	ck_assert_int_eq(jint(before, "bytes"), 0);
+
+	json_t *r = client_call(&a, json_pack("{s:s, s:s}", "op", "execute", "code", secret_code));
+	ck_assert_ptr_nonnull(json_object_get(r, "cached"));
+	json_decref(r);
+	static const char b_code[] = "// mine\nreturn 2";
+	r = client_call(&b, json_pack("{s:s, s:s}", "op", "execute", "code", b_code));
+	ck_assert_ptr_nonnull(json_object_get(r, "cached"));
+	json_decref(r);
+
+	/* B: its own one script, as if A had stored nothing. */
+	json_t *hb = health_cache(&b);
+	ck_assert_int_eq(jint(hb, "scripts"), 1);
+	ck_assert_int_eq(jint(hb, "bytes"), (json_int_t)strlen(b_code));
+	ck_assert_str_eq(jstr(hb, "dir"), jstr(before, "dir"));
+	json_t *ha = health_cache(&a);
+	ck_assert_int_eq(jint(ha, "scripts"), 1);
+	ck_assert_int_eq(jint(ha, "bytes"), (json_int_t)strlen(secret_code));
+	/* The admin: the totals. */
+	json_t *hadmin = health_cache(&admin);
+	ck_assert_int_eq(jint(hadmin, "scripts"), 2);
+	ck_assert_int_eq(jint(hadmin, "bytes"), (json_int_t)(strlen(secret_code) + strlen(b_code)));
+	printf("tenancy: health cache for B %lld scripts %lld bytes, for A %lld/%lld, for the "
+	       "admin %lld/%lld\n",
+	       (long long)jint(hb, "scripts"), (long long)jint(hb, "bytes"),
+	       (long long)jint(ha, "scripts"), (long long)jint(ha, "bytes"),
+	       (long long)jint(hadmin, "scripts"), (long long)jint(hadmin, "bytes"));
+	json_decref(before);
+	json_decref(ha);
+	json_decref(hb);
+	json_decref(hadmin);
+	/* Once A's is cleared, B's figures are still B's. */
+	r = cache_clear(&a);
+	ck_assert_int_eq(jint(r, "removed"), 1);
+	json_decref(r);
+	hb = health_cache(&b);
+	ck_assert_int_eq(jint(hb, "scripts"), 1);
+	ck_assert_int_eq(jint(hb, "bytes"), (json_int_t)strlen(b_code));
+	json_decref(hb);
+	ha = health_cache(&a);
+	ck_assert_int_eq(jint(ha, "scripts"), 0);
+	json_decref(ha);
+	client_close(&a);
+	client_close(&b);
+	client_close(&admin);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- admission */
 
 static void assert_refused(struct client *c, const char *why)
@@ -959,6 +1176,8 @@ int main(void)
 	tcase_add_test(tc, test_cache_is_private);
 	tcase_add_test(tc, test_cache_flat_files_are_admins);
 	tcase_add_test(tc, test_cached_name_with_nul);
+	tcase_add_test(tc, test_cache_same_name_two_owners);
+	tcase_add_test(tc, test_health_cache_scoped);
 	tcase_add_test(tc, test_allow_users);
 	tcase_add_test(tc, test_refused_silent_peer_closed);
 	tcase_add_test(tc, test_admin_group);

@@ -19,6 +19,9 @@
  *
  * Counting starts when the supervisor first calls accept4, so start-up is
  * never failed and the counts of two runs of the same workload line up.
+ * SANDBOXD_FAULT_AFTER_ACCEPTS=K starts it instead as the K-th connection
+ * is accepted: the counts then cover that connection and what follows
+ * only, so a sweep can aim at one request on it.
  * Only the supervisor counts (and so fails) calls, with one exception: the
  * forkserver (an exec of this binary with --forkserver) counts its clones
  * when "clone" is asked for. It reads the setting from the supervisor's
@@ -67,6 +70,8 @@ enum role { ROLE_NONE, ROLE_SUPERVISOR, ROLE_FORKSERVER };
 
 static enum role role;
 static bool counting;
+static unsigned long start_accepts; /* SANDBOXD_FAULT_AFTER_ACCEPTS; 0: the first call */
+static unsigned long accepted;
 static bool backtraces;		   /* SANDBOXD_FAULT_BACKTRACE: the failing call's stack */
 static unsigned long nth[K_COUNT]; /* the call to fail; 0: none */
 static unsigned long calls[K_COUNT];
@@ -193,6 +198,9 @@ __attribute__((constructor)) static void fault_init(int argc, char **argv)
 	const char *spec = getenv("SANDBOXD_FAULT");
 	if (spec)
 		parse(spec, false);
+	const char *after = getenv("SANDBOXD_FAULT_AFTER_ACCEPTS");
+	if (after)
+		start_accepts = strtoul(after, NULL, 10);
 	json_set_alloc_funcs(json_alloc, free);
 }
 
@@ -289,13 +297,16 @@ int __wrap_socketpair(int domain, int type, int protocol, int sv[2])
 
 int __wrap_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
-	if (role == ROLE_SUPERVISOR)
+	if (role == ROLE_SUPERVISOR && !start_accepts)
 		counting = true;
 	if (hit(K_ACCEPT4)) {
 		errno = EMFILE;
 		return -1;
 	}
-	return __real_accept4(fd, addr, len, flags);
+	int r = __real_accept4(fd, addr, len, flags);
+	if (r >= 0 && role == ROLE_SUPERVISOR && start_accepts && ++accepted == start_accepts)
+		counting = true;
+	return r;
 }
 
 /* ---- output */
