@@ -94,7 +94,7 @@ START_TEST(test_reserve_holds_under_flood)
 	struct rlimit rl = {200, 200};
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
 	struct daemon d;
-	const char *args[] = {"--max-workers", "3", NULL};
+	const char *args[] = {"--max-workers", "3", "--max-connections", "1024", NULL};
 	daemon_start(&d, args);
 	ck_assert_int_eq(log_lines(&d, "open files: at most 200"), 1);
 	ck_assert_int_eq(log_lines(&d, "--max-connections 1024 lowered to"), 1);
