@@ -43,6 +43,10 @@ struct steps {
 	size_t n, k;
 };
 
+/* buf_peek, but "" for a buffer never written (NULL data, where adding
+ * even 0 is undefined). */
+static const char *peek(const struct buf *b) { return b->data ? buf_peek(b) : ""; }
+
 static unsigned next(struct steps *s) { return s->n ? s->b[s->k++ % s->n] : 0xFF; }
 
 static void check(bool ok)
@@ -57,7 +61,7 @@ static void encode(struct buf *out, const json_t *msg)
 {
 	buf_clear(out);
 	check(msg_encode(out, FRAME_MODE_LINE, msg) == 0);
-	check(buf_len(out) > 0 && buf_peek(out)[buf_len(out) - 1] == '\n');
+	check(buf_len(out) > 0 && peek(out)[buf_len(out) - 1] == '\n');
 	out->end--;
 }
 
@@ -74,8 +78,8 @@ static bool jansson_escape(struct buf *out, const char *s, size_t n)
 	json_decref(o);
 	static const char pre[] = "{\"s\":\"", post[] = "\"}";
 	size_t lp = sizeof pre - 1, lq = sizeof post - 1;
-	check(buf_len(out) >= lp + lq && memcmp(buf_peek(out), pre, lp) == 0 &&
-	      memcmp(buf_peek(out) + buf_len(out) - lq, post, lq) == 0);
+	check(buf_len(out) >= lp + lq && memcmp(peek(out), pre, lp) == 0 &&
+	      memcmp(peek(out) + buf_len(out) - lq, post, lq) == 0);
 	buf_consume(out, lp);
 	out->end -= lq;
 	return true;
@@ -94,7 +98,7 @@ static void check_escape(const char *s, size_t n, struct steps *st)
 	char *d = malloc(cap);
 	check(d != NULL);
 	check(jstr_escape(d, wl, s, n, &used) == wl && used == n);
-	check(memcmp(d, buf_peek(&want), wl) == 0);
+	check(memcmp(d, peek(&want), wl) == 0);
 
 	while (i < n) {
 		unsigned b = next(st);
@@ -117,7 +121,7 @@ static void check_escape(const char *s, size_t n, struct steps *st)
 		out += w;
 		i += used;
 	}
-	check(out == wl && memcmp(d, buf_peek(&want), wl) == 0);
+	check(out == wl && memcmp(d, peek(&want), wl) == 0);
 	free(d);
 	buf_free(&want);
 }
@@ -131,10 +135,10 @@ static void check_string(const char *s, size_t n, struct steps *st)
 	check(jansson_escape(&tmp, s, n) == valid);
 	buf_clear(&tmp);
 	check(utf8_sanitize(&tmp, s, n, true) == n);
-	check(utf8_valid(buf_peek(&tmp), buf_len(&tmp)));
+	check(utf8_valid(peek(&tmp), buf_len(&tmp)));
 	if (valid)
-		check(buf_len(&tmp) == n && memcmp(buf_peek(&tmp), s, n) == 0);
-	check_escape(buf_peek(&tmp), buf_len(&tmp), st);
+		check(buf_len(&tmp) == n && memcmp(peek(&tmp), s, n) == 0);
+	check_escape(peek(&tmp), buf_len(&tmp), st);
 	buf_free(&tmp);
 }
 
@@ -158,9 +162,9 @@ static void relay(struct buf *out, size_t *esc, const char *s, size_t n, struct 
 		check(used != (size_t)-1 && used <= len && len - used <= 3);
 		carry = len - used;
 		memmove(joined, joined + used, carry);
-		*esc += jstr_escaped_len(buf_peek(out) + before, buf_len(out) - before);
+		*esc += jstr_escaped_len(peek(out) + before, buf_len(out) - before);
 	} while (i < n);
-	check(carry == 0 && utf8_valid(buf_peek(out), buf_len(out)));
+	check(carry == 0 && utf8_valid(peek(out), buf_len(out)));
 }
 
 /* A JSON value for the kept text: s parsed, or as a string (sanitized). */
@@ -171,7 +175,7 @@ static json_t *value_of(const char *s, size_t n)
 		return v;
 	struct buf t = BUF_INIT;
 	check(utf8_sanitize(&t, s, n, true) == n);
-	v = json_stringn(buf_peek(&t), buf_len(&t));
+	v = json_stringn(peek(&t), buf_len(&t));
 	buf_free(&t);
 	check(v != NULL);
 	return v;
@@ -198,14 +202,14 @@ static void add_string(struct msg_stream *m, json_t *want, const char *key, cons
 		       size_t off, size_t len, size_t esc)
 {
 	msg_stream_string(m, key, src, off, len, esc);
-	json_t *v = json_stringn(buf_peek(src) + off, len);
+	json_t *v = json_stringn(peek(src) + off, len);
 	check(v != NULL && json_object_set_new(want, key, v) == 0);
 }
 
 /* Moves off forward to the start of a character of b. */
 static size_t on_char(const struct buf *b, size_t off)
 {
-	while (off < buf_len(b) && ((unsigned char)buf_peek(b)[off] & 0xC0) == 0x80)
+	while (off < buf_len(b) && ((unsigned char)peek(b)[off] & 0xC0) == 0x80)
 		off++;
 	return off;
 }
@@ -214,7 +218,7 @@ static size_t on_char(const struct buf *b, size_t off)
 static size_t chunk_end(const struct buf *b, size_t off, size_t max)
 {
 	size_t end = buf_len(b) - off > max ? off + max : buf_len(b);
-	while (end > off && end < buf_len(b) && ((unsigned char)buf_peek(b)[end] & 0xC0) == 0x80)
+	while (end > off && end < buf_len(b) && ((unsigned char)peek(b)[end] & 0xC0) == 0x80)
 		end--;
 	return end;
 }
@@ -261,7 +265,7 @@ static void build(struct msg_stream *m, json_t *want, struct buf out[2], size_t 
 			more = more || end < buf_len(&out[i]);
 			size_t e = end - off == buf_len(&out[i])
 					   ? esc[i]
-					   : jstr_escaped_len(buf_peek(&out[i]) + off, end - off);
+					   : jstr_escaped_len(peek(&out[i]) + off, end - off);
 			add_string(m, want, i ? "stderr" : "stdout", &out[i], off, end - off, e);
 			add_object(m, want,
 				   json_pack("{s:I, s:I}", i ? "stderr_length" : "stdout_length",
@@ -324,7 +328,7 @@ static void drain(struct msg_stream *m, struct buf *got, struct buf out[2], stru
 static void check_parse(const struct buf *got, const json_t *want)
 {
 	json_error_t err;
-	json_t *j = json_loadb(buf_peek(got), buf_len(got), JSON_ALLOW_NUL, &err);
+	json_t *j = json_loadb(peek(got), buf_len(got), JSON_ALLOW_NUL, &err);
 	check(j != NULL && json_is_object(j));
 	const char *keys[] = {"stdout", "stderr", "args"};
 	for (int i = 0; i < 3; i++) {
@@ -354,15 +358,15 @@ static void check_stream(const struct input *in, struct steps *st)
 	enum frame_mode mode = in->flags & F_LINE ? FRAME_MODE_LINE : FRAME_MODE_BINARY;
 	check(msg_encode(&enc, mode, want) == 0);
 	if (mode == FRAME_MODE_LINE) {
-		check(buf_len(&enc) == m.total + 1 && buf_peek(&enc)[m.total] == '\n');
-		check(memchr(buf_peek(&got), '\n', buf_len(&got)) == NULL);
+		check(buf_len(&enc) == m.total + 1 && peek(&enc)[m.total] == '\n');
+		check(memchr(peek(&got), '\n', buf_len(&got)) == NULL);
 	} else {
 		unsigned char hdr[4];
 		frame_put_header(hdr, (uint32_t)m.total);
-		check(buf_len(&enc) == m.total + 4 && memcmp(buf_peek(&enc), hdr, 4) == 0);
+		check(buf_len(&enc) == m.total + 4 && memcmp(peek(&enc), hdr, 4) == 0);
 		buf_consume(&enc, 4);
 	}
-	check(memcmp(buf_peek(&enc), buf_peek(&got), m.total) == 0);
+	check(memcmp(peek(&enc), peek(&got), m.total) == 0);
 	check_parse(&got, want);
 
 	msg_stream_free(&m);
