@@ -67,7 +67,7 @@ INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
-FUZZ_TARGETS := frame request ctl decl source cache
+FUZZ_TARGETS := frame request ctl decl source cache jstr
 FUZZ_REPLAY  := $(addprefix fuzz_,$(FUZZ_TARGETS))
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(FUZZ_REPLAY) $(INT_TESTS))
 
@@ -170,6 +170,8 @@ FUZZ_SRC_ctl     := protocol/ctl.c protocol/jsonv.c protocol/frame.c protocol/bu
 FUZZ_SRC_decl    := server/decl.c $(FUZZ_SRC_request)
 FUZZ_SRC_source  := protocol/source.c
 FUZZ_SRC_cache   := server/cache.c server/loop.c server/log.c protocol/buf.c
+FUZZ_SRC_jstr    := protocol/jstr.c protocol/msg.c protocol/utf8.c protocol/status.c protocol/frame.c \
+                    protocol/buf.c
 define fuzz_rules
 build/tests/fuzz_$(1): $$(call obj,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1))) build/tests/fuzz/replay_$(1).o
 build/fuzz/fuzz_$(1): $$(patsubst %.c,build/fuzz/%.o,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1)))
