@@ -283,4 +283,16 @@
  * memory beyond the budget is then at most N such replies. */
 #define LIMIT_REPLY_COUNTED_SHARE 4u
 
+/* ---- Fairness between cheap and expensive clients when the loop is
+ * saturated.
+ *
+ * A connection whose last frames took this much of the loop's CPU time
+ * or more (a big declarations render takes 5-7 ms, a health or an execute
+ * some 20-100 us, 64 pipelined cheap requests about 1-2 ms) has the rest
+ * of its frames handled after the light work of the next turn, not in
+ * line with it: 250 connections draining big replies then no longer make
+ * a client with one cheap request wait 250 renders (1.5 s). Heavy work
+ * still runs at least every other turn. A third of LIMIT_TURN_WORK_US. */
+#define LIMIT_HEAVY_WORK_US 1000u
+
 #endif

@@ -55,6 +55,8 @@ struct conn {
 	unsigned executions;		/* of them, executions (see conn_exec_begin) */
 	size_t room_wanted;		/* a big reply's bound: read on once it fits */
 	struct loop_task resume;	/* frames buffered: handle more next turn */
+	uint64_t cost_us;		/* loop CPU time its last frames took */
+	struct list_node flush_link;	/* on flush_waiting */
 	struct parse_job *parked;	/* parsed, its big reply waiting for room */
 	struct loop_timer timer;
 	struct loop_timer retry; /* reading again once memory may be back */
@@ -77,6 +79,10 @@ static struct list_node ready_conns = {&ready_conns, &ready_conns};
 /* Connections not read while the global reply budget is full. */
 static struct list_node paused_global = {&paused_global, &paused_global};
 static struct loop_task kick_task = LOOP_TASK_INIT(kick_task);
+/* Connections whose socket took more while the turn had no room left to
+ * write to it: written next turn, in the order they came (flush_task). */
+static struct list_node flush_waiting = {&flush_waiting, &flush_waiting};
+static struct loop_task flush_task = LOOP_TASK_INIT(flush_task);
 static struct loop_task wake_task = LOOP_TASK_INIT(wake_task);
 
 static void update(struct conn *c);
@@ -84,6 +90,7 @@ static void kick(void);
 static void resume(struct conn *c);
 static void process(struct conn *c);
 static void on_wake(struct loop_task *t);
+static void resume_later(struct conn *c);
 static void on_parse_room(void);
 
 /* Replies up to this size are built whenever their connection owes
@@ -324,6 +331,7 @@ static void conn_close(struct conn *c, const char *why)
 	}
 	list_del(&c->ready_link);
 	list_del(&c->paused_link);
+	list_del(&c->flush_link);
 	loop_task_cancel(&c->resume);
 	list_del(&c->link);
 	count--;
@@ -733,6 +741,18 @@ static void on_resume(struct loop_task *t)
 	update(c);
 }
 
+/* Queues the handling of c's buffered frames for the next turn: behind
+ * the light work when its last frames took LIMIT_HEAVY_WORK_US of the
+ * loop or more (see loop_task_heavy), so that a client whose requests are
+ * cheap is not made to wait behind a crowd of expensive ones. */
+static void resume_later(struct conn *c)
+{
+	if (c->cost_us >= LIMIT_HEAVY_WORK_US)
+		loop_task_heavy(&c->resume, on_resume);
+	else
+		loop_task_next(&c->resume, on_resume);
+}
+
 /* What kept c from being read may have gone: frames it buffered are
  * handled next turn, and it is read again (update). */
 static void resume(struct conn *c)
@@ -740,7 +760,7 @@ static void resume(struct conn *c)
 	if (c->dead || c->broken || c->closing)
 		return;
 	if ((buf_len(&c->in) || c->parked) && !must_pause(c))
-		loop_task_next(&c->resume, on_resume);
+		resume_later(c);
 	update(c);
 }
 
@@ -769,6 +789,8 @@ static void on_wake(struct loop_task *t)
  * are handled next turn (epoll would not wake for bytes already read). */
 static void process(struct conn *c)
 {
+	uint64_t cpu0 = loop_cpu_us();
+	bool worked = false;
 	if (c->parked) {
 		/* A request parsed off the loop waited for room for its reply
 		 * (see on_parsed): it goes first, once there is. */
@@ -779,12 +801,13 @@ static void process(struct conn *c)
 		c->room_wanted = 0;
 		handle_request(c, j->root, &j->req, &j->err);
 		parse_release(j);
+		worked = true;
 	}
 	unsigned handled = 0;
 	bool partial = false;
 	while (!c->closing && !c->dead && !c->broken && buf_len(&c->in) && !must_pause(c)) {
 		if (handled >= LIMIT_FRAMES_PER_TURN || !turn_has_room()) {
-			loop_task_next(&c->resume, on_resume);
+			resume_later(c);
 			break;
 		}
 		const char *payload;
@@ -834,6 +857,8 @@ static void process(struct conn *c)
 		buf_consume(&c->in, used);
 		handled++;
 	}
+	if (worked || handled)
+		c->cost_us = loop_cpu_us() - cpu0;
 	/* Frames left whole (a turn's share handled, or the connection
 	 * paused) are requests read, not half-sent ones: no reason to cut it. */
 	c->whole_held = buf_len(&c->in) && !partial;
@@ -861,7 +886,9 @@ static void update(struct conn *c)
 	bool want_read = !c->read_eof && !c->closing && !must_pause(c) && !c->parked &&
 			 !list_linked(&c->resume.link) && !loop_timer_armed(&c->retry);
 	bool sending = buf_len(&c->out) || !list_empty(&c->streams);
-	uint32_t ev = (want_read ? EPOLLIN : 0) | (sending ? EPOLLOUT : 0);
+	/* Not polled for room while a write is already due (flush_task). */
+	bool poll_out = sending && !list_linked(&c->flush_link);
+	uint32_t ev = (want_read ? EPOLLIN : 0) | (poll_out ? EPOLLOUT : 0);
 	loop_mod(&c->w, ev);
 
 	uint64_t deadline = 0;
@@ -896,15 +923,47 @@ static void on_read_retry(struct loop_timer *t)
 	update(c);
 }
 
+/* c's socket has room: what is queued is written, and requests that
+ * waited for the backlog to drain go first. */
+static void write_ready(struct conn *c)
+{
+	flush(c);
+	if (buf_len(&c->in) && !list_linked(&c->resume.link))
+		process(c);
+}
+
+/* Writes to the connections whose sockets drained while a turn had no
+ * room left, first come first served, until this turn has run
+ * LIMIT_TURN_WORK_US (one at least); the rest keep their place. */
+static void on_flush_task(struct loop_task *t)
+{
+	(void)t;
+	bool one = false;
+	struct list_node *n;
+	while ((n = list_first(&flush_waiting)) != NULL && (!one || turn_has_room())) {
+		struct conn *c = LIST_ITEM(n, struct conn, flush_link);
+		list_del(n);
+		one = true;
+		write_ready(c);
+		update(c); /* a broken one is closed from its timer */
+	}
+	if (!list_empty(&flush_waiting))
+		loop_task_next(&flush_task, on_flush_task);
+}
+
 static void on_event(struct loop_watch *w, uint32_t events)
 {
 	unsigned long held;
 	struct conn *c = container_of(w, struct conn, w);
-	if (events & EPOLLOUT) {
-		flush(c);
-		/* Requests that waited for the backlog to drain go first. */
-		if (buf_len(&c->in) && !list_linked(&c->resume.link))
-			process(c);
+	if ((events & EPOLLOUT) && !turn_has_room()) {
+		/* Written next turn, in turn with the others (see
+		 * on_flush_task): one turn does not write to every
+		 * connection whose socket drained. */
+		if (!list_linked(&c->flush_link))
+			list_add_tail(&flush_waiting, &c->flush_link);
+		loop_task_next(&flush_task, on_flush_task);
+	} else if (events & EPOLLOUT) {
+		write_ready(c);
 	}
 	if ((events & EPOLLIN) && !c->read_eof && !c->closing && !c->broken && !must_pause(c) &&
 	    !c->parked && !list_linked(&c->resume.link) && !loop_timer_armed(&c->retry)) {
@@ -1063,6 +1122,7 @@ int conn_accept_ready(int listen_fd)
 		list_init(&c->pendings);
 		list_init(&c->ready_link);
 		list_init(&c->paused_link);
+		list_init(&c->flush_link);
 		c->over_cap = count >= settings.max_connections;
 		c->last_progress = loop_now_ms();
 		frame_decoder_init(&c->dec, FRAME_MODE_AUTO, settings.max_frame_bytes);

@@ -22,8 +22,12 @@ static int batch_len, batch_pos;
 static struct loop_stats stats;
 static uint64_t turn_start_us;
 
-/* Tasks for the next turn. */
+/* Tasks for the next turn: those of work that takes little of the loop,
+ * and those of work that has been taking much of it (loop_task_heavy). */
 static struct list_node tasks = {&tasks, &tasks};
+static struct list_node heavy_tasks = {&heavy_tasks, &heavy_tasks};
+/* Heavy tasks were queued and the last turn ran none of them. */
+static bool heavy_skipped;
 
 static struct loop_timer **heap;
 static size_t heap_len, heap_cap;
@@ -46,6 +50,8 @@ static uint64_t thread_cpu_us(void)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
+
+uint64_t loop_cpu_us(void) { return thread_cpu_us(); }
 
 uint64_t loop_clock_us(void)
 {
@@ -195,38 +201,81 @@ void loop_task_next(struct loop_task *t, loop_task_cb cb)
 		list_add_tail(&tasks, &t->link);
 }
 
+void loop_task_heavy(struct loop_task *t, loop_task_cb cb)
+{
+	t->cb = cb;
+	if (!list_linked(&t->link))
+		list_add_tail(&heavy_tasks, &t->link);
+}
+
 void loop_task_cancel(struct loop_task *t) { list_del(&t->link); }
 
 uint64_t loop_turn_us(void) { return loop_clock_us() - turn_start_us; }
 uint64_t loop_turn(void) { return stats.turns; }
 
-/* Runs the tasks queued before this turn, in order, until the turn has
- * run LIMIT_TURN_WORK_US (the first always runs); those not run keep
- * their place ahead of the ones queued meanwhile, so none starves. */
-static void run_tasks(void)
+/* Moves q's tasks to now, leaving q empty. */
+static void take_all(struct list_node *q, struct list_node *now)
 {
-	struct list_node now;
-	if (list_empty(&tasks))
+	list_init(now);
+	if (list_empty(q))
 		return;
-	now = tasks;
-	now.next->prev = &now;
-	now.prev->next = &now;
-	list_init(&tasks);
+	*now = *q;
+	now->next->prev = now;
+	now->prev->next = now;
+	list_init(q);
+}
+
+/* Puts what is left of now back at the front of q: ahead of the tasks
+ * queued meanwhile, so that none starves. */
+static void give_back(struct list_node *now, struct list_node *q)
+{
+	if (list_empty(now))
+		return;
+	now->prev->next = q->next;
+	q->next->prev = now->prev;
+	now->next->prev = q;
+	q->next = now->next;
+}
+
+/* Runs now's tasks in order while the turn has room (the turn's first
+ * task always runs: *ran tells); how many ran. */
+static unsigned run_queue(struct list_node *now, bool *ran)
+{
+	unsigned k = 0;
 	struct list_node *n;
-	bool ran = false;
-	while ((n = list_first(&now)) != NULL && (!ran || loop_turn_us() <= LIMIT_TURN_WORK_US)) {
+	while ((n = list_first(now)) != NULL && (!*ran || loop_turn_us() <= LIMIT_TURN_WORK_US)) {
 		struct loop_task *t = LIST_ITEM(n, struct loop_task, link);
 		list_del(n);
-		ran = true;
+		*ran = true;
+		k++;
 		t->cb(t);
 	}
-	if (list_empty(&now))
-		return;
-	/* now's nodes go before those queued meanwhile */
-	now.prev->next = tasks.next;
-	tasks.next->prev = now.prev;
-	now.next->prev = &tasks;
-	tasks.next = now.next;
+	return k;
+}
+
+/*
+ * Runs the tasks queued before this turn until the turn has run
+ * LIMIT_TURN_WORK_US (the first always runs); those not run keep their
+ * place ahead of the ones queued meanwhile. Light tasks go before heavy
+ * ones, so that a client whose requests cost little is not made to wait
+ * behind hundreds of connections' expensive ones; but a turn after one
+ * that ran no heavy task begins with them, so neither kind starves and
+ * each gets at least one task every other turn.
+ */
+static void run_tasks(void)
+{
+	struct list_node light, heavy;
+	take_all(&tasks, &light);
+	take_all(&heavy_tasks, &heavy);
+	bool ran = false, had_heavy = !list_empty(&heavy);
+	unsigned heavy_ran = 0;
+	if (heavy_skipped)
+		heavy_ran += run_queue(&heavy, &ran);
+	run_queue(&light, &ran);
+	heavy_ran += run_queue(&heavy, &ran);
+	heavy_skipped = had_heavy && heavy_ran == 0;
+	give_back(&light, &tasks);
+	give_back(&heavy, &heavy_tasks);
 }
 
 void loop_stop(void) { running = false; }
@@ -252,7 +301,9 @@ int loop_run(void)
 {
 	running = true;
 	while (running) {
-		int n = epoll_wait(epfd, batch, BATCH, list_empty(&tasks) ? next_timeout() : 0);
+		int n = epoll_wait(epfd, batch, BATCH,
+				   list_empty(&tasks) && list_empty(&heavy_tasks) ? next_timeout()
+										  : 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

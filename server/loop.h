@@ -51,6 +51,9 @@ void loop_del(struct loop_watch *w);
 uint64_t loop_now_ms(void);
 /* Monotonic microseconds, read now. */
 uint64_t loop_clock_us(void);
+/* CPU time the loop's thread has used, in microseconds: what work cost
+ * the loop, without the time the machine ran something else. */
+uint64_t loop_cpu_us(void);
 /* Wall-clock milliseconds since the epoch, read now. */
 uint64_t loop_wall_ms(void);
 
@@ -80,6 +83,12 @@ struct loop_task {
 	}
 /* Queues t for the next turn; a no-op when it is already queued. */
 void loop_task_next(struct loop_task *t, loop_task_cb cb);
+/* The same for the task of work that has been taking much of the loop
+ * (a connection whose requests cost milliseconds each): light tasks run
+ * before heavy ones, and heavy ones at least every other turn, so that
+ * cheap work is not queued behind a crowd of expensive work and neither
+ * starves. */
+void loop_task_heavy(struct loop_task *t, loop_task_cb cb);
 void loop_task_cancel(struct loop_task *t);
 /* Microseconds since the current turn began: what the work done in it
  * so far has made every other client wait. */

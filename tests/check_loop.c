@@ -17,6 +17,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "../protocol/limits.h"
 #include "../server/loop.h"
 
 /* What fired, in order: timers and watches record a tag. */
@@ -495,6 +496,79 @@ START_TEST(blocked_turns_are_not_work)
 END_TEST
 END_TEST
 
+/* ---- tasks */
+
+static struct loop_task tasks[4];
+static uint64_t task_turn[4];
+
+static int task_tag(const struct loop_task *t) { return (int)(t - tasks); }
+
+static void on_task(struct loop_task *t)
+{
+	record(200 + task_tag(t));
+	task_turn[task_tag(t)] = loop_turn();
+}
+
+static void init_tasks(void)
+{
+	for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++)
+		tasks[i] = (struct loop_task)LOOP_TASK_INIT(tasks[i]);
+}
+
+/* Light tasks run before heavy ones, each kind in the order queued. */
+START_TEST(light_tasks_go_first)
+{
+	init_loop();
+	init_tasks();
+	loop_task_heavy(&tasks[0], on_task);
+	loop_task_next(&tasks[1], on_task);
+	loop_task_heavy(&tasks[2], on_task);
+	loop_task_next(&tasks[3], on_task);
+	loop_task_next(&tasks[1], on_task); /* queued already: no-op */
+	loop_timer_set(&timers[0], 0, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 5);
+	int want[] = {201, 203, 200, 202, 0};
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(fired[i], want[i]);
+	ck_assert_uint_eq(task_turn[0], task_turn[1]); /* all in one turn */
+}
+END_TEST
+
+/* Spends more than the turn's budget, then queues itself again. */
+static void on_busy_task(struct loop_task *t)
+{
+	uint64_t until = loop_clock_us() + LIMIT_TURN_WORK_US + 1000;
+	while (loop_clock_us() < until)
+		;
+	task_turn[task_tag(t)] = loop_turn();
+	loop_task_next(t, on_busy_task);
+}
+
+static void on_heavy_stop(struct loop_task *t)
+{
+	task_turn[task_tag(t)] = loop_turn();
+	loop_stop();
+}
+
+/* Light tasks that fill every turn do not starve a heavy one: a turn
+ * that ran no heavy task is followed by one that begins with them. */
+START_TEST(heavy_tasks_not_starved)
+{
+	init_loop();
+	init_tasks();
+	loop_task_next(&tasks[0], on_busy_task);
+	loop_task_next(&tasks[1], on_busy_task);
+	loop_task_heavy(&tasks[2], on_heavy_stop);
+	uint64_t first = loop_turn();
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_uint_le(task_turn[2], first + 1);
+	ck_assert_uint_ge(task_turn[2], first + 1); /* the busy light one went first */
+	loop_task_cancel(&tasks[0]);
+	loop_task_cancel(&tasks[1]);
+}
+END_TEST
+
 static Suite *loop_suite(void)
 {
 	Suite *s = suite_create("loop");
@@ -509,6 +583,8 @@ static Suite *loop_suite(void)
 	tcase_add_test(tc, clocks_advance);
 	tcase_add_test(tc, slow_turns_are_measured);
 	tcase_add_test(tc, blocked_turns_are_not_work);
+	tcase_add_test(tc, light_tasks_go_first);
+	tcase_add_test(tc, heavy_tasks_not_starved);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fds");
