@@ -112,6 +112,14 @@ struct exec {
 	bool ctl_skip; /* drain the rest of an invalid frame */
 	struct jsonv *ctl_v;
 	struct buf ctl_text;
+	/* A big result frame being checked off the loop (parse.h): the
+	 * channel is not read, nor the execution ended, until it is back. */
+	struct parse_job *ctl_job;
+	struct ctl_msg ctl_m; /* what the thread made of it */
+	const char *ctl_why;
+	int ctl_rc;
+	bool ctl_after;		 /* bytes came after it */
+	bool ctl_held;		 /* not read while its client owes too much (exec.c) */
 	const char *kill_why;	 /* what broke the protocol (static) */
 	char value_problem[160]; /* the returned value was over its limits */
 	struct ctl_msg result;

@@ -42,6 +42,10 @@ bool parse_has_room(size_t len)
 /* On the thread: parse, or free what a released job holds. */
 static void run_job(struct parse_job *j)
 {
+	if (j->work) {
+		j->work(j);
+		return;
+	}
 	if (j->release) {
 		json_decref(j->root ? j->root : j->bad_root);
 		if (!j->root)
@@ -149,7 +153,10 @@ static void on_event(struct loop_watch *w, uint32_t events)
 		uint64_t one = 1;
 		(void)!write(event_fd, &one, sizeof one);
 	}
-	if (j) {
+	if (j && j->work) {
+		j->done(j);
+		free(j);
+	} else if (j) {
 		if (j->cancelled)
 			parse_release(j);
 		else
@@ -175,6 +182,19 @@ struct parse_job *parse_submit(char *owned, const char *payload, size_t len,
 	pthread_mutex_lock(&lock);
 	held += len;
 	pthread_mutex_unlock(&lock);
+	enqueue(j);
+	return j;
+}
+
+struct parse_job *parse_submit_work(void (*work)(struct parse_job *j),
+				    void (*done)(struct parse_job *j), void *arg)
+{
+	struct parse_job *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	j->work = work;
+	j->done = done;
+	j->arg = arg;
 	enqueue(j);
 	return j;
 }

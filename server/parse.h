@@ -39,6 +39,7 @@ struct parse_job {
 	char *store_json; /* the store or a tool's value, rendered */
 	char *code_copy;
 	bool cancelled, release;
+	void (*work)(struct parse_job *j); /* parse_submit_work's */
 	struct parse_job *next;
 };
 
@@ -64,6 +65,13 @@ bool parse_has_room(size_t len);
 struct parse_job *parse_submit(char *owned, const char *payload, size_t len,
 			       const struct request_limits *limits,
 			       void (*done)(struct parse_job *j), void *arg);
+/* Runs work(j) on the thread, then done(j) in the loop (never from inside
+ * this call); j is freed once done returns. For other parsing than
+ * requests' (a worker's big result frame): work must touch only what the
+ * loop leaves alone until done. It holds none of the request budget (what
+ * it reads is the submitter's, held already). NULL when out of memory. */
+struct parse_job *parse_submit_work(void (*work)(struct parse_job *j),
+				    void (*done)(struct parse_job *j), void *arg);
 /* The submitter is done with j's results: j, its tree and its error are
  * freed on the thread. */
 void parse_release(struct parse_job *j);

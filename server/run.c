@@ -25,6 +25,7 @@
 #include "../protocol/utf8.h"
 #include "exec_int.h"
 #include "log.h"
+#include "parse.h"
 #include "spawn.h"
 
 /* After SIGKILL a worker's pipes reach EOF at once; this only bounds the
@@ -169,7 +170,7 @@ void run_release(struct exec *e)
 static void maybe_ended(struct exec *e)
 {
 	if (e->phase == PHASE_RUNNING && e->reaped && e->ctl_fd < 0 && e->pipe_fd[OUT] < 0 &&
-	    e->pipe_fd[ERR] < 0)
+	    e->pipe_fd[ERR] < 0 && !e->ctl_job)
 		exec_ended(e);
 }
 
@@ -332,34 +333,57 @@ void run_send_raw(struct exec *e, json_t *msg, const char *members, size_t len)
 	ctl_flush(e);
 }
 
-/* A whole frame has been validated into e->ctl_text: act on it. */
-static void ctl_frame_done(struct exec *e)
+static void on_ctl(struct loop_watch *w, uint32_t events);
+
+/* Watches the control channel for what it is waiting on now: reading,
+ * unless a result is being checked off the loop or the client is held
+ * (ctl_held); writing while answers or the job are unsent. No events at
+ * all takes the fd out of epoll, where a hang-up would otherwise be
+ * reported over and over. */
+static void ctl_watch(struct exec *e)
 {
-	struct ctl_msg m;
-	const char *why = NULL;
-	if (jsonv_finish(e->ctl_v) < 0)
-		why = e->ctl_v->why;
-	else if (e->have_result || e->value_problem[0])
-		why = "a frame after the result";
-	else if (ctl_parse_compact(e->ctl_v, buf_peek(&e->ctl_text), buf_len(&e->ctl_text),
-				   CTL_BORROW_VALUE, &m, &why) == 0) {
-		if (m.type == CTL_RESULT) {
-			e->result = m;
+	if (e->ctl_fd < 0)
+		return;
+	uint32_t ev = (e->ctl_job || e->ctl_held ? 0 : EPOLLIN) |
+		      (buf_len(&e->ctl_out) || e->job_streaming ? EPOLLOUT : 0);
+	if (!ev) {
+		loop_del(&e->w_ctl);
+	} else if (e->w_ctl.fd < 0) {
+		if (loop_add(&e->w_ctl, e->ctl_fd, ev, on_ctl) < 0) {
+			/* Cannot wait on it: its end is taken as reached. */
+			log_err("%s: cannot watch the control channel: %s", e->reg.id,
+				strerror(errno));
+			close_fd(&e->ctl_fd);
+			run_kill(e, KILL_NOMEM);
+			maybe_ended(e);
+		}
+	} else {
+		loop_mod(&e->w_ctl, ev);
+	}
+}
+
+/* Acts on a frame checked (rc and m from ctl_parse_compact; why set
+ * already when it failed before that), then readies for the next. */
+static void ctl_frame_parsed(struct exec *e, int rc, struct ctl_msg *m, const char *why)
+{
+	if (!why && rc == 0) {
+		if (m->type == CTL_RESULT) {
+			e->result = *m;
 			e->have_result = true;
-			if (m.value) {
+			if (m->value) {
 				/* The frame's text is kept as it is: its value is
 				 * never copied. */
 				e->result_text = e->ctl_text;
 				e->ctl_text = (struct buf)BUF_INIT;
 			}
-		} else if (m.call_id != e->last_call + 1 || !declared(e, m.name) ||
+		} else if (m->call_id != e->last_call + 1 || !declared(e, m->name) ||
 			   e->pending_call) {
 			why = "a tool call out of order, or of an undeclared tool";
-			ctl_msg_clear(&m);
+			ctl_msg_clear(m);
 		} else {
-			exec_tool_call(e, m.call_id, m.name, m.args, m.args_len);
-			m.args = NULL; /* exec_tool_call took it */
-			ctl_msg_clear(&m);
+			exec_tool_call(e, m->call_id, m->name, m->args, m->args_len);
+			m->args = NULL; /* exec_tool_call took it */
+			ctl_msg_clear(m);
 		}
 	}
 	/* A big frame's buffer is not kept for the next one. */
@@ -369,6 +393,70 @@ static void ctl_frame_done(struct exec *e)
 		buf_clear(&e->ctl_text);
 	if (why)
 		kill_protocol(e, why);
+}
+
+/* On the parser thread: checks the result frame in e->ctl_text, which the
+ * loop leaves alone until ctl_parsed. */
+static void ctl_parse_work(struct parse_job *j)
+{
+	struct exec *e = j->arg;
+	e->ctl_rc = ctl_parse_compact(e->ctl_v, buf_peek(&e->ctl_text), buf_len(&e->ctl_text),
+				      CTL_BORROW_VALUE, &e->ctl_m, &e->ctl_why);
+}
+
+/* In the loop: the result frame's check is back. The channel is read
+ * again; an end that came meanwhile (the reap, a kill) now completes the
+ * execution. */
+static void ctl_parsed(struct parse_job *j)
+{
+	struct exec *e = j->arg;
+	e->ctl_job = NULL;
+	struct ctl_msg m = e->ctl_m;
+	memset(&e->ctl_m, 0, sizeof e->ctl_m);
+	ctl_frame_parsed(e, e->ctl_rc, &m, e->ctl_rc == 0 ? NULL : e->ctl_why);
+	if (e->ctl_after && e->killed != KILL_PROTOCOL)
+		kill_protocol(e, "a frame after the result");
+	e->ctl_after = false;
+	if (e->ctl_fd >= 0)
+		ctl_watch(e);
+	maybe_ended(e);
+}
+
+/* Whether the frame in e->ctl_text says it is a result. */
+static bool frame_is_result(const struct exec *e)
+{
+	const struct jsonv_member *t = jsonv_member(e->ctl_v, "type", NULL);
+	const char *text = buf_peek(&e->ctl_text) + e->ctl_v->out_base;
+	return t && t->value.len == 8 && memcmp(text + t->value.off, "\"result\"", 8) == 0;
+}
+
+/* A whole frame has been validated into e->ctl_text: act on it. A big
+ * result frame (a test report of thousands of entries is checked entry by
+ * entry, some 100 ms for 16 MiB) is checked on the parser thread instead,
+ * as big requests are parsed: nothing a worker sends holds the loop. */
+static void ctl_frame_done(struct exec *e)
+{
+	struct ctl_msg m;
+	const char *why = NULL;
+	int rc = -1;
+	if (jsonv_finish(e->ctl_v) < 0) {
+		why = e->ctl_v->why;
+	} else if (e->have_result || e->value_problem[0]) {
+		why = "a frame after the result";
+	} else {
+		if (parse_wanted(buf_len(&e->ctl_text)) && frame_is_result(e)) {
+			memset(&e->ctl_m, 0, sizeof e->ctl_m);
+			e->ctl_after = false;
+			e->ctl_job = parse_submit_work(ctl_parse_work, ctl_parsed, e);
+			if (e->ctl_job) {
+				ctl_watch(e);
+				return;
+			}
+		}
+		rc = ctl_parse_compact(e->ctl_v, buf_peek(&e->ctl_text), buf_len(&e->ctl_text),
+				       CTL_BORROW_VALUE, &m, &why);
+	}
+	ctl_frame_parsed(e, rc, &m, why);
 }
 
 /* A frame failed validation part way: a returned value over its limits is
@@ -402,6 +490,10 @@ static void ctl_frame_invalid(struct exec *e)
 static void ctl_take(struct exec *e, const char *p, size_t n)
 {
 	while (n && e->killed != KILL_PROTOCOL) {
+		if (e->ctl_job) {
+			e->ctl_after = true; /* more after a result frame */
+			return;
+		}
 		if (!e->ctl_left) {
 			size_t k = 4 - e->ctl_hdr_got;
 			if (k > n)
@@ -477,9 +569,7 @@ static void ctl_flush(struct exec *e)
 	/* The job, once sent, is not kept: a big one would stay for the run. */
 	if (!buf_len(&e->ctl_out) && e->ctl_out.cap > 65536)
 		buf_free(&e->ctl_out);
-	if (e->ctl_fd >= 0)
-		loop_mod(&e->w_ctl,
-			 EPOLLIN | (buf_len(&e->ctl_out) || e->job_streaming ? EPOLLOUT : 0));
+	ctl_watch(e);
 }
 
 static void on_ctl(struct loop_watch *w, uint32_t events)
@@ -487,6 +577,10 @@ static void on_ctl(struct loop_watch *w, uint32_t events)
 	struct exec *e = container_of(w, struct exec, w_ctl);
 	if (events & EPOLLOUT)
 		ctl_flush(e);
+	if (e->ctl_fd < 0 || e->ctl_job || e->ctl_held) {
+		ctl_watch(e); /* not read now: a hang-up waits too */
+		return;
+	}
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
 	char data[65536];
