@@ -682,6 +682,16 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *
 		answer_call(e, NULL, gone_message);
 		return;
 	}
+	/* A call whose client does not read what it is sent already would
+	 * queue its arguments (up to 16 MiB) without end: it fails in the
+	 * script at once instead. */
+	if (conn_owes_too_much(e->conn) || conn_reply_bytes_queued() > settings.reply_bytes) {
+		free(args);
+		answer_call(e, NULL,
+			    "the client is not reading its replies and events (it owes more than "
+			    "its budget): tool call refused");
+		return;
+	}
 	unsigned long oom = msg_alloc_failures();
 	json_t *ev = msg_event(e->req_id, "tool_call");
 	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
