@@ -204,6 +204,9 @@ static json_t *build_fields(struct exec *e)
 		error = json_pack("{s:s, s:s}", "kind", "sandbox", "message",
 				  "the daemon ran out of memory keeping the result");
 		json_object_set_new(f, "success", json_false());
+		e->state = STATE_FAILED; /* and its record says failed, not completed */
+		json_object_set_new(f, "state", json_string(request_state_name(e->state)));
+		json_object_del(f, "summary"); /* a report whose entries are lost */
 	}
 	if (error)
 		json_object_set_new(f, "error", error);
