@@ -44,24 +44,12 @@ static bool is_root(const char *test)
 	return false;
 }
 
-/* An id no account or group uses, from 4000000000 up: far from system,
- * user and dynamic ranges, and from any range workers get theirs from. */
-#define ID_BASE 4000000000u
-static unsigned unused_id(unsigned after)
-{
-	for (unsigned id = after + 1; id < ID_BASE + 100000u; id++)
-		if (!getpwuid((uid_t)id) && !getgrgid((gid_t)id))
-			return id;
-	ck_abort_msg("no unused uid above %u", ID_BASE);
-	return 0;
-}
-
 static void pick_ids(void)
 {
-	uid_a = unused_id(ID_BASE);
-	uid_b = unused_id(uid_a);
-	uid_c = unused_id(uid_b);
-	gid_admin = unused_id(uid_c);
+	uid_a = testlib_unused_id(TESTLIB_ID_BASE);
+	uid_b = testlib_unused_id(uid_a);
+	uid_c = testlib_unused_id(uid_b);
+	gid_admin = testlib_unused_id(uid_c);
 }
 
 /* Starts a daemon every uid can reach: the socket 0666 in a directory
@@ -75,60 +63,6 @@ static void start_shared(struct daemon *d, const char *const *extra)
 	args[n] = NULL;
 	daemon_start(d, args);
 	ck_assert_int_eq(chmod(d->dir, 0711), 0);
-}
-
-/* A connection whose peer is uid:gid (no supplementary groups); see the
- * top of the file. */
-static void connect_as(struct client *c, const char *sock, uid_t uid, gid_t gid)
-{
-	int sp[2];
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		close(sp[0]);
-		struct client cc;
-		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
-			_exit(2);
-		if (getuid() != uid || geteuid() != uid || getegid() != gid)
-			_exit(3);
-		if (client_open(&cc, sock, FRAME_MODE_BINARY) < 0)
-			_exit(4);
-		char byte = 'c';
-		struct iovec iov = {&byte, 1};
-		char control[CMSG_SPACE(sizeof(int))] = {0};
-		struct msghdr m = {.msg_iov = &iov,
-				   .msg_iovlen = 1,
-				   .msg_control = control,
-				   .msg_controllen = sizeof control};
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &cc.fd, sizeof(int));
-		_exit(sendmsg(sp[1], &m, 0) == 1 ? 0 : 5);
-	}
-	close(sp[1]);
-	char byte;
-	struct iovec iov = {&byte, 1};
-	char control[CMSG_SPACE(sizeof(int))];
-	struct msghdr m = {.msg_iov = &iov,
-			   .msg_iovlen = 1,
-			   .msg_control = control,
-			   .msg_controllen = sizeof control};
-	ssize_t got = recvmsg(sp[0], &m, MSG_CMSG_CLOEXEC);
-	int st;
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		      "the client process for uid %u failed (status %#x)", (unsigned)uid, st);
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	ck_assert_msg(got == 1 && cm && cm->cmsg_type == SCM_RIGHTS, "no socket from uid %u",
-		      (unsigned)uid);
-	memcpy(&c->fd, CMSG_DATA(cm), sizeof(int));
-	close(sp[0]);
-	c->mode = FRAME_MODE_BINARY;
-	c->in = (struct buf)BUF_INIT;
-	frame_decoder_init(&c->dec, FRAME_MODE_BINARY, 1u << 30);
 }
 
 static json_t *async_req(const char *code)
@@ -206,8 +140,8 @@ START_TEST(test_executions_are_private)
 	struct daemon d;
 	start_shared(&d, NULL);
 	struct client a, b, admin;
-	connect_as(&a, d.sock, uid_a, uid_a);
-	connect_as(&b, d.sock, uid_b, uid_b);
+	client_open_as(&a, d.sock, uid_a, uid_a);
+	client_open_as(&b, d.sock, uid_b, uid_b);
 	ck_assert_int_eq(client_open(&admin, d.sock, FRAME_MODE_BINARY), 0);
 
 	/* A's: one running, one ended with output and a value. */
@@ -373,8 +307,8 @@ START_TEST(test_cache_is_private)
 	struct daemon d;
 	start_shared(&d, args);
 	struct client a, b, admin;
-	connect_as(&a, d.sock, uid_a, uid_a);
-	connect_as(&b, d.sock, uid_b, uid_b);
+	client_open_as(&a, d.sock, uid_a, uid_a);
+	client_open_as(&b, d.sock, uid_b, uid_b);
 	ck_assert_int_eq(client_open(&admin, d.sock, FRAME_MODE_BINARY), 0);
 
 	json_t *r = client_call(&a, json_pack("{s:s, s:s}", "op", "execute", "code", secret_code));
@@ -434,8 +368,8 @@ START_TEST(test_cache_is_private)
 
 	/* Ownership survives a restart. */
 	start_shared(&d, args);
-	connect_as(&a, d.sock, uid_a, uid_a);
-	connect_as(&b, d.sock, uid_b, uid_b);
+	client_open_as(&a, d.sock, uid_a, uid_a);
+	client_open_as(&b, d.sock, uid_b, uid_b);
 	assert_b_blind(&b, name);
 	r = run_cached(&a, name);
 	ck_assert_str_eq(jstr(r, "value"), "TOPSECRET-4711");
@@ -487,7 +421,7 @@ START_TEST(test_cache_flat_files_are_admins)
 		client_close(&admin);
 		pick_ids();
 		struct client b;
-		connect_as(&b, d.sock, uid_b, uid_b);
+		client_open_as(&b, d.sock, uid_b, uid_b);
 		r = run_cached(&b, name);
 		assert_error(r, "NOT_FOUND", NULL);
 		json_decref(r);
@@ -578,8 +512,8 @@ START_TEST(test_cache_same_name_two_owners)
 	struct daemon d;
 	start_shared(&d, args);
 	struct client a, b, admin;
-	connect_as(&a, d.sock, uid_a, uid_a);
-	connect_as(&b, d.sock, uid_b, uid_b);
+	client_open_as(&a, d.sock, uid_a, uid_a);
+	client_open_as(&b, d.sock, uid_b, uid_b);
 	ck_assert_int_eq(client_open(&admin, d.sock, FRAME_MODE_BINARY), 0);
 
 	/* The admin's list tells the two apart by their owner. */
@@ -697,8 +631,8 @@ START_TEST(test_health_cache_scoped)
 	struct daemon d;
 	start_shared(&d, args);
 	struct client a, b, admin;
-	connect_as(&a, d.sock, uid_a, uid_a);
-	connect_as(&b, d.sock, uid_b, uid_b);
+	client_open_as(&a, d.sock, uid_a, uid_a);
+	client_open_as(&b, d.sock, uid_b, uid_b);
 	ck_assert_int_eq(client_open(&admin, d.sock, FRAME_MODE_BINARY), 0);
 	json_t *before = health_cache(&b);
 	ck_assert_int_eq(jint(before, "scripts"), 0);
@@ -828,11 +762,11 @@ START_TEST(test_allow_users)
 	const char *args[] = {"--allow-users", me, "--allow-groups", group, NULL};
 	start_shared(&d, args);
 	struct client a, b, c, root;
-	connect_as(&a, d.sock, uid_a, uid_a);
+	client_open_as(&a, d.sock, uid_a, uid_a);
 	assert_admitted(&a);
-	connect_as(&c, d.sock, uid_c, gid_admin);
+	client_open_as(&c, d.sock, uid_c, gid_admin);
 	assert_admitted(&c);
-	connect_as(&b, d.sock, uid_b, uid_b);
+	client_open_as(&b, d.sock, uid_b, uid_b);
 	snprintf(who, sizeof who, "uid %u", (unsigned)uid_b);
 	assert_refused(&b, who);
 	ck_assert_int_eq(client_open(&root, d.sock, FRAME_MODE_BINARY), 0);
@@ -858,7 +792,7 @@ END_TEST
 START_TEST(test_refused_silent_peer_closed)
 {
 	char other[16];
-	snprintf(other, sizeof other, "%u", geteuid() == 0 ? ID_BASE - 1 : 0u);
+	snprintf(other, sizeof other, "%u", geteuid() == 0 ? TESTLIB_ID_BASE - 1 : 0u);
 	const char *args[] = {"--allow-users", other, "--frame-timeout-ms", "300", NULL};
 	struct daemon d;
 	daemon_start(&d, args);
@@ -883,9 +817,9 @@ START_TEST(test_admin_group)
 	struct daemon d;
 	start_shared(&d, args);
 	struct client a, b, member;
-	connect_as(&a, d.sock, uid_a, uid_a);
-	connect_as(&b, d.sock, uid_b, uid_b);
-	connect_as(&member, d.sock, uid_c, gid_admin);
+	client_open_as(&a, d.sock, uid_a, uid_a);
+	client_open_as(&b, d.sock, uid_b, uid_b);
+	client_open_as(&member, d.sock, uid_c, gid_admin);
 	char id[ID_SIZE];
 	json_t *r = client_call(&a, async_req("return 'A'"));
 	take_id(id, r);
@@ -959,8 +893,8 @@ START_TEST(test_fair_queue)
 	struct daemon d;
 	start_shared(&d, args);
 	struct client a, b, admin;
-	connect_as(&a, d.sock, uid_a, uid_a);
-	connect_as(&b, d.sock, uid_b, uid_b);
+	client_open_as(&a, d.sock, uid_a, uid_a);
+	client_open_as(&b, d.sock, uid_b, uid_b);
 	ck_assert_int_eq(client_open(&admin, d.sock, FRAME_MODE_BINARY), 0);
 	enum { MANY = 20 };
 	char blocker[ID_SIZE], queued[MANY][ID_SIZE], bid[ID_SIZE];
@@ -1033,7 +967,7 @@ START_TEST(test_owner_caps)
 	struct client a;
 	if (root) {
 		pick_ids();
-		connect_as(&a, d.sock, uid_a, uid_a);
+		client_open_as(&a, d.sock, uid_a, uid_a);
 	} else {
 		ck_assert_int_eq(client_open(&a, d.sock, FRAME_MODE_BINARY), 0);
 	}
@@ -1055,7 +989,7 @@ START_TEST(test_owner_caps)
 	json_decref(h);
 	if (root) {
 		struct client b;
-		connect_as(&b, d.sock, uid_b, uid_b);
+		client_open_as(&b, d.sock, uid_b, uid_b);
 		r = client_call(&b, async_req(SPIN));
 		take_id(id[4], r);
 		ck_assert_str_eq(jstr(r, "state"), "running");
@@ -1089,7 +1023,7 @@ START_TEST(test_queue_bytes_share)
 	struct client a;
 	if (root) {
 		pick_ids();
-		connect_as(&a, d.sock, uid_a, uid_a);
+		client_open_as(&a, d.sock, uid_a, uid_a);
 	} else {
 		ck_assert_int_eq(client_open(&a, d.sock, FRAME_MODE_BINARY), 0);
 	}
@@ -1119,7 +1053,7 @@ START_TEST(test_queue_bytes_share)
 	ck_assert_int_le(accepted, 5);
 	if (root) {
 		struct client b;
-		connect_as(&b, d.sock, uid_b, uid_b);
+		client_open_as(&b, d.sock, uid_b, uid_b);
 		r = client_call(&b, async_req(code));
 		ck_assert_msg(jtrue(r, "ok"), "B refused: %s", err_msg(r));
 		json_decref(r);
@@ -1140,7 +1074,7 @@ END_TEST
 START_TEST(test_refused_log_rate_limited)
 {
 	char other[16];
-	snprintf(other, sizeof other, "%u", geteuid() == 0 ? ID_BASE - 1 : 0u);
+	snprintf(other, sizeof other, "%u", geteuid() == 0 ? TESTLIB_ID_BASE - 1 : 0u);
 	const char *args[] = {"--allow-users", other, NULL};
 	struct daemon d;
 	daemon_start(&d, args);
