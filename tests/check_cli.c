@@ -183,12 +183,20 @@ START_TEST(test_json_frames)
 	ck_assert_int_eq(r.status, 0);
 	char *nl = strchr(r.out, '\n');
 	ck_assert_ptr_nonnull(nl);
-	json_t *ev = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	/* Every frame: the started event, the output, the final reply. */
+	json_t *started = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	ck_assert_str_eq(jstr(started, "event"), "started");
+	const char *line = nl + 1;
+	nl = strchr(line, '\n');
+	ck_assert_ptr_nonnull(nl);
+	json_t *ev = json_loadb(line, (size_t)(nl - line), 0, NULL);
 	ck_assert_str_eq(jstr(ev, "event"), "output");
 	json_decref(ev);
 	json_t *fin = json_loads(nl + 1, JSON_DISABLE_EOF_CHECK, NULL);
 	ck_assert(jtrue(fin, "success"));
 	ck_assert_int_eq(jint(fin, "value"), 1);
+	ck_assert_str_eq(jstr(started, "execution_id"), jstr(fin, "execution_id"));
+	json_decref(started);
 	json_decref(fin);
 }
 END_TEST
@@ -242,10 +250,17 @@ START_TEST(test_socat_line_mode)
 	run(&r, "{\"op\":\"execute\",\"code\":\"console.log(\\\"hi\\\"); return 6*7\"}\n",
 	    (char *const[]){"socat", "-", addr, NULL});
 	ck_assert_int_eq(r.status, 0);
-	json_t *reply = json_loads(r.out, 0, NULL);
+	/* Two lines: the started event, then the reply. */
+	char *nl = strchr(r.out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	json_t *started = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	ck_assert_str_eq(jstr(started, "event"), "started");
+	json_t *reply = json_loads(nl + 1, 0, NULL);
 	ck_assert_ptr_nonnull(reply);
 	ck_assert_int_eq(jint(reply, "value"), 42);
 	ck_assert_str_eq(jstr(reply, "stdout"), "hi\n");
+	ck_assert_str_eq(jstr(reply, "execution_id"), jstr(started, "execution_id"));
+	json_decref(started);
 	json_decref(reply);
 }
 END_TEST
