@@ -506,6 +506,38 @@ START_TEST(test_daemon_bad_options)
 }
 END_TEST
 
+/* The daemon's -h, --help and --version: on stdout, exit 0, nothing bound
+ * (the socket named does not exist and never does); a usage error still
+ * goes to stderr, with stdout left empty. */
+START_TEST(test_daemon_help_version)
+{
+	static struct run r;
+	const char *bin = getenv("SANDBOXD_BIN");
+	ck_assert_ptr_nonnull(bin);
+	run(&r, NULL,
+	    (char *const[]){(char *)bin, "--socket", "/nonexistent/never.sock", "--version", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "sandboxd " SANDBOXD_VERSION "\n");
+	ck_assert_str_eq(r.err, "");
+	static const char *const help[] = {"-h", "--help"};
+	for (size_t i = 0; i < 2; i++) {
+		run(&r, NULL,
+		    (char *const[]){(char *)bin, "--socket", "/nonexistent/never.sock",
+				    (char *)help[i], NULL});
+		ck_assert_msg(r.status == 0, "%s: exit %d", help[i], r.status);
+		ck_assert_msg(strncmp(r.out, "usage: sandboxd ", 16) == 0, "%s: stdout %.80s",
+			      help[i], r.out);
+		ck_assert_msg(strstr(r.out, "--version") && strstr(r.out, "-h, --help"),
+			      "%s: the usage does not name -h and --version", help[i]);
+		ck_assert_msg(r.err[0] == '\0', "%s: stderr %s", help[i], r.err);
+	}
+	run(&r, NULL, (char *const[]){(char *)bin, "-x", NULL});
+	ck_assert_int_eq(r.status, 100);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_ptr_nonnull(strstr(r.err, "usage: sandboxd "));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -530,6 +562,7 @@ int main(void)
 	tcase_add_test(tc, test_tools_from_commands);
 	tcase_add_test(tc, test_store_file);
 	tcase_add_test(tc, test_daemon_bad_options);
+	tcase_add_test(tc, test_daemon_help_version);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
