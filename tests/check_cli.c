@@ -248,7 +248,7 @@ START_TEST(test_socat_line_mode)
 	char addr[200];
 	snprintf(addr, sizeof addr, "UNIX-CONNECT:%s", d.sock);
 	run(&r, "{\"op\":\"execute\",\"code\":\"console.log(\\\"hi\\\"); return 6*7\"}\n",
-	    (char *const[]){"socat", "-", addr, NULL});
+	    (char *const[]){"socat", "-t", "60", "-", addr, NULL});
 	ck_assert_int_eq(r.status, 0);
 	/* Two lines: the started event, then the reply. */
 	char *nl = strchr(r.out, '\n');
@@ -261,6 +261,31 @@ START_TEST(test_socat_line_mode)
 	ck_assert_str_eq(jstr(reply, "stdout"), "hi\n");
 	ck_assert_str_eq(jstr(reply, "execution_id"), jstr(started, "execution_id"));
 	json_decref(started);
+	json_decref(reply);
+
+	/* A script of 2 s: without -t socat gives up 0.5 s after its input
+	 * ends, so only the started line comes and the execution is
+	 * cancelled (its connection closed); with -t 60 the reply comes. */
+	static const char slow[] = "{\"op\":\"execute\",\"code\":\"var t = Date.now(); "
+				   "while (Date.now() - t < 2000) {} return 2\"}\n";
+	run(&r, slow, (char *const[]){"socat", "-", addr, NULL});
+	ck_assert_int_eq(r.status, 0);
+	nl = strchr(r.out, '\n');
+	ck_assert_msg(nl && !nl[1], "not only the started line: %s", r.out);
+	started = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	ck_assert_str_eq(jstr(started, "event"), "started");
+	reply = call_once(d.sock, json_pack("{s:s, s:s, s:b}", "op", "status", "execution_id",
+					    jstr(started, "execution_id"), "wait", 1));
+	ck_assert_str_eq(jstr(reply, "state"), "cancelled");
+	json_decref(started);
+	json_decref(reply);
+	run(&r, slow, (char *const[]){"socat", "-t", "60", "-", addr, NULL});
+	ck_assert_int_eq(r.status, 0);
+	nl = strchr(r.out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	reply = json_loads(nl + 1, 0, NULL);
+	ck_assert_ptr_nonnull(reply);
+	ck_assert_int_eq(jint(reply, "value"), 2);
 	json_decref(reply);
 }
 END_TEST
