@@ -53,7 +53,7 @@ SERVER   := server/main.c server/config.c server/log.c server/loop.c server/list
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c \
             server/decl.c server/owner.c server/parse.c
-CTL      := server/sandboxctl.c
+CTL      := client/sandboxctl.c
 # client/: the programs that talk to the daemon and the connection module
 # they share; it depends on protocol/ only.
 CLIENT   := client/sdc.c
