@@ -58,6 +58,7 @@ static const char usage[] =
 	"                     stdin; its stdout is the JSON result, a non-zero exit an error\n"
 	"  --store FILE       the store load() reads, a JSON object; written back on success\n"
 	"  --json             print the raw reply frames instead\n"
+	"  --version          print sandboxctl's version\n"
 	"exit status: 0 success, 1 the script or the operation failed, 2 usage,\n"
 	"3 connection or protocol error\n";
 
@@ -772,6 +773,7 @@ enum {
 	O_TYPESCRIPT,
 	O_JAVASCRIPT,
 	O_HELP,
+	O_VERSION,
 };
 
 static const struct option options[] = {
@@ -793,6 +795,7 @@ static const struct option options[] = {
 	{"typescript", no_argument, NULL, O_TYPESCRIPT},
 	{"javascript", no_argument, NULL, O_JAVASCRIPT},
 	{"help", no_argument, NULL, O_HELP},
+	{"version", no_argument, NULL, O_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
@@ -862,6 +865,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 		case O_HELP: fputs(usage, stdout); return EXIT_OK;
+		case O_VERSION: printf("sandboxctl %s\n", SANDBOXD_VERSION); return EXIT_OK;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}

@@ -245,6 +245,22 @@ START_TEST(test_options_anywhere)
 }
 END_TEST
 
+START_TEST(test_version)
+{
+	static struct run r;
+	run(&r, NULL, (char *const[]){(char *)ctl(), "--version", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "sandboxctl 0.1.0\n");
+	ck_assert_str_eq(r.err, "");
+	/* After a command too, without reaching the daemon. */
+	run(&r, NULL,
+	    (char *const[]){(char *)ctl(), "--socket", "/nonexistent/x.sock", "health", "--version",
+			    NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "sandboxctl 0.1.0\n");
+}
+END_TEST
+
 START_TEST(test_connection_error)
 {
 	static struct run r;
@@ -539,6 +555,7 @@ int main(void)
 	tcase_add_test(tc, test_json_frames);
 	tcase_add_test(tc, test_usage_errors);
 	tcase_add_test(tc, test_options_anywhere);
+	tcase_add_test(tc, test_version);
 	tcase_add_test(tc, test_connection_error);
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
