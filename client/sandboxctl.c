@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,8 @@ static const char usage[] =
 	"                     exists, else " SYSTEM_SOCKET ")\n"
 	"  -e, --eval CODE    the script (else read from FILE, or stdin for -)\n"
 	"  --timeout-ms N, --memory-bytes N, --output-bytes N   execution limits\n"
+	"                     (numbers take a K, M or G suffix, powers of 1024, as\n"
+	"                     sandboxd's options do: --memory-bytes 16M)\n"
 	"  --no-cache         do not add the script to the cache\n"
 	"  --typescript       the script is TypeScript (implied by a FILE ending in .ts);\n"
 	"                     --javascript: JavaScript (else: JavaScript, or TypeScript\n"
@@ -799,14 +802,29 @@ static const struct option options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static int parse_int(const char *s, json_int_t *out)
+/* A decimal count with an optional K, M or G suffix (powers of 1024, either
+ * case), as sandboxd's own options take them (server/config.c). */
+static int parse_size(const char *opt, const char *s, json_int_t *out)
 {
 	char *end;
 	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 0)
-		return fail(EXIT_USAGE, "not a non-negative integer: %s", s);
-	*out = v;
+	unsigned long long v = *s == '-' || *s == '\0' ? 0 : strtoull(s, &end, 10);
+	bool ok = *s != '-' && *s != '\0' && !errno && end != s;
+	unsigned shift = 0;
+	if (ok) {
+		if (*end == 'K' || *end == 'k')
+			shift = 10;
+		else if (*end == 'M' || *end == 'm')
+			shift = 20;
+		else if (*end == 'G' || *end == 'g')
+			shift = 30;
+		end += !!shift;
+		ok = *end == '\0' && v <= ((unsigned long long)INT64_MAX >> shift);
+	}
+	if (!ok)
+		return fail(EXIT_USAGE, "--%s %s: expected a non-negative number (K, M, G allowed)",
+			    opt, s);
+	*out = (json_int_t)(v << shift);
 	return -1;
 }
 
@@ -815,8 +833,8 @@ static int parse_int(const char *s, json_int_t *out)
  * on, else an exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "e:h", options, NULL)) != -1) {
+	int opt, rc, idx = 0;
+	while ((opt = getopt_long(argc, argv, "e:h", options, &idx)) != -1) {
 		switch (opt) {
 		case O_SOCKET: o->socket = optarg; break;
 		case 'e': o->code_arg = optarg; break;
@@ -856,10 +874,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_MEMORY:
 		case O_OUTPUT:
 		case O_LIMIT:
-			rc = parse_int(optarg, opt == O_TIMEOUT	 ? &o->timeout_ms
-					       : opt == O_MEMORY ? &o->memory_bytes
-					       : opt == O_OUTPUT ? &o->output_bytes
-								 : &o->limit);
+			rc = parse_size(options[idx].name, optarg,
+					opt == O_TIMEOUT  ? &o->timeout_ms
+					: opt == O_MEMORY ? &o->memory_bytes
+					: opt == O_OUTPUT ? &o->output_bytes
+							  : &o->limit);
 			if (rc >= 0)
 				return rc;
 			break;

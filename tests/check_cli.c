@@ -261,6 +261,34 @@ START_TEST(test_version)
 }
 END_TEST
 
+/* Sizes take K, M and G as the daemon's options do (powers of 1024). */
+START_TEST(test_size_suffixes)
+{
+	static struct run r;
+	/* 1500 bytes of output: over 1k (1024), within 2K (2048). */
+	char *code = "console.log('x'.repeat(1499)); return 1";
+	run(&r, NULL, CTL("exec", "--output-bytes", "1k", "-e", code));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "output"));
+	run(&r, NULL, CTL("exec", "--output-bytes", "2K", "-e", code));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(strlen(r.out), 1500 + 2);
+	/* 16M is 16777216: the daemon's own check of the range sees it so. */
+	run(&r, NULL, CTL("exec", "--memory-bytes", "16M", "-e", "return 1"));
+	ck_assert_int_eq(r.status, 0);
+	run(&r, NULL, CTL("exec", "--memory-bytes", "2G", "-e", "return 1"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "2147483648"));
+	static char *const bad[] = {"12q", "-1", "", "1KB", "k", "99999999999G"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		run(&r, NULL, CTL("exec", "--memory-bytes", bad[i], "-e", "1"));
+		ck_assert_msg(r.status == 2, "%s: exit %d", bad[i], r.status);
+		ck_assert_ptr_nonnull(strstr(r.err, "sandboxctl: --memory-bytes"));
+		ck_assert_ptr_nonnull(strstr(r.err, "K, M, G allowed"));
+	}
+}
+END_TEST
+
 START_TEST(test_connection_error)
 {
 	static struct run r;
@@ -556,6 +584,7 @@ int main(void)
 	tcase_add_test(tc, test_usage_errors);
 	tcase_add_test(tc, test_options_anywhere);
 	tcase_add_test(tc, test_version);
+	tcase_add_test(tc, test_size_suffixes);
 	tcase_add_test(tc, test_connection_error);
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
