@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
-#include "../protocol/io.h"
 #include "sdc.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
@@ -315,55 +314,100 @@ static void add_limits(json_t *req, const struct opts *o)
 
 /* ---- tools and the store */
 
-/* Runs command with input on stdin; its stdout and stderr, and exit status
- * (-1 when it could not run or was killed). */
-static int run_command(const char *command, const char *name, const char *input, struct buf *out,
-		       struct buf *err)
+static void close_fd(int *fd)
 {
-	int in[2], o[2], e[2];
-	if (pipe(in) < 0 || pipe(o) < 0 || pipe(e) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * Runs command (sh -c, in a process group of its own) with input on stdin;
+ * its stdout and stderr, and exit status (-1 when it could not run or was
+ * killed). While it runs, the daemon's frames go on being dispatched: once
+ * request id (when >= 0) has had its final reply, the execution is over (a
+ * timeout, a cancel) and nobody waits for the answer, so the tool's whole
+ * process group is killed at once and *ended set.
+ */
+static int run_command(struct client *c, long long id, const char *command, const char *name,
+		       const char *input, struct buf *out, struct buf *err, bool *ended)
+{
+	int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
+	pid_t pid = -1;
+	if (pipe2(in, O_CLOEXEC) == 0 && pipe2(o, O_CLOEXEC) == 0 && pipe2(e, O_CLOEXEC) == 0)
+		pid = fork();
 	if (pid == 0) {
+		setpgid(0, 0);
 		dup2(in[0], 0);
 		dup2(o[1], 1);
 		dup2(e[1], 2);
-		close(in[1]);
-		close(o[0]);
-		close(e[0]);
 		setenv("SANDBOXD_TOOL", name, 1);
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		_exit(127);
 	}
-	close(in[0]);
-	close(o[1]);
-	close(e[1]);
+	close_fd(&in[0]);
+	close_fd(&o[1]);
+	close_fd(&e[1]);
+	if (pid < 0) {
+		close_fd(&in[1]);
+		close_fd(&o[0]);
+		close_fd(&e[0]);
+		return -1;
+	}
+	/* Set on both sides, so it is in place whichever runs first. */
+	setpgid(pid, pid);
 	/* A tool that does not read its input must not block us. */
 	signal(SIGPIPE, SIG_IGN);
-	(void)!io_write_all(in[1], input, strlen(input));
-	close(in[1]);
-	struct pollfd p[2] = {{o[0], POLLIN, 0}, {e[0], POLLIN, 0}};
-	int open_fds = 2;
-	while (open_fds > 0) {
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+	size_t len = strlen(input), sent = 0;
+	if (len == 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0)
+		close_fd(&in[1]);
+	struct pollfd p[4] = {{o[0], POLLIN, 0},
+			      {e[0], POLLIN, 0},
+			      {in[1], POLLOUT, 0},
+			      {id >= 0 ? sdc_fd(c->sdc) : -1, POLLIN, 0}};
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		/* The frames read or waiting (the execution's end among them). */
+		while (id >= 0 && sdc_is_pending(c->sdc, id) && sdc_pump(c->sdc, 0) == SDC_OK)
+			;
+		if (id >= 0 && !sdc_is_pending(c->sdc, id)) {
+			*ended = true;
 			break;
+		}
+		if (poll(p, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[2].fd >= 0 && p[2].revents) {
+			ssize_t n = write(p[2].fd, input + sent, len - sent);
+			if (n > 0)
+				sent += (size_t)n;
+			if ((n < 0 && errno != EAGAIN && errno != EINTR) || sent == len) {
+				close_fd(&in[1]);
+				p[2].fd = -1;
+			}
+		}
 		for (int i = 0; i < 2; i++) {
 			if (p[i].fd < 0 || !p[i].revents)
 				continue;
 			struct buf *b = i ? err : out;
 			char *dst = buf_reserve(b, 65536);
 			ssize_t n = dst ? read(p[i].fd, dst, 65536) : -1;
+			if (n < 0 && errno == EINTR)
+				continue;
 			if (n <= 0) {
-				close(p[i].fd);
+				close_fd(i ? &e[0] : &o[0]);
 				p[i].fd = -1;
-				open_fds--;
 			} else {
 				buf_commit(b, (size_t)n);
 			}
 		}
 	}
+	close_fd(&in[1]);
+	close_fd(&o[0]);
+	close_fd(&e[0]);
+	if (*ended)
+		kill(-pid, SIGKILL);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -377,8 +421,18 @@ static void answer_tool_call(struct client *c, json_t *event)
 	const char *command = json_string_value(json_object_get(c->tools, name ? name : ""));
 	char *args = json_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
 	struct buf out = BUF_INIT, err = BUF_INIT;
-	int status = command && args ? run_command(command, name, args, &out, &err) : -1;
+	json_t *rid = json_object_get(event, "id");
+	bool ended = false;
+	int status = command && args
+			     ? run_command(c, json_is_integer(rid) ? json_integer_value(rid) : -1,
+					   command, name, args, &out, &err, &ended)
+			     : -1;
 	free(args);
+	if (ended) { /* the execution is over: nobody to answer */
+		buf_free(&out);
+		buf_free(&err);
+		return;
+	}
 	buf_append(&out, "", 1);
 	buf_append(&err, "", 1);
 	json_t *value = NULL;

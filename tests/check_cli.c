@@ -5,10 +5,13 @@
 #include <check.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -488,6 +491,71 @@ START_TEST(test_tools_from_commands)
 }
 END_TEST
 
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Gone: no such process, or only its zombie (a killed orphan waits for
+ * whoever reaps orphans here). */
+static bool process_gone(pid_t pid)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true;
+	bool gone = true;
+	if (fgets(line, sizeof line, f)) {
+		char *rp = strrchr(line, ')');
+		gone = rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+	}
+	fclose(f);
+	return gone;
+}
+
+/* A tool still running when its execution ends is killed with its process
+ * group: a 5 s tool does not outlive a 1 s timeout, nor its children. */
+START_TEST(test_tool_killed_with_execution)
+{
+	static struct run r;
+	char pidfile[] = "/tmp/sandboxctl-toolpid-XXXXXX";
+	close(mkstemp(pidfile));
+	char tool[256];
+	/* The sleep is the shell's child: only a group kill reaches it. */
+	snprintf(tool, sizeof tool, "slow=sleep 5 & echo $! > %s; wait", pidfile);
+	long long t0 = mono_ms();
+	run(&r, NULL,
+	    CTL("exec", "--timeout-ms", "1000", "--tool", tool, "-e", "tools.slow({}); return 1"));
+	long long took = mono_ms() - t0;
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "timeout"));
+	/* Nothing refused: no tool_result was sent for the ended execution. */
+	ck_assert_ptr_null(strstr(r.err, "refused"));
+	FILE *f = fopen(pidfile, "re");
+	ck_assert_ptr_nonnull(f);
+	int pid = 0;
+	ck_assert_int_eq(fscanf(f, "%d", &pid), 1);
+	fclose(f);
+	bool gone = process_gone((pid_t)pid);
+	printf("cli: a 5 s tool under a 1 s timeout: sandboxctl exited after %lld ms, the tool's "
+	       "process %s\n",
+	       took, gone ? "gone" : "STILL RUNNING");
+	kill(pid, SIGKILL);
+	ck_assert_msg(gone, "the tool's process %d outlived the execution", pid);
+	ck_assert_int_lt(took, 4000);
+	unlink(pidfile);
+	/* A tool that answers in time still does. */
+	run(&r, NULL,
+	    CTL("exec", "--timeout-ms", "5000", "--tool", "quick=sleep 0.2; echo 3", "-e",
+		"return tools.quick({}) + 1"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "4\n");
+}
+END_TEST
+
 START_TEST(test_store_file)
 {
 	static struct run r;
@@ -594,6 +662,7 @@ int main(void)
 	tcase_add_test(tc, test_test_command);
 	tcase_add_test(tc, test_cache_commands);
 	tcase_add_test(tc, test_tools_from_commands);
+	tcase_add_test(tc, test_tool_killed_with_execution);
 	tcase_add_test(tc, test_store_file);
 	tcase_add_test(tc, test_daemon_bad_options);
 	suite_add_tcase(s, tc);
