@@ -977,6 +977,12 @@ int main(int argc, char **argv)
 		return fail(EXIT_USAGE, "unknown command: %s (try --help)", cmd);
 	if ((strcmp(cmd, "list") == 0 || strcmp(cmd, "health") == 0) && optind != argc)
 		return fail(EXIT_USAGE, "%s takes no arguments", cmd);
+	/* submit returns once the execution is queued, and a tool call goes
+	 * only to the connection that submitted it: nobody would answer. */
+	if (strcmp(cmd, "submit") == 0 && o.tools)
+		return fail(EXIT_USAGE, "%s",
+			    "submit cannot take --tool: nobody would answer the script's tool "
+			    "calls once submit returns (use exec or stream)");
 
 	struct client c;
 	if ((rc = client_open(&c, &o)) >= 0)

@@ -491,6 +491,31 @@ START_TEST(test_tools_from_commands)
 }
 END_TEST
 
+/* submit returns at once: a tool call would reach a closed connection. */
+START_TEST(test_submit_tool_refused)
+{
+	static struct run r;
+	run(&r, NULL, CTL("list", "--json"));
+	json_t *before = json_loads(r.out, 0, NULL);
+	size_t n = json_array_size(json_object_get(before, "executions"));
+	json_decref(before);
+	run(&r, NULL, CTL("submit", "--tool", "t=cat", "-e", "return tools.t({})"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_ptr_nonnull(strstr(r.err, "sandboxctl: submit cannot take --tool"));
+	ck_assert_ptr_nonnull(strstr(r.err, "nobody would answer"));
+	/* Refused before anything reached the daemon. */
+	run(&r, NULL, CTL("list", "--json"));
+	json_t *after = json_loads(r.out, 0, NULL);
+	ck_assert_uint_eq(json_array_size(json_object_get(after, "executions")), n);
+	json_decref(after);
+	/* exec and stream still take it. */
+	run(&r, NULL, CTL("stream", "--tool", "t=echo 5", "-e", "return tools.t({})"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "5\n");
+}
+END_TEST
+
 static long long mono_ms(void)
 {
 	struct timespec ts;
@@ -662,6 +687,7 @@ int main(void)
 	tcase_add_test(tc, test_test_command);
 	tcase_add_test(tc, test_cache_commands);
 	tcase_add_test(tc, test_tools_from_commands);
+	tcase_add_test(tc, test_submit_tool_refused);
 	tcase_add_test(tc, test_tool_killed_with_execution);
 	tcase_add_test(tc, test_store_file);
 	tcase_add_test(tc, test_daemon_bad_options);
