@@ -219,9 +219,10 @@ static int report_result(json_t *reply)
 	}
 	json_t *e = json_object_get(reply, "error");
 	fflush(stdout);
-	fprintf(stderr, "%s\n", str(e, "stack") ?: str(e, "message") ?: "the script failed");
-	fprintf(stderr, "sandboxctl: %s (%s)\n", str(reply, "state") ?: "failed",
-		str(e, "kind") ?: "unknown");
+	/* One line with the prefix; a stack's frames follow it, indented. */
+	fprintf(stderr, "sandboxctl: %s (%s): %s\n", str(reply, "state") ?: "failed",
+		str(e, "kind") ?: "unknown",
+		str(e, "stack") ?: str(e, "message") ?: "the script failed");
 	return EXIT_FAILED;
 }
 
@@ -888,7 +889,9 @@ static int parse_size(const char *opt, const char *s, json_int_t *out)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	int opt, rc, idx = 0;
-	while ((opt = getopt_long(argc, argv, "e:h", options, &idx)) != -1) {
+	/* Our messages, not getopt's (which lead with argv[0], a path). */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":e:h", options, &idx)) != -1) {
 		switch (opt) {
 		case O_SOCKET: o->socket = optarg; break;
 		case 'e': o->code_arg = optarg; break;
@@ -939,7 +942,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 		case O_HELP: fputs(usage, stdout); return EXIT_OK;
 		case O_VERSION: printf("sandboxctl %s\n", SANDBOXD_VERSION); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		case ':':
+			fail(0, "%s needs an argument",
+			     optopt > 0 && optopt < 256 ? (char[]){'-', (char)optopt, 0}
+							: argv[optind - 1]);
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		default:
+			fail(0, "unknown option %s",
+			     optopt > 0 && optopt < 256 ? (char[]){'-', (char)optopt, 0}
+							: argv[optind - 1]);
+			fputs(usage, stderr);
+			return EXIT_USAGE;
 		}
 	}
 	return -1;

@@ -292,6 +292,69 @@ START_TEST(test_size_suffixes)
 }
 END_TEST
 
+/* Every line sandboxctl writes to stderr of its own starts with its name
+ * (a stack's frames follow their line, indented); s is stderr. */
+static void assert_prefixed(const char *what, const char *s)
+{
+	ck_assert_msg(strncmp(s, "sandboxctl: ", 12) == 0, "%s: \"%s\"", what, s);
+	for (const char *l = s; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		ck_assert_msg(*l == '\n' || strncmp(l, "sandboxctl: ", 12) == 0 || *l == ' ' ||
+				      *l == '\t',
+			      "%s: a line without the prefix in \"%s\"", what, s);
+}
+
+START_TEST(test_one_error_prefix)
+{
+	static struct run r;
+	char tests[] = "/tmp/sandboxctl-badtests-XXXXXX";
+	int fd = mkstemp(tests);
+	ck_assert_int_eq(write(fd, "test('x', (", 11), 11);
+	close(fd);
+	char store[] = "/tmp/sandboxctl-badstore-XXXXXX";
+	fd = mkstemp(store);
+	ck_assert_int_eq(write(fd, "[1]", 3), 3);
+	close(fd);
+	struct {
+		const char *what;
+		char *const *argv;
+		int status;
+	} cases[] = {
+		{"a stack", CTL("exec", "-e", "\nthrow new Error('boom')"), 1},
+		{"a timeout", CTL("exec", "--timeout-ms", "100", "-e", "for(;;){}"), 1},
+		{"a refusal", CTL("exec", "--timeout-ms", "99999999", "-e", "1"), 2},
+		{"no such execution", CTL("cancel", "exec_0000000000000000"), 1},
+		{"tests that do not load", CTL("test", "--tests", tests), 1},
+		{"a store that is not an object", CTL("exec", "--store", store, "-e", "1"), 2},
+		{"a bad size", CTL("exec", "--memory-bytes", "x", "-e", "1"), 2},
+		{"no daemon",
+		 (char *const[]){(char *)ctl(), "--socket", "/nonexistent/x.sock", "health", NULL},
+		 3},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		run(&r, NULL, cases[i].argv);
+		ck_assert_msg(r.status == cases[i].status, "%s: exit %d", cases[i].what, r.status);
+		assert_prefixed(cases[i].what, r.err);
+	}
+	/* getopt's complaints are ours, not led by argv[0] (a path). */
+	run(&r, NULL, CTL("health", "--frob"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: unknown option --frob\n"), r.err);
+	run(&r, NULL, CTL("exec", "--timeout-ms"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: --timeout-ms needs an argument\n"), r.err);
+	/* The script's own stderr is passed through as it is. */
+	run(&r, NULL, CTL("exec", "-e", "console.error('mine'); throw new Error('x')"));
+	ck_assert_ptr_eq(strstr(r.err, "mine\n"), r.err);
+	assert_prefixed("after the script's stderr", r.err + 5);
+	/* A stack's first line carries the state, kind and message. */
+	run(&r, NULL, CTL("exec", "-e", "\nthrow new Error('boom')"));
+	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: failed (script): Error: boom"), r.err);
+	ck_assert_ptr_nonnull(strstr(r.err, "script.js:2"));
+	unlink(tests);
+	unlink(store);
+}
+END_TEST
+
 START_TEST(test_connection_error)
 {
 	static struct run r;
@@ -678,6 +741,7 @@ int main(void)
 	tcase_add_test(tc, test_options_anywhere);
 	tcase_add_test(tc, test_version);
 	tcase_add_test(tc, test_size_suffixes);
+	tcase_add_test(tc, test_one_error_prefix);
 	tcase_add_test(tc, test_connection_error);
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
