@@ -44,7 +44,8 @@ static const char usage[] =
 	"  test --tests FILE [CODE_FILE]                      run tests (test() and assert)\n"
 	"  cache list [FILTER] | cache clear                  the script cache\n"
 	"  health                                             the daemon's state\n"
-	"options:\n"
+	"  help                                               this text\n"
+	"options (before or after the command and its operands; -- ends them):\n"
 	"  --socket PATH      daemon socket (env SANDBOXD_SOCKET; default ./" LOCAL_SOCKET
 	" if it\n"
 	"                     exists, else " SYSTEM_SOCKET ")\n"
@@ -60,6 +61,7 @@ static const char usage[] =
 	"                     stdin; its stdout is the JSON result, a non-zero exit an error\n"
 	"  --store FILE       the store load() reads, a JSON object; written back on success\n"
 	"  --json             print the raw reply frames instead\n"
+	"  -h, --help         this text\n"
 	"  --version          print sandboxctl's version\n"
 	"exit status: 0 success, 1 the script or the operation failed, 2 usage,\n"
 	"3 connection or protocol error\n";
@@ -974,6 +976,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
+	if (strcmp(cmd, "help") == 0) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
 	const char *id = NULL;
 	if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
 		if (optind >= argc)

@@ -355,6 +355,30 @@ START_TEST(test_one_error_prefix)
 }
 END_TEST
 
+/* help: the whole usage on stdout, exit 0, no daemon needed. */
+START_TEST(test_help_command)
+{
+	static struct run r, h;
+	run(&r, NULL,
+	    (char *const[]){(char *)ctl(), "--socket", "/nonexistent/x.sock", "help", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_ptr_eq(strstr(r.out, "usage: sandboxctl"), r.out);
+	static const char *const words[] = {"exec|stream", "submit", "status ID", "cancel ID",
+					    "list",	   "test",   "cache",	  "health",
+					    "help",	   "--tool", "--version", "exit status"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		ck_assert_msg(strstr(r.out, words[i]) != NULL, "help lacks %s", words[i]);
+	/* The same text as --help and -h. */
+	run(&h, NULL, (char *const[]){(char *)ctl(), "--help", NULL});
+	ck_assert_int_eq(h.status, 0);
+	ck_assert_str_eq(h.out, r.out);
+	run(&h, NULL, (char *const[]){(char *)ctl(), "exec", "-h", NULL});
+	ck_assert_int_eq(h.status, 0);
+	ck_assert_str_eq(h.out, r.out);
+}
+END_TEST
+
 START_TEST(test_connection_error)
 {
 	static struct run r;
@@ -742,6 +766,7 @@ int main(void)
 	tcase_add_test(tc, test_version);
 	tcase_add_test(tc, test_size_suffixes);
 	tcase_add_test(tc, test_one_error_prefix);
+	tcase_add_test(tc, test_help_command);
 	tcase_add_test(tc, test_connection_error);
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
