@@ -89,6 +89,18 @@ __attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt,
 	return code;
 }
 
+/* A usage error: one line, and where the whole usage is. */
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "sandboxctl: ");
+	vfprintf(stderr, fmt, ap);
+	fputs(" (try 'sandboxctl help')\n", stderr);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
 /* ---- the connection */
 
 struct client {
@@ -279,8 +291,8 @@ static int add_source(json_t *req, const struct opts *o, int argc, char **argv)
 {
 	int sources = !!o->code_arg + !!o->cached + (optind < argc);
 	if (sources != 1 || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s",
-			    "give the script as -e CODE, a FILE, - for stdin, or --cached NAME");
+		return usage_error(
+			"%s", "give the script as -e CODE, a FILE, - for stdin, or --cached NAME");
 	if (o->cached) {
 		json_object_set_new(req, "cached", json_string(o->cached));
 		return -1;
@@ -701,7 +713,7 @@ static int cmd_list(struct client *c, const struct opts *o)
 static int cmd_test(struct client *c, const struct opts *o, int argc, char **argv)
 {
 	if (!o->tests_file || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s", "usage: sandboxctl test --tests FILE [CODE_FILE]");
+		return usage_error("%s", "test takes --tests FILE and at most one CODE_FILE");
 	size_t len;
 	char *tests = read_all(o->tests_file, &len);
 	if (!tests)
@@ -780,8 +792,7 @@ static int cmd_cache(struct client *c, int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!sub || strcmp(sub, "list") != 0 || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s",
-			    "usage: sandboxctl cache list [FILTER] | cache clear");
+		return usage_error("%s", "cache takes list [FILTER] or clear");
 	json_t *req = json_object();
 	if (optind < argc)
 		json_object_set_new(req, "filter", json_string(argv[optind]));
@@ -879,8 +890,8 @@ static int parse_size(const char *opt, const char *s, json_int_t *out)
 		ok = *end == '\0' && v <= ((unsigned long long)INT64_MAX >> shift);
 	}
 	if (!ok)
-		return fail(EXIT_USAGE, "--%s %s: expected a non-negative number (K, M, G allowed)",
-			    opt, s);
+		return usage_error("--%s %s: expected a non-negative number (K, M, G allowed)", opt,
+				   s);
 	*out = (json_int_t)(v << shift);
 	return -1;
 }
@@ -915,7 +926,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_TOOL: {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || !eq[1])
-				return fail(EXIT_USAGE, "--tool %s: expected NAME=COMMAND", optarg);
+				return usage_error("--tool %s: expected NAME=COMMAND", optarg);
 			if (!o->tools)
 				o->tools = json_object();
 			json_t *cmd = json_string(eq + 1);
@@ -945,17 +956,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_HELP: fputs(usage, stdout); return EXIT_OK;
 		case O_VERSION: printf("sandboxctl %s\n", SANDBOXD_VERSION); return EXIT_OK;
 		case ':':
-			fail(0, "%s needs an argument",
-			     optopt > 0 && optopt < 256 ? (char[]){'-', (char)optopt, 0}
-							: argv[optind - 1]);
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return usage_error("%s needs an argument",
+					   optopt > 0 && optopt < 256
+						   ? (char[]){'-', (char)optopt, 0}
+						   : argv[optind - 1]);
 		default:
-			fail(0, "unknown option %s",
-			     optopt > 0 && optopt < 256 ? (char[]){'-', (char)optopt, 0}
-							: argv[optind - 1]);
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return usage_error("unknown option %s",
+					   optopt > 0 && optopt < 256
+						   ? (char[]){'-', (char)optopt, 0}
+						   : argv[optind - 1]);
 		}
 	}
 	return -1;
@@ -971,10 +980,8 @@ int main(int argc, char **argv)
 	int rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (optind >= argc) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return usage_error("%s", "no command given");
 	const char *cmd = argv[optind++];
 	if (strcmp(cmd, "help") == 0) {
 		fputs(usage, stdout);
@@ -983,10 +990,10 @@ int main(int argc, char **argv)
 	const char *id = NULL;
 	if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
 		if (optind >= argc)
-			return fail(EXIT_USAGE, "usage: sandboxctl %s ID", cmd);
+			return usage_error("%s takes an execution ID", cmd);
 		id = argv[optind++];
 		if (optind != argc)
-			return fail(EXIT_USAGE, "unexpected argument: %s", argv[optind]);
+			return usage_error("unexpected argument: %s", argv[optind]);
 	}
 	static const char *const known[] = {"exec", "stream", "submit", "status", "cancel",
 					    "list", "test",   "cache",	"health"};
@@ -994,15 +1001,15 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		ok |= strcmp(cmd, known[i]) == 0;
 	if (!ok)
-		return fail(EXIT_USAGE, "unknown command: %s (try --help)", cmd);
+		return usage_error("unknown command: %s", cmd);
 	if ((strcmp(cmd, "list") == 0 || strcmp(cmd, "health") == 0) && optind != argc)
-		return fail(EXIT_USAGE, "%s takes no arguments", cmd);
+		return usage_error("%s takes no arguments", cmd);
 	/* submit returns once the execution is queued, and a tool call goes
 	 * only to the connection that submitted it: nobody would answer. */
 	if (strcmp(cmd, "submit") == 0 && o.tools)
-		return fail(EXIT_USAGE, "%s",
-			    "submit cannot take --tool: nobody would answer the script's tool "
-			    "calls once submit returns (use exec or stream)");
+		return usage_error("%s", "submit cannot take --tool: nobody would answer the "
+					 "script's tool calls once submit returns (use exec or "
+					 "stream)");
 
 	struct client c;
 	if ((rc = client_open(&c, &o)) >= 0)

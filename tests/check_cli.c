@@ -338,10 +338,10 @@ START_TEST(test_one_error_prefix)
 	/* getopt's complaints are ours, not led by argv[0] (a path). */
 	run(&r, NULL, CTL("health", "--frob"));
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: unknown option --frob\n"), r.err);
+	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: unknown option --frob ("), r.err);
 	run(&r, NULL, CTL("exec", "--timeout-ms"));
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: --timeout-ms needs an argument\n"), r.err);
+	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: --timeout-ms needs an argument ("), r.err);
 	/* The script's own stderr is passed through as it is. */
 	run(&r, NULL, CTL("exec", "-e", "console.error('mine'); throw new Error('x')"));
 	ck_assert_ptr_eq(strstr(r.err, "mine\n"), r.err);
@@ -376,6 +376,43 @@ START_TEST(test_help_command)
 	run(&h, NULL, (char *const[]){(char *)ctl(), "exec", "-h", NULL});
 	ck_assert_int_eq(h.status, 0);
 	ck_assert_str_eq(h.out, r.out);
+}
+END_TEST
+
+/* A usage error is one line with a hint, the usage itself only on asking. */
+START_TEST(test_usage_error_one_line)
+{
+	static struct run r;
+	struct {
+		char *const *argv;
+		const char *says;
+	} cases[] = {
+		{(char *const[]){(char *)ctl(), NULL}, "no command given"},
+		{CTL("frobnicate"), "unknown command: frobnicate"},
+		{CTL("--frob", "health"), "unknown option --frob"},
+		{CTL("exec", "-e"), "-e needs an argument"},
+		{CTL("exec"), "give the script as"},
+		{CTL("exec", "-e", "1", "extra-file"), "give the script as"},
+		{CTL("status"), "status takes an execution ID"},
+		{CTL("cancel", "a", "b"), "unexpected argument: b"},
+		{CTL("health", "x"), "health takes no arguments"},
+		{CTL("test"), "test takes --tests FILE"},
+		{CTL("cache", "shred"), "cache takes list [FILTER] or clear"},
+		{CTL("exec", "--tool", "noequals", "-e", "1"), "expected NAME=COMMAND"},
+		{CTL("exec", "--limit", "1x", "-e", "1"), "--limit 1x"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		run(&r, NULL, cases[i].argv);
+		ck_assert_msg(r.status == 2, "%s: exit %d", cases[i].says, r.status);
+		ck_assert_str_eq(r.out, "");
+		ck_assert_msg(strncmp(r.err, "sandboxctl: ", 12) == 0, "%s", r.err);
+		ck_assert_msg(strstr(r.err, cases[i].says) != NULL, "\"%s\" not in %s",
+			      cases[i].says, r.err);
+		/* One line, ending in the hint. */
+		char *nl = strchr(r.err, '\n');
+		ck_assert_msg(nl && nl[1] == '\0', "more than one line: %s", r.err);
+		ck_assert_msg(strstr(r.err, " (try 'sandboxctl help')\n") == nl - 24, "%s", r.err);
+	}
 }
 END_TEST
 
@@ -767,6 +804,7 @@ int main(void)
 	tcase_add_test(tc, test_size_suffixes);
 	tcase_add_test(tc, test_one_error_prefix);
 	tcase_add_test(tc, test_help_command);
+	tcase_add_test(tc, test_usage_error_one_line);
 	tcase_add_test(tc, test_connection_error);
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
