@@ -44,6 +44,10 @@ static const char usage[] =
 	"  test --tests FILE [CODE_FILE]                      run tests (test() and assert)\n"
 	"  cache list [FILTER] | cache clear                  the script cache\n"
 	"  health                                             the daemon's state\n"
+	"  declarations [TOOLS_FILE]                          the TypeScript a script sees\n"
+	"                     for --tool's tools and TOOLS_FILE's (a JSON array of\n"
+	"                     {name, description, input_schema, output_schema}, or an\n"
+	"                     MCP tools/list result)\n"
 	"  help                                               this text\n"
 	"options (before or after the command and its operands; -- ends them):\n"
 	"  --socket PATH      daemon socket (env SANDBOXD_SOCKET; default ./" LOCAL_SOCKET
@@ -809,6 +813,92 @@ static int cmd_cache(struct client *c, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* A tool list from FILE: a JSON array of tools, or an object holding one
+ * as "tools" (an MCP tools/list result: its inputSchema and outputSchema
+ * are taken as input_schema and output_schema). A new reference, or NULL
+ * after saying why. */
+static json_t *load_tools_file(const char *path)
+{
+	size_t len;
+	char *text = read_all(path, &len);
+	if (!text) {
+		fail(0, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	json_error_t err;
+	json_t *doc = json_loadb(text, len, 0, &err);
+	free(text);
+	if (!doc) {
+		fail(0, "%s: not JSON: %s (line %d, column %d)", path, err.text, err.line,
+		     err.column);
+		return NULL;
+	}
+	json_t *tools =
+		json_is_array(doc) ? json_incref(doc) : json_incref(json_object_get(doc, "tools"));
+	json_decref(doc);
+	if (!json_is_array(tools)) {
+		json_decref(tools);
+		fail(0, "%s: expected a JSON array of tools, or an object with \"tools\"", path);
+		return NULL;
+	}
+	size_t i;
+	json_t *t;
+	json_array_foreach (tools, i, t) {
+		static const char *const mcp[][2] = {{"inputSchema", "input_schema"},
+						     {"outputSchema", "output_schema"}};
+		for (size_t k = 0; k < 2 && json_is_object(t); k++) {
+			json_t *v = json_object_get(t, mcp[k][0]);
+			if (v && !json_object_get(t, mcp[k][1]))
+				json_object_set(t, mcp[k][1], v);
+			json_object_del(t, mcp[k][0]);
+		}
+		/* What the daemon's tools do not take, MCP's annotations and
+		 * titles among them, would only be refused. */
+		if (json_is_object(t)) {
+			json_object_del(t, "annotations");
+			json_object_del(t, "title");
+			json_object_del(t, "_meta");
+		}
+	}
+	return tools;
+}
+
+/* declarations [FILE]: the TypeScript a script sees for the tools of FILE
+ * and of --tool (names only). */
+static int cmd_declarations(struct client *c, const struct opts *o, int argc, char **argv)
+{
+	if (optind < argc - 1)
+		return usage_error("unexpected argument: %s", argv[optind + 1]);
+	json_t *tools = optind < argc ? load_tools_file(argv[optind]) : json_array();
+	if (!tools)
+		return EXIT_USAGE;
+	const char *name;
+	json_t *cmd;
+	json_object_foreach (o->tools, name, cmd) {
+		bool listed = false;
+		size_t i;
+		json_t *t;
+		json_array_foreach (tools, i, t)
+			listed |= json_is_string(json_object_get(t, "name")) &&
+				  strcmp(json_string_value(json_object_get(t, "name")), name) == 0;
+		if (!listed)
+			json_array_append_new(tools, json_pack("{s:s}", "name", name));
+	}
+	json_t *reply;
+	int rc = cmd_simple(c, "declarations", json_pack("{s:o}", "tools", tools), &reply);
+	if (rc >= 0)
+		return rc;
+	if (!c->json) {
+		const char *ts = str(reply, "typescript") ?: "";
+		size_t n = strlen(ts);
+		fputs(ts, stdout);
+		if (n && ts[n - 1] != '\n')
+			fputc('\n', stdout);
+	}
+	json_decref(reply);
+	return EXIT_OK;
+}
+
 static int cmd_health(struct client *c)
 {
 	json_t *reply;
@@ -996,7 +1086,7 @@ int main(int argc, char **argv)
 			return usage_error("unexpected argument: %s", argv[optind]);
 	}
 	static const char *const known[] = {"exec", "stream", "submit", "status", "cancel",
-					    "list", "test",   "cache",	"health"};
+					    "list", "test",   "cache",	"health", "declarations"};
 	bool ok = false;
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		ok |= strcmp(cmd, known[i]) == 0;
@@ -1026,6 +1116,8 @@ int main(int argc, char **argv)
 		rc = cmd_cache(&c, argc, argv);
 	else if (strcmp(cmd, "health") == 0)
 		rc = cmd_health(&c);
+	else if (strcmp(cmd, "declarations") == 0)
+		rc = cmd_declarations(&c, &o, argc, argv);
 	else
 		rc = cmd_run(&c, &o, cmd, argc, argv);
 	sdc_close(c.sdc);

@@ -366,7 +366,8 @@ START_TEST(test_help_command)
 	ck_assert_ptr_eq(strstr(r.out, "usage: sandboxctl"), r.out);
 	static const char *const words[] = {"exec|stream", "submit", "status ID", "cancel ID",
 					    "list",	   "test",   "cache",	  "health",
-					    "help",	   "--tool", "--version", "exit status"};
+					    "help",	   "--tool", "--version", "exit status",
+					    "declarations"};
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		ck_assert_msg(strstr(r.out, words[i]) != NULL, "help lacks %s", words[i]);
 	/* The same text as --help and -h. */
@@ -705,6 +706,66 @@ START_TEST(test_tool_killed_with_execution)
 }
 END_TEST
 
+/* declarations: the daemon's TypeScript for --tool names and a tools file
+ * (the protocol's shape, or an MCP tools/list result). */
+START_TEST(test_declarations_command)
+{
+	static struct run r;
+	run(&r, NULL, CTL("declarations", "--tool", "util.echo=cat"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "declare const tools"));
+	ck_assert_ptr_nonnull(strstr(r.out, "util: {"));
+	ck_assert_ptr_nonnull(strstr(r.out, "echo(args?: unknown): unknown;"));
+	ck_assert_ptr_nonnull(strstr(r.out, "declare function load"));
+	char path[] = "/tmp/sandboxctl-tools-XXXXXX";
+	int fd = mkstemp(path);
+	const char mcp[] =
+		"{\"tools\": [{\"name\": \"github.search_issues\", \"title\": \"Search\", "
+		"\"description\": \"Search issues\", \"inputSchema\": {\"type\": \"object\", "
+		"\"properties\": {\"q\": {\"type\": \"string\"}}, \"required\": [\"q\"]}, "
+		"\"outputSchema\": {\"type\": \"object\", \"properties\": {\"total\": "
+		"{\"type\": \"integer\"}}}, \"annotations\": {\"readOnlyHint\": true}}]}";
+	ck_assert_int_eq(write(fd, mcp, sizeof mcp - 1), (ssize_t)sizeof mcp - 1);
+	close(fd);
+	/* The file and --tool together, the option after the operand. */
+	run(&r, NULL, CTL("declarations", path, "--tool", "local=true"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "/** Search issues */"));
+	ck_assert_ptr_nonnull(strstr(r.out, "search_issues(args: {"));
+	ck_assert_ptr_nonnull(strstr(r.out, "q: string;"));
+	ck_assert_ptr_nonnull(strstr(r.out, "total?: number;"));
+	ck_assert_ptr_nonnull(strstr(r.out, "local(args?: unknown): unknown;"));
+	/* The protocol's own shape: an array, snake_case schemas. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	const char plain[] = "[{\"name\": \"kv.get\", \"input_schema\": {\"type\": \"object\", "
+			     "\"properties\": {\"key\": {\"type\": \"string\"}}}}]";
+	ck_assert_int_eq(write(fd, plain, sizeof plain - 1), (ssize_t)sizeof plain - 1);
+	close(fd);
+	run(&r, NULL, CTL("declarations", path));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "key?: string;"));
+	/* Not a tool list; a name the daemon refuses; no such file. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "{\"x\": 1}", 8), 8);
+	close(fd);
+	run(&r, NULL, CTL("declarations", path));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "expected a JSON array of tools"));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "[{\"name\": \"a-b\"}]", 17), 17);
+	close(fd);
+	run(&r, NULL, CTL("declarations", path));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "sandboxctl: INVALID_ARGUMENT: tools[0].name"));
+	run(&r, NULL, CTL("declarations", "/nonexistent/tools.json"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "cannot read /nonexistent/tools.json"));
+	run(&r, NULL, CTL("declarations", path, "extra"));
+	ck_assert_int_eq(r.status, 2);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_store_file)
 {
 	static struct run r;
@@ -816,6 +877,7 @@ int main(void)
 	tcase_add_test(tc, test_tools_from_commands);
 	tcase_add_test(tc, test_submit_tool_refused);
 	tcase_add_test(tc, test_tool_killed_with_execution);
+	tcase_add_test(tc, test_declarations_command);
 	tcase_add_test(tc, test_store_file);
 	tcase_add_test(tc, test_daemon_bad_options);
 	suite_add_tcase(s, tc);
