@@ -676,16 +676,39 @@ static int cmd_cancel(struct client *c, const char *id)
 	return EXIT_OK;
 }
 
-/* The first line of s, cut to max bytes on a character boundary. */
+/*
+ * The first line of s (text another script or user chose: a code preview,
+ * a cache description), cut to about max bytes on a character boundary,
+ * with its control characters escaped (\t, \r, \xHH, and \u0080-\u009f
+ * for the C1 ones) so that it cannot move the cursor, clear the screen or
+ * retitle the terminal.
+ */
 static void print_line(const char *s, size_t max)
 {
-	size_t n = strcspn(s, "\n");
-	if (n > max) {
-		n = max;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
+	size_t n = strcspn(s, "\n"), shown = 0;
+	for (size_t i = 0; i < n && shown < max;) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\t' || ch == '\r') {
+			shown += (size_t)printf("\\%c", ch == '\t' ? 't' : 'r');
+			i++;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			shown += (size_t)printf("\\x%02x", ch);
+			i++;
+		} else if (ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+			   (unsigned char)s[i + 1] <= 0x9f) {
+			shown += (size_t)printf("\\u%04x", (unsigned char)s[i + 1]);
+			i += 2;
+		} else {
+			/* One whole character (the daemon's strings are UTF-8). */
+			size_t k = 1;
+			while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+				k++;
+			fwrite(s + i, 1, k, stdout);
+			shown += k;
+			i += k;
+		}
 	}
-	printf("%.*s\n", (int)n, s);
+	putchar('\n');
 }
 
 static int cmd_list(struct client *c, const struct opts *o)

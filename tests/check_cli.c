@@ -523,6 +523,54 @@ START_TEST(test_list_command)
 }
 END_TEST
 
+/* No raw control character in s but its line ends; C1 ones (U+0080 to
+ * U+009F) count too. */
+static void assert_no_controls(const char *what, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		ck_assert_msg((*p >= 0x20 && *p != 0x7f &&
+			       !(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) ||
+				      *p == '\n',
+			      "%s: raw control byte %#x in \"%s\"", what, *p, s);
+}
+
+/* Other scripts' previews (list, cache list) cannot drive the terminal:
+ * their control characters are shown escaped. */
+START_TEST(test_previews_escaped)
+{
+	static struct run r;
+	run(&r, NULL,
+	    CTL("exec", "-e",
+		"// \x1b]0;owned\x07 \x1b[31mred\tbell \xc2\x9bx caf\xc3\xa9\x7f\n"
+		"return 1"));
+	ck_assert_int_eq(r.status, 0);
+	const char *shown = "\\x1b]0;owned\\x07 \\x1b[31mred\\tbell \\u009bx caf\xc3\xa9\\x7f";
+	run(&r, NULL, CTL("list", "--limit", "1"));
+	ck_assert_int_eq(r.status, 0);
+	assert_no_controls("list", r.out);
+	ck_assert_msg(strstr(r.out, shown) != NULL, "list: %s", r.out);
+	run(&r, NULL, CTL("cache", "list", "owned"));
+	ck_assert_int_eq(r.status, 0);
+	assert_no_controls("cache list", r.out);
+	ck_assert_msg(strstr(r.out, "\\x1b]0;owned\\x07 \\x1b[31mred") != NULL, "cache list: %s",
+		      r.out);
+	/* --json keeps the data as it is (escaped by JSON itself). */
+	run(&r, NULL, CTL("cache", "list", "owned", "--json"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\\u001B]0;owned"));
+	/* A long preview is cut on a character boundary, after the escapes. */
+	run(&r, NULL,
+	    CTL("exec", "--no-cache", "-e",
+		"// \x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n"
+		"return 2"));
+	run(&r, NULL, CTL("list", "--limit", "1"));
+	assert_no_controls("a long preview", r.out);
+	char *nl = strchr(r.out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	ck_assert_msg((nl[-1] & 0xC0) != 0xC0, "cut inside a character: %s", r.out);
+}
+END_TEST
+
 START_TEST(test_test_command)
 {
 	static struct run r;
@@ -872,6 +920,7 @@ int main(void)
 	tcase_add_test(tc, test_units_verify);
 	tcase_add_test(tc, test_submit_status_cancel);
 	tcase_add_test(tc, test_list_command);
+	tcase_add_test(tc, test_previews_escaped);
 	tcase_add_test(tc, test_test_command);
 	tcase_add_test(tc, test_cache_commands);
 	tcase_add_test(tc, test_tools_from_commands);
