@@ -284,16 +284,10 @@ static int next_payload(struct sdc *c, const char **payload, size_t *plen, size_
 	return 1;
 }
 
-/*
- * The next whole frame in the input, parsed (a new reference), or NULL:
- * none yet (status SDC_OK), or the connection failed on a bad one.
- */
-static json_t *next_frame(struct sdc *c)
+/* The frame at payload[0..plen), parsed (a new reference), its used bytes
+ * consumed; NULL when the connection failed on it. */
+static json_t *parse_frame(struct sdc *c, const char *payload, size_t plen, size_t used)
 {
-	const char *payload;
-	size_t plen, used;
-	if (next_payload(c, &payload, &plen, &used) <= 0)
-		return NULL;
 	json_error_t jerr;
 	json_t *m = json_loadb(payload, plen, JSON_ALLOW_NUL, &jerr);
 	buf_consume(&c->in, used);
@@ -307,6 +301,19 @@ static json_t *next_frame(struct sdc *c)
 		return NULL;
 	}
 	return m;
+}
+
+/*
+ * The next whole frame in the input, parsed (a new reference), or NULL:
+ * none yet (status SDC_OK), or the connection failed on a bad one.
+ */
+static json_t *next_frame(struct sdc *c)
+{
+	const char *payload;
+	size_t plen, used;
+	if (next_payload(c, &payload, &plen, &used) <= 0)
+		return NULL;
+	return parse_frame(c, payload, plen, used);
 }
 
 /* Dispatches every whole frame read; how many. Stops at a failure. */
@@ -408,15 +415,14 @@ int sdc_wait(struct sdc *c, long long id, int timeout_ms)
 	return SDC_OK;
 }
 
-/* Waits up to the deadline for a whole frame in the input: SDC_OK once
- * there is one (or the input ended badly: see c->status), else
- * SDC_ETIMEOUT or the failure. */
-static int wait_frame(struct sdc *c, long long deadline)
+/* Waits up to the deadline for a whole frame in the input: SDC_OK with
+ * where it lies (as next_payload gives it), else SDC_ETIMEOUT or the
+ * failure. */
+static int wait_frame(struct sdc *c, long long deadline, const char **payload, size_t *plen,
+		      size_t *used)
 {
 	for (;;) {
-		const char *payload;
-		size_t plen, used;
-		int r = c->status != SDC_OK ? c->status : next_payload(c, &payload, &plen, &used);
+		int r = c->status != SDC_OK ? c->status : next_payload(c, payload, plen, used);
 		if (r != 0)
 			return r < 0 ? r : SDC_OK;
 		if ((r = wait_readable(c, deadline)) <= 0)
@@ -428,8 +434,10 @@ static int wait_frame(struct sdc *c, long long deadline)
 
 json_t *sdc_recv(struct sdc *c, int timeout_ms, int *status)
 {
-	int r = wait_frame(c, deadline_of(timeout_ms));
-	json_t *m = r == SDC_OK ? next_frame(c) : NULL;
+	const char *payload;
+	size_t plen, used;
+	int r = wait_frame(c, deadline_of(timeout_ms), &payload, &plen, &used);
+	json_t *m = r == SDC_OK ? parse_frame(c, payload, plen, used) : NULL;
 	if (status)
 		*status = m ? SDC_OK : r != SDC_OK ? r : c->status;
 	return m;
@@ -437,11 +445,11 @@ json_t *sdc_recv(struct sdc *c, int timeout_ms, int *status)
 
 char *sdc_recv_text(struct sdc *c, int timeout_ms, size_t *len, int *status)
 {
-	int r = wait_frame(c, deadline_of(timeout_ms));
 	const char *payload;
 	size_t plen, used;
+	int r = wait_frame(c, deadline_of(timeout_ms), &payload, &plen, &used);
 	char *text = NULL;
-	if (r == SDC_OK && next_payload(c, &payload, &plen, &used) == 1) {
+	if (r == SDC_OK) {
 		text = malloc(plen + 1);
 		if (!text) {
 			r = fail(c, SDC_ENOMEM, "%s", "out of memory reading the daemon's frames");
@@ -454,7 +462,7 @@ char *sdc_recv_text(struct sdc *c, int timeout_ms, size_t *len, int *status)
 		}
 	}
 	if (status)
-		*status = text ? SDC_OK : r != SDC_OK ? r : c->status;
+		*status = text ? SDC_OK : r;
 	return text;
 }
 
