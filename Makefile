@@ -53,7 +53,10 @@ SERVER   := server/main.c server/config.c server/log.c server/loop.c server/list
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c \
             server/decl.c server/owner.c server/parse.c
-CTL      := server/sandboxctl.c
+CTL      := client/sandboxctl.c
+# client/: the programs that talk to the daemon and the connection module
+# they share; it depends on protocol/ only.
+CLIENT   := client/sdc.c
 
 comma := ,
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
@@ -63,7 +66,7 @@ UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
               check_jsonv check_run check_jstr
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
-              check_workers check_fds check_hostile check_bounds check_faults
+              check_workers check_fds check_hostile check_bounds check_faults check_sdc
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -109,7 +112,7 @@ bin/sandboxd: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) -lpthread -lm
 
-bin/sandboxctl: $(call obj,$(CTL) $(PROTOCOL))
+bin/sandboxctl: $(call obj,$(CTL) $(CLIENT) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
@@ -132,7 +135,7 @@ faults: deps
 	@SANDBOXD_FAULT_POINTS=$(FAULT_POINTS) build/tests/check_faults
 
 # Each suite links the modules it tests, plus the shared test helpers.
-TESTLIB := $(call obj,tests/testlib.c)
+TESTLIB := $(call obj,tests/testlib.c $(CLIENT))
 build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
 build/tests/check_utf8: $(call obj,tests/check_utf8.c protocol/utf8.c protocol/buf.c)
 build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c protocol/buf.c protocol/frame.c)
@@ -160,6 +163,7 @@ build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PRO
 build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_sdc: $(call obj,tests/check_sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
@@ -271,7 +275,7 @@ format:
 lint:
 	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
 	    --suppress=missingIncludeSystem -I protocol --include=/usr/include/jansson.h \
-	    protocol worker server tests
+	    protocol worker server client tests
 
 clean:
 	rm -rf build bin

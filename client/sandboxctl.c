@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +24,12 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
-#include "../protocol/frame.h"
-#include "../protocol/io.h"
-#include "../protocol/msg.h"
+#include "sdc.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
 
 #define SYSTEM_SOCKET "/run/sandboxd/sandboxd.sock"
 #define LOCAL_SOCKET "run/sandboxd.sock"
-/* Replies carry whole outputs, which may exceed the request frame limit. */
-#define MAX_REPLY_BYTES (256u * 1024u * 1024u)
 /* --follow asks for new output this often at the longest. */
 #define FOLLOW_WAIT_MS 250
 
@@ -47,12 +44,19 @@ static const char usage[] =
 	"  test --tests FILE [CODE_FILE]                      run tests (test() and assert)\n"
 	"  cache list [FILTER] | cache clear                  the script cache\n"
 	"  health                                             the daemon's state\n"
-	"options:\n"
+	"  declarations [TOOLS_FILE]                          the TypeScript a script sees\n"
+	"                     for --tool's tools and TOOLS_FILE's (a JSON array of\n"
+	"                     {name, description, input_schema, output_schema}, or an\n"
+	"                     MCP tools/list result)\n"
+	"  help                                               this text\n"
+	"options (before or after the command and its operands; -- ends them):\n"
 	"  --socket PATH      daemon socket (env SANDBOXD_SOCKET; default ./" LOCAL_SOCKET
 	" if it\n"
 	"                     exists, else " SYSTEM_SOCKET ")\n"
 	"  -e, --eval CODE    the script (else read from FILE, or stdin for -)\n"
 	"  --timeout-ms N, --memory-bytes N, --output-bytes N   execution limits\n"
+	"                     (numbers take a K, M or G suffix, powers of 1024, as\n"
+	"                     sandboxd's options do: --memory-bytes 16M)\n"
 	"  --no-cache         do not add the script to the cache\n"
 	"  --typescript       the script is TypeScript (implied by a FILE ending in .ts);\n"
 	"                     --javascript: JavaScript (else: JavaScript, or TypeScript\n"
@@ -61,6 +65,8 @@ static const char usage[] =
 	"                     stdin; its stdout is the JSON result, a non-zero exit an error\n"
 	"  --store FILE       the store load() reads, a JSON object; written back on success\n"
 	"  --json             print the raw reply frames instead\n"
+	"  -h, --help         this text\n"
+	"  --version          print sandboxctl's version\n"
 	"exit status: 0 success, 1 the script or the operation failed, 2 usage,\n"
 	"3 connection or protocol error\n";
 
@@ -87,99 +93,66 @@ __attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt,
 	return code;
 }
 
+/* A usage error: one line, and where the whole usage is. */
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "sandboxctl: ");
+	vfprintf(stderr, fmt, ap);
+	fputs(" (try 'sandboxctl help')\n", stderr);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
 /* ---- the connection */
 
 struct client {
-	int fd;
+	struct sdc *sdc;
 	bool json;
-	struct buf in;
-	struct frame_decoder dec;
-	int next_id;
-	json_int_t request_id; /* the request whose final reply we wait for */
-	json_t *tools;	       /* {name: command} */
+	json_t *tools; /* {name: command} */
 };
-
-static const char *default_socket(void)
-{
-	const char *env = getenv("SANDBOXD_SOCKET");
-	if (env && *env)
-		return env;
-	return access(LOCAL_SOCKET, F_OK) == 0 ? LOCAL_SOCKET : SYSTEM_SOCKET;
-}
 
 static int client_open(struct client *c, const struct opts *o)
 {
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	if (strlen(o->socket) >= sizeof addr.sun_path)
-		return fail(EXIT_USAGE, "socket path too long: %s", o->socket);
-	strcpy(addr.sun_path, o->socket);
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof addr) < 0)
-		return fail(EXIT_CONN, "cannot connect to %s: %s", o->socket, strerror(errno));
+	c->sdc = sdc_connect(o->socket, FRAME_MODE_BINARY, 0);
+	if (!c->sdc)
+		return fail(errno == ENAMETOOLONG ? EXIT_USAGE : EXIT_CONN,
+			    "cannot connect to %s: %s", o->socket, strerror(errno));
 	c->json = o->json;
-	c->in = (struct buf)BUF_INIT;
-	frame_decoder_init(&c->dec, FRAME_MODE_BINARY, MAX_REPLY_BYTES);
-	c->next_id = 1;
 	c->tools = o->tools;
 	return -1;
 }
 
-/* Sends req (stealing the reference) with op and a fresh id; its final
- * reply is the one final_reply waits for. */
-static int client_send(struct client *c, const char *op, json_t *req)
+/* --json: every frame as one line on stdout. */
+static void print_frame(const struct client *c, const json_t *frame)
 {
-	c->request_id = c->next_id++;
-	json_object_set_new(req, "op", json_string(op));
-	json_object_set_new(req, "id", json_integer(c->request_id));
-	struct buf out = BUF_INIT;
-	int rc = msg_encode(&out, FRAME_MODE_BINARY, req) < 0 ||
-				 io_write_all(c->fd, buf_peek(&out), buf_len(&out)) < 0
-			 ? fail(EXIT_CONN, "cannot send the request: %s", strerror(errno))
-			 : -1;
-	buf_free(&out);
-	json_decref(req);
-	return rc;
+	if (!c->json)
+		return;
+	char *text = json_dumps(frame, JSON_COMPACT);
+	if (text)
+		puts(text);
+	free(text);
+	fflush(stdout);
 }
 
-/* The next frame; NULL on EOF or error (reported). --json prints it. */
-static json_t *client_recv(struct client *c)
+static void on_event(struct sdc *s, json_t *frame, void *arg);
+
+/* Sends req (stealing the reference) with op and a fresh id and returns its
+ * final reply, printing output events and answering tool calls on the way;
+ * NULL when the connection failed (reported). */
+static json_t *client_call(struct client *c, const char *op, json_t *req)
 {
-	for (;;) {
-		const char *payload;
-		size_t plen, used;
-		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
-						  &payload, &plen, &used);
-		if (st == FRAME_OK) {
-			json_error_t err;
-			json_t *msg = json_loadb(payload, plen, JSON_ALLOW_NUL, &err);
-			if (!msg) {
-				fail(0, "daemon sent invalid JSON: %s", err.text);
-				return NULL;
-			}
-			if (c->json) {
-				fwrite(payload, 1, plen, stdout);
-				fputc('\n', stdout);
-				fflush(stdout);
-			}
-			buf_consume(&c->in, used);
-			return msg;
-		}
-		if (st != FRAME_MORE) {
-			fail(0, "daemon sent a bad frame: %s", frame_status_str(st));
-			return NULL;
-		}
-		char *dst = buf_reserve(&c->in, 65536);
-		if (!dst)
-			return NULL;
-		ssize_t n = read(c->fd, dst, 65536);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fail(0, "%s", n == 0 ? "daemon closed the connection" : strerror(errno));
-			return NULL;
-		}
-		buf_commit(&c->in, (size_t)n);
+	json_object_set_new(req, "op", json_string(op));
+	int st;
+	json_t *reply = sdc_call(c->sdc, req, on_event, c, -1, &st);
+	json_decref(req);
+	if (!reply) {
+		fail(0, "%s", st == SDC_EINVAL ? "cannot encode the request" : sdc_error(c->sdc));
+		return NULL;
 	}
+	print_frame(c, reply);
+	return reply;
 }
 
 /* ---- printing */
@@ -201,33 +174,33 @@ static void print_output(const char *stream, json_t *data)
 
 static void answer_tool_call(struct client *c, json_t *event);
 
-/* The final reply of the last request, printing output events and
- * answering tool calls on the way. NULL when the connection failed. */
-static json_t *final_reply(struct client *c)
+/* The events of the request waited for: output printed, tool calls
+ * answered. */
+static void on_event(struct sdc *s, json_t *msg, void *arg)
 {
-	for (;;) {
-		json_t *msg = client_recv(c);
-		if (!msg)
-			return NULL;
-		json_t *id = json_object_get(msg, "id");
-		if (json_object_get(msg, "ok")) {
-			if (json_is_integer(id) && json_integer_value(id) == c->request_id)
-				return msg;
-			/* The answer to one of our tool_result requests. */
-			if (!json_is_true(json_object_get(msg, "ok")))
-				fprintf(stderr, "sandboxctl: tool result refused: %s\n",
-					json_string_value(json_object_get(
-						json_object_get(msg, "error"), "message"))
-						?: "");
-		}
-		const char *event = json_string_value(json_object_get(msg, "event"));
-		if (!c->json && event && strcmp(event, "output") == 0)
-			print_output(json_string_value(json_object_get(msg, "stream")),
-				     json_object_get(msg, "data"));
-		if (event && strcmp(event, "tool_call") == 0)
-			answer_tool_call(c, msg);
-		json_decref(msg);
-	}
+	(void)s;
+	struct client *c = arg;
+	print_frame(c, msg);
+	const char *event = json_string_value(json_object_get(msg, "event"));
+	if (!c->json && event && strcmp(event, "output") == 0)
+		print_output(json_string_value(json_object_get(msg, "stream")),
+			     json_object_get(msg, "data"));
+	if (event && strcmp(event, "tool_call") == 0)
+		answer_tool_call(c, msg);
+}
+
+/* The answer to one of our tool_result requests. */
+static void on_tool_reply(struct sdc *s, json_t *msg, void *arg)
+{
+	(void)s;
+	struct client *c = arg;
+	if (!msg)
+		return;
+	print_frame(c, msg);
+	if (!json_is_true(json_object_get(msg, "ok")))
+		fprintf(stderr, "sandboxctl: tool result refused: %s\n",
+			json_string_value(json_object_get(json_object_get(msg, "error"), "message"))
+				?: "");
 }
 
 static const char *str(json_t *o, const char *k)
@@ -264,9 +237,10 @@ static int report_result(json_t *reply)
 	}
 	json_t *e = json_object_get(reply, "error");
 	fflush(stdout);
-	fprintf(stderr, "%s\n", str(e, "stack") ?: str(e, "message") ?: "the script failed");
-	fprintf(stderr, "sandboxctl: %s (%s)\n", str(reply, "state") ?: "failed",
-		str(e, "kind") ?: "unknown");
+	/* One line with the prefix; a stack's frames follow it, indented. */
+	fprintf(stderr, "sandboxctl: %s (%s): %s\n", str(reply, "state") ?: "failed",
+		str(e, "kind") ?: "unknown",
+		str(e, "stack") ?: str(e, "message") ?: "the script failed");
 	return EXIT_FAILED;
 }
 
@@ -321,8 +295,8 @@ static int add_source(json_t *req, const struct opts *o, int argc, char **argv)
 {
 	int sources = !!o->code_arg + !!o->cached + (optind < argc);
 	if (sources != 1 || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s",
-			    "give the script as -e CODE, a FILE, - for stdin, or --cached NAME");
+		return usage_error(
+			"%s", "give the script as -e CODE, a FILE, - for stdin, or --cached NAME");
 	if (o->cached) {
 		json_object_set_new(req, "cached", json_string(o->cached));
 		return -1;
@@ -359,55 +333,100 @@ static void add_limits(json_t *req, const struct opts *o)
 
 /* ---- tools and the store */
 
-/* Runs command with input on stdin; its stdout and stderr, and exit status
- * (-1 when it could not run or was killed). */
-static int run_command(const char *command, const char *name, const char *input, struct buf *out,
-		       struct buf *err)
+static void close_fd(int *fd)
 {
-	int in[2], o[2], e[2];
-	if (pipe(in) < 0 || pipe(o) < 0 || pipe(e) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * Runs command (sh -c, in a process group of its own) with input on stdin;
+ * its stdout and stderr, and exit status (-1 when it could not run or was
+ * killed). While it runs, the daemon's frames go on being dispatched: once
+ * request id (when >= 0) has had its final reply, the execution is over (a
+ * timeout, a cancel) and nobody waits for the answer, so the tool's whole
+ * process group is killed at once and *ended set.
+ */
+static int run_command(struct client *c, long long id, const char *command, const char *name,
+		       const char *input, struct buf *out, struct buf *err, bool *ended)
+{
+	int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
+	pid_t pid = -1;
+	if (pipe2(in, O_CLOEXEC) == 0 && pipe2(o, O_CLOEXEC) == 0 && pipe2(e, O_CLOEXEC) == 0)
+		pid = fork();
 	if (pid == 0) {
+		setpgid(0, 0);
 		dup2(in[0], 0);
 		dup2(o[1], 1);
 		dup2(e[1], 2);
-		close(in[1]);
-		close(o[0]);
-		close(e[0]);
 		setenv("SANDBOXD_TOOL", name, 1);
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		_exit(127);
 	}
-	close(in[0]);
-	close(o[1]);
-	close(e[1]);
+	close_fd(&in[0]);
+	close_fd(&o[1]);
+	close_fd(&e[1]);
+	if (pid < 0) {
+		close_fd(&in[1]);
+		close_fd(&o[0]);
+		close_fd(&e[0]);
+		return -1;
+	}
+	/* Set on both sides, so it is in place whichever runs first. */
+	setpgid(pid, pid);
 	/* A tool that does not read its input must not block us. */
 	signal(SIGPIPE, SIG_IGN);
-	(void)!io_write_all(in[1], input, strlen(input));
-	close(in[1]);
-	struct pollfd p[2] = {{o[0], POLLIN, 0}, {e[0], POLLIN, 0}};
-	int open_fds = 2;
-	while (open_fds > 0) {
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+	size_t len = strlen(input), sent = 0;
+	if (len == 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0)
+		close_fd(&in[1]);
+	struct pollfd p[4] = {{o[0], POLLIN, 0},
+			      {e[0], POLLIN, 0},
+			      {in[1], POLLOUT, 0},
+			      {id >= 0 ? sdc_fd(c->sdc) : -1, POLLIN, 0}};
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		/* The frames read or waiting (the execution's end among them). */
+		while (id >= 0 && sdc_is_pending(c->sdc, id) && sdc_pump(c->sdc, 0) == SDC_OK)
+			;
+		if (id >= 0 && !sdc_is_pending(c->sdc, id)) {
+			*ended = true;
 			break;
+		}
+		if (poll(p, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[2].fd >= 0 && p[2].revents) {
+			ssize_t n = write(p[2].fd, input + sent, len - sent);
+			if (n > 0)
+				sent += (size_t)n;
+			if ((n < 0 && errno != EAGAIN && errno != EINTR) || sent == len) {
+				close_fd(&in[1]);
+				p[2].fd = -1;
+			}
+		}
 		for (int i = 0; i < 2; i++) {
 			if (p[i].fd < 0 || !p[i].revents)
 				continue;
 			struct buf *b = i ? err : out;
 			char *dst = buf_reserve(b, 65536);
 			ssize_t n = dst ? read(p[i].fd, dst, 65536) : -1;
+			if (n < 0 && errno == EINTR)
+				continue;
 			if (n <= 0) {
-				close(p[i].fd);
+				close_fd(i ? &e[0] : &o[0]);
 				p[i].fd = -1;
-				open_fds--;
 			} else {
 				buf_commit(b, (size_t)n);
 			}
 		}
 	}
+	close_fd(&in[1]);
+	close_fd(&o[0]);
+	close_fd(&e[0]);
+	if (*ended)
+		kill(-pid, SIGKILL);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -419,50 +438,52 @@ static void answer_tool_call(struct client *c, json_t *event)
 {
 	const char *name = json_string_value(json_object_get(event, "name"));
 	const char *command = json_string_value(json_object_get(c->tools, name ? name : ""));
-	json_t *req = json_pack("{s:s, s:s, s:O, s:O}", "op", "tool_result", "id", "tool",
-				"execution_id", json_object_get(event, "execution_id"), "call_id",
-				json_object_get(event, "call_id"));
 	char *args = json_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
 	struct buf out = BUF_INIT, err = BUF_INIT;
-	int status = command && args ? run_command(command, name, args, &out, &err) : -1;
+	json_t *rid = json_object_get(event, "id");
+	bool ended = false;
+	int status = command && args
+			     ? run_command(c, json_is_integer(rid) ? json_integer_value(rid) : -1,
+					   command, name, args, &out, &err, &ended)
+			     : -1;
 	free(args);
+	if (ended) { /* the execution is over: nobody to answer */
+		buf_free(&out);
+		buf_free(&err);
+		return;
+	}
 	buf_append(&out, "", 1);
 	buf_append(&err, "", 1);
+	json_t *value = NULL;
+	char *error = NULL;
 	if (status == 0) {
 		json_error_t jerr;
 		const char *text = buf_peek(&out);
-		json_t *value = text[strspn(text, " \t\r\n")]
-					? json_loads(text, JSON_DECODE_ANY, &jerr)
-					: json_null();
-		if (value)
-			json_object_set_new(req, "value", value);
-		else
-			json_object_set_new(req, "error",
-					    json_sprintf("the tool %s printed invalid JSON: %s",
-							 name, jerr.text));
+		value = text[strspn(text, " \t\r\n")] ? json_loads(text, JSON_DECODE_ANY, &jerr)
+						      : json_null();
+		if (!value &&
+		    asprintf(&error, "the tool %s printed invalid JSON: %s", name, jerr.text) < 0)
+			error = NULL;
 	} else {
 		/* The tool's own words, else how it ended. */
 		const char *msg = buf_peek(&err);
 		size_t n = strlen(msg);
 		while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
 			n--;
-		json_object_set_new(req, "error",
-				    n ? json_stringn(msg, n)
-				      : json_sprintf("the tool %s failed (%s %d)",
-						     name ? name : "?",
-						     status < 0 ? "could not run, or was killed"
-								: "exit status",
-						     status));
-		if (!json_object_get(req, "error"))
-			json_object_set_new(req, "error", json_string("the tool failed"));
+		if (n ? asprintf(&error, "%.*s", (int)n, msg) < 0
+		      : asprintf(&error, "the tool %s failed (%s %d)", name ? name : "?",
+				 status < 0 ? "could not run, or was killed" : "exit status",
+				 status) < 0)
+			error = NULL;
 	}
 	buf_free(&out);
 	buf_free(&err);
-	struct buf frame = BUF_INIT;
-	if (msg_encode(&frame, FRAME_MODE_BINARY, req) == 0)
-		(void)!io_write_all(c->fd, buf_peek(&frame), buf_len(&frame));
-	buf_free(&frame);
-	json_decref(req);
+	long long r = sdc_tool_result(c->sdc, event, value, value ? NULL : error ?: "the tool failed",
+				      on_tool_reply, c);
+	if (r == SDC_EINVAL) /* its words were not UTF-8 */
+		r = sdc_tool_result(c->sdc, event, NULL, "the tool failed", on_tool_reply, c);
+	json_decref(value);
+	free(error);
 }
 
 /* Adds the declared tools and the store to an execution request. */
@@ -537,11 +558,7 @@ static int cmd_run(struct client *c, const struct opts *o, const char *cmd, int 
 	const char *op = strcmp(cmd, "exec") == 0     ? "execute"
 			 : strcmp(cmd, "submit") == 0 ? "async"
 						      : "stream";
-	if ((rc = client_send(c, op, req)) >= 0) {
-		json_decref(sent_store);
-		return rc;
-	}
-	json_t *reply = final_reply(c);
+	json_t *reply = client_call(c, op, req);
 	if (!reply) {
 		json_decref(sent_store);
 		return EXIT_CONN;
@@ -577,10 +594,8 @@ static int cmd_status(struct client *c, const struct opts *o, const char *id)
 			json_object_set_new(req, "wait", json_true());
 		if (o->follow)
 			json_object_set_new(req, "wait_ms", json_integer(FOLLOW_WAIT_MS));
-		int rc = client_send(c, "status", req);
-		if (rc >= 0)
-			return rc;
-		json_t *reply = final_reply(c);
+		int rc;
+		json_t *reply = client_call(c, "status", req);
 		if (!reply)
 			return EXIT_CONN;
 		if (!json_is_true(json_object_get(reply, "ok"))) {
@@ -636,10 +651,8 @@ static int cmd_status(struct client *c, const struct opts *o, const char *id)
 
 static int cmd_simple(struct client *c, const char *op, json_t *req, json_t **out)
 {
-	int rc = client_send(c, op, req);
-	if (rc >= 0)
-		return rc;
-	json_t *reply = final_reply(c);
+	int rc;
+	json_t *reply = client_call(c, op, req);
 	if (!reply)
 		return EXIT_CONN;
 	if (!json_is_true(json_object_get(reply, "ok"))) {
@@ -663,16 +676,39 @@ static int cmd_cancel(struct client *c, const char *id)
 	return EXIT_OK;
 }
 
-/* The first line of s, cut to max bytes on a character boundary. */
+/*
+ * The first line of s (text another script or user chose: a code preview,
+ * a cache description), cut to about max bytes on a character boundary,
+ * with its control characters escaped (\t, \r, \xHH, and \u0080-\u009f
+ * for the C1 ones) so that it cannot move the cursor, clear the screen or
+ * retitle the terminal.
+ */
 static void print_line(const char *s, size_t max)
 {
-	size_t n = strcspn(s, "\n");
-	if (n > max) {
-		n = max;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
+	size_t n = strcspn(s, "\n"), shown = 0;
+	for (size_t i = 0; i < n && shown < max;) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\t' || ch == '\r') {
+			shown += (size_t)printf("\\%c", ch == '\t' ? 't' : 'r');
+			i++;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			shown += (size_t)printf("\\x%02x", ch);
+			i++;
+		} else if (ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+			   (unsigned char)s[i + 1] <= 0x9f) {
+			shown += (size_t)printf("\\u%04x", (unsigned char)s[i + 1]);
+			i += 2;
+		} else {
+			/* One whole character (the daemon's strings are UTF-8). */
+			size_t k = 1;
+			while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+				k++;
+			fwrite(s + i, 1, k, stdout);
+			shown += k;
+			i += k;
+		}
 	}
-	printf("%.*s\n", (int)n, s);
+	putchar('\n');
 }
 
 static int cmd_list(struct client *c, const struct opts *o)
@@ -704,7 +740,7 @@ static int cmd_list(struct client *c, const struct opts *o)
 static int cmd_test(struct client *c, const struct opts *o, int argc, char **argv)
 {
 	if (!o->tests_file || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s", "usage: sandboxctl test --tests FILE [CODE_FILE]");
+		return usage_error("%s", "test takes --tests FILE and at most one CODE_FILE");
 	size_t len;
 	char *tests = read_all(o->tests_file, &len);
 	if (!tests)
@@ -783,8 +819,7 @@ static int cmd_cache(struct client *c, int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!sub || strcmp(sub, "list") != 0 || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s",
-			    "usage: sandboxctl cache list [FILTER] | cache clear");
+		return usage_error("%s", "cache takes list [FILTER] or clear");
 	json_t *req = json_object();
 	if (optind < argc)
 		json_object_set_new(req, "filter", json_string(argv[optind]));
@@ -796,6 +831,92 @@ static int cmd_cache(struct client *c, int argc, char **argv)
 		printf("%s  %7lld  ", str(s, "name"),
 		       (long long)json_integer_value(json_object_get(s, "size_bytes")));
 		print_line(str(s, "description") ?: "", 60);
+	}
+	json_decref(reply);
+	return EXIT_OK;
+}
+
+/* A tool list from FILE: a JSON array of tools, or an object holding one
+ * as "tools" (an MCP tools/list result: its inputSchema and outputSchema
+ * are taken as input_schema and output_schema). A new reference, or NULL
+ * after saying why. */
+static json_t *load_tools_file(const char *path)
+{
+	size_t len;
+	char *text = read_all(path, &len);
+	if (!text) {
+		fail(0, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	json_error_t err;
+	json_t *doc = json_loadb(text, len, 0, &err);
+	free(text);
+	if (!doc) {
+		fail(0, "%s: not JSON: %s (line %d, column %d)", path, err.text, err.line,
+		     err.column);
+		return NULL;
+	}
+	json_t *tools =
+		json_is_array(doc) ? json_incref(doc) : json_incref(json_object_get(doc, "tools"));
+	json_decref(doc);
+	if (!json_is_array(tools)) {
+		json_decref(tools);
+		fail(0, "%s: expected a JSON array of tools, or an object with \"tools\"", path);
+		return NULL;
+	}
+	size_t i;
+	json_t *t;
+	json_array_foreach (tools, i, t) {
+		static const char *const mcp[][2] = {{"inputSchema", "input_schema"},
+						     {"outputSchema", "output_schema"}};
+		for (size_t k = 0; k < 2 && json_is_object(t); k++) {
+			json_t *v = json_object_get(t, mcp[k][0]);
+			if (v && !json_object_get(t, mcp[k][1]))
+				json_object_set(t, mcp[k][1], v);
+			json_object_del(t, mcp[k][0]);
+		}
+		/* What the daemon's tools do not take, MCP's annotations and
+		 * titles among them, would only be refused. */
+		if (json_is_object(t)) {
+			json_object_del(t, "annotations");
+			json_object_del(t, "title");
+			json_object_del(t, "_meta");
+		}
+	}
+	return tools;
+}
+
+/* declarations [FILE]: the TypeScript a script sees for the tools of FILE
+ * and of --tool (names only). */
+static int cmd_declarations(struct client *c, const struct opts *o, int argc, char **argv)
+{
+	if (optind < argc - 1)
+		return usage_error("unexpected argument: %s", argv[optind + 1]);
+	json_t *tools = optind < argc ? load_tools_file(argv[optind]) : json_array();
+	if (!tools)
+		return EXIT_USAGE;
+	const char *name;
+	json_t *cmd;
+	json_object_foreach (o->tools, name, cmd) {
+		bool listed = false;
+		size_t i;
+		json_t *t;
+		json_array_foreach (tools, i, t)
+			listed |= json_is_string(json_object_get(t, "name")) &&
+				  strcmp(json_string_value(json_object_get(t, "name")), name) == 0;
+		if (!listed)
+			json_array_append_new(tools, json_pack("{s:s}", "name", name));
+	}
+	json_t *reply;
+	int rc = cmd_simple(c, "declarations", json_pack("{s:o}", "tools", tools), &reply);
+	if (rc >= 0)
+		return rc;
+	if (!c->json) {
+		const char *ts = str(reply, "typescript") ?: "";
+		size_t n = strlen(ts);
+		fputs(ts, stdout);
+		if (n && ts[n - 1] != '\n')
+			fputc('\n', stdout);
 	}
 	json_decref(reply);
 	return EXIT_OK;
@@ -836,6 +957,7 @@ enum {
 	O_TYPESCRIPT,
 	O_JAVASCRIPT,
 	O_HELP,
+	O_VERSION,
 };
 
 static const struct option options[] = {
@@ -857,26 +979,45 @@ static const struct option options[] = {
 	{"typescript", no_argument, NULL, O_TYPESCRIPT},
 	{"javascript", no_argument, NULL, O_JAVASCRIPT},
 	{"help", no_argument, NULL, O_HELP},
+	{"version", no_argument, NULL, O_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
-static int parse_int(const char *s, json_int_t *out)
+/* A decimal count with an optional K, M or G suffix (powers of 1024, either
+ * case), as sandboxd's own options take them (server/config.c). */
+static int parse_size(const char *opt, const char *s, json_int_t *out)
 {
 	char *end;
 	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 0)
-		return fail(EXIT_USAGE, "not a non-negative integer: %s", s);
-	*out = v;
+	unsigned long long v = *s == '-' || *s == '\0' ? 0 : strtoull(s, &end, 10);
+	bool ok = *s != '-' && *s != '\0' && !errno && end != s;
+	unsigned shift = 0;
+	if (ok) {
+		if (*end == 'K' || *end == 'k')
+			shift = 10;
+		else if (*end == 'M' || *end == 'm')
+			shift = 20;
+		else if (*end == 'G' || *end == 'g')
+			shift = 30;
+		end += !!shift;
+		ok = *end == '\0' && v <= ((unsigned long long)INT64_MAX >> shift);
+	}
+	if (!ok)
+		return usage_error("--%s %s: expected a non-negative number (K, M, G allowed)", opt,
+				   s);
+	*out = (json_int_t)(v << shift);
 	return -1;
 }
 
-/* Options up to the next non-option; -1 to go on, else an exit status.
- * Called before and after the command, so both orders work. */
+/* Every option, wherever it stands among the operands (getopt moves the
+ * operands, in their order, behind them; "--" ends the options); -1 to go
+ * on, else an exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "+e:h", options, NULL)) != -1) {
+	int opt, rc, idx = 0;
+	/* Our messages, not getopt's (which lead with argv[0], a path). */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":e:h", options, &idx)) != -1) {
 		switch (opt) {
 		case O_SOCKET: o->socket = optarg; break;
 		case 'e': o->code_arg = optarg; break;
@@ -898,7 +1039,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_TOOL: {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || !eq[1])
-				return fail(EXIT_USAGE, "--tool %s: expected NAME=COMMAND", optarg);
+				return usage_error("--tool %s: expected NAME=COMMAND", optarg);
 			if (!o->tools)
 				o->tools = json_object();
 			json_t *cmd = json_string(eq + 1);
@@ -916,16 +1057,27 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_MEMORY:
 		case O_OUTPUT:
 		case O_LIMIT:
-			rc = parse_int(optarg, opt == O_TIMEOUT	 ? &o->timeout_ms
-					       : opt == O_MEMORY ? &o->memory_bytes
-					       : opt == O_OUTPUT ? &o->output_bytes
-								 : &o->limit);
+			rc = parse_size(options[idx].name, optarg,
+					opt == O_TIMEOUT  ? &o->timeout_ms
+					: opt == O_MEMORY ? &o->memory_bytes
+					: opt == O_OUTPUT ? &o->output_bytes
+							  : &o->limit);
 			if (rc >= 0)
 				return rc;
 			break;
 		case 'h':
 		case O_HELP: fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		case O_VERSION: printf("sandboxctl %s\n", SANDBOXD_VERSION); return EXIT_OK;
+		case ':':
+			return usage_error("%s needs an argument",
+					   optopt > 0 && optopt < 256
+						   ? (char[]){'-', (char)optopt, 0}
+						   : argv[optind - 1]);
+		default:
+			return usage_error("unknown option %s",
+					   optopt > 0 && optopt < 256
+						   ? (char[]){'-', (char)optopt, 0}
+						   : argv[optind - 1]);
 		}
 	}
 	return -1;
@@ -933,7 +1085,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.socket = default_socket(),
+	struct opts o = {.socket = sdc_default_socket(),
 			 .timeout_ms = -1,
 			 .memory_bytes = -1,
 			 .output_bytes = -1,
@@ -941,33 +1093,36 @@ int main(int argc, char **argv)
 	int rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (optind >= argc) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return usage_error("%s", "no command given");
 	const char *cmd = argv[optind++];
-	/* Options after the command, and after its first argument (an id). */
-	if ((rc = parse_opts(argc, argv, &o)) >= 0)
-		return rc;
+	if (strcmp(cmd, "help") == 0) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
 	const char *id = NULL;
 	if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
 		if (optind >= argc)
-			return fail(EXIT_USAGE, "usage: sandboxctl %s ID", cmd);
+			return usage_error("%s takes an execution ID", cmd);
 		id = argv[optind++];
-		if ((rc = parse_opts(argc, argv, &o)) >= 0)
-			return rc;
 		if (optind != argc)
-			return fail(EXIT_USAGE, "unexpected argument: %s", argv[optind]);
+			return usage_error("unexpected argument: %s", argv[optind]);
 	}
 	static const char *const known[] = {"exec", "stream", "submit", "status", "cancel",
-					    "list", "test",   "cache",	"health"};
+					    "list", "test",   "cache",	"health", "declarations"};
 	bool ok = false;
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		ok |= strcmp(cmd, known[i]) == 0;
 	if (!ok)
-		return fail(EXIT_USAGE, "unknown command: %s (try --help)", cmd);
+		return usage_error("unknown command: %s", cmd);
 	if ((strcmp(cmd, "list") == 0 || strcmp(cmd, "health") == 0) && optind != argc)
-		return fail(EXIT_USAGE, "%s takes no arguments", cmd);
+		return usage_error("%s takes no arguments", cmd);
+	/* submit returns once the execution is queued, and a tool call goes
+	 * only to the connection that submitted it: nobody would answer. */
+	if (strcmp(cmd, "submit") == 0 && o.tools)
+		return usage_error("%s", "submit cannot take --tool: nobody would answer the "
+					 "script's tool calls once submit returns (use exec or "
+					 "stream)");
 
 	struct client c;
 	if ((rc = client_open(&c, &o)) >= 0)
@@ -984,10 +1139,11 @@ int main(int argc, char **argv)
 		rc = cmd_cache(&c, argc, argv);
 	else if (strcmp(cmd, "health") == 0)
 		rc = cmd_health(&c);
+	else if (strcmp(cmd, "declarations") == 0)
+		rc = cmd_declarations(&c, &o, argc, argv);
 	else
 		rc = cmd_run(&c, &o, cmd, argc, argv);
-	close(c.fd);
-	buf_free(&c.in);
+	sdc_close(c.sdc);
 	json_decref(o.states);
 	json_decref(o.tools);
 	return rc;
