@@ -62,6 +62,8 @@ BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
               check_jsonv check_run check_jstr
+# The MCP bridge's tools (client/mcp_tools.c).
+UNIT_TESTS += check_mcp_tools
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
               check_workers check_fds check_hostile check_bounds check_faults
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
@@ -145,6 +147,7 @@ build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protoco
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
+build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c)
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)

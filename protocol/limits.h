@@ -295,4 +295,41 @@
  * still runs at least every other turn. A third of LIMIT_TURN_WORK_US. */
 #define LIMIT_HEAVY_WORK_US 1000u
 
+/* ---- MCP bridge tools (client/mcp_tools.c).
+ *
+ * What one tool result shows a model. Hosts put the result in the model's
+ * context (Claude Code warns past some 25000 tokens), and each result says
+ * everything twice, in structuredContent and in content[0].text, since
+ * some hosts show only one: 16 KiB of output is some 4000 tokens, twice
+ * 8000, well inside that. The rest of the output is a `status` call away,
+ * at the offsets the result names. */
+#define LIMIT_MCP_OUTPUT_BYTES (16u * 1024u)
+/* stderr's share of that when both streams are longer: errors are short
+ * and matter, so a chatty stdout cannot push them out. */
+#define LIMIT_MCP_STDERR_SHARE_BYTES (4u * 1024u)
+/* A returned value whose compact JSON is longer than this is shown as a
+ * preview of that many bytes (value_preview), not as the value. */
+#define LIMIT_MCP_VALUE_BYTES (16u * 1024u)
+/* Tool calls and test entries listed in one result (the summary and the
+ * counts are always whole), and each test error's bytes in it. */
+#define LIMIT_MCP_CALLS 100u
+#define LIMIT_MCP_TESTS 200u
+#define LIMIT_MCP_TEST_ERROR_BYTES 1024u
+/* notifications/progress: at most one every PROGRESS_MS while output
+ * comes, and one at least every HEARTBEAT_MS while nothing does, so hosts
+ * with idle timeouts (some at 10 s) keep waiting; the message is the last
+ * line of output, cut. */
+#define LIMIT_MCP_PROGRESS_MS 250u
+#define LIMIT_MCP_HEARTBEAT_MS 4000u
+#define LIMIT_MCP_PROGRESS_MESSAGE_CHARS 200u
+/* A daemon connection that drops is dialled again after this long, then
+ * twice as long up to the maximum, while calls wait for it. */
+#define LIMIT_MCP_RECONNECT_MS 100u
+#define LIMIT_MCP_RECONNECT_MAX_MS 5000u
+/* At the end of a session the bridge cancels what it started and waits
+ * this long at most for the daemon to confirm. */
+#define LIMIT_MCP_SHUTDOWN_MS 2000u
+/* Background executions a session remembers, to cancel at its end. */
+#define LIMIT_MCP_BACKGROUND 1024u
+
 #endif
