@@ -53,7 +53,10 @@ SERVER   := server/main.c server/config.c server/log.c server/loop.c server/list
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c \
             server/decl.c server/owner.c server/parse.c
-CTL      := server/sandboxctl.c
+CTL      := client/sandboxctl.c
+# client/: the programs that talk to the daemon and the connection module
+# they share; it depends on protocol/ only.
+CLIENT   := client/sdc.c
 
 comma := ,
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
@@ -111,7 +114,7 @@ bin/sandboxd: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) -lpthread -lm
 
-bin/sandboxctl: $(call obj,$(CTL) $(PROTOCOL))
+bin/sandboxctl: $(call obj,$(CTL) $(CLIENT) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
@@ -274,7 +277,7 @@ format:
 lint:
 	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
 	    --suppress=missingIncludeSystem -I protocol --include=/usr/include/jansson.h \
-	    protocol worker server tests
+	    protocol worker server client tests
 
 clean:
 	rm -rf build bin

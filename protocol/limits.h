@@ -295,6 +295,17 @@
  * still runs at least every other turn. A third of LIMIT_TURN_WORK_US. */
 #define LIMIT_HEAVY_WORK_US 1000u
 
+/* ---- Clients (client/sdc.c).
+ *
+ * The largest frame a client accepts from the daemon. Replies carry whole
+ * outputs (at most LIMIT_OUTPUT_BYTES_MAX, 64 MiB, as JSON strings that
+ * grow when escaped), so this is far above the request limit; yet it
+ * refuses a garbage length prefix (up to 4 GiB) before allocating for it. */
+#define LIMIT_CLIENT_REPLY_BYTES (256u * 1024u * 1024u)
+/* A client reads the daemon's socket this much at a time: an output event
+ * carries at most 64 KiB of data, so one read usually holds whole frames. */
+#define LIMIT_CLIENT_READ_BYTES 65536u
+
 /* ---- MCP bridge tools (client/mcp_tools.c).
  *
  * What one tool result shows a model. Hosts put the result in the model's
