@@ -65,7 +65,9 @@ BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
               check_jsonv check_run check_jstr
-# The MCP bridge's tools (client/mcp_tools.c).
+# The MCP bridge's tools: bin/sandboxd-mcp links MCP_TOOLS (with sdc, ploop
+# and mcp_rpc); check_mcp_tools tests the pure half.
+MCP_TOOLS := client/mcp_tools.c client/mcp_toolrun.c
 UNIT_TESTS += check_mcp_tools
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
               check_workers check_fds check_hostile check_bounds check_faults

@@ -104,9 +104,10 @@ struct mtool_options {
 
 /*
  * Registers the six tools with m and makes the runner on loop p. The
- * daemon is dialled at once and again whenever the connection drops (an
- * execution in flight then ends with an error saying so); calls made while
- * it is down wait for it up to their own timeout. With store_file, the
+ * daemon is dialled by the first call, and again by the next call after
+ * the connection dropped (the calls in flight then end with an error
+ * saying so); a call that finds no daemon is an isError result naming the
+ * socket and the reason. With store_file, the
  * store is loaded from it (a missing file is an empty store; one that is
  * not a JSON object is an error) and written back after each change
  * (temporary file, fsync, rename). Strings of o are copied. NULL with *why
@@ -139,11 +140,13 @@ struct mtool_codemode {
 	 * with mtool_call_answer, now or later. deadline_ms is the latest the
 	 * call may take, on the monotonic clock of ploop_now_ms (the
 	 * execution's timeout counted from its `started` event, or from the
-	 * request when no such event came); name is the declared dotted name
+	 * request when no such event came; 0 for a background execution's
+	 * call, whose start the bridge did not see); name is the declared dotted name
 	 * ("server.tool"); args is borrowed for the duration of the call. */
 	void (*tool_call)(void *ctx, struct mtool_call *call, const char *execution_id,
 			  const char *name, const json_t *args, uint64_t deadline_ms);
-	/* execution_id has ended (or its connection dropped): cancel its
+	/* execution_id has ended (or its connection dropped; a background
+	 * execution: when a status call first sees it ended): cancel its
 	 * upstream calls. Handles of its calls not yet answered stay valid
 	 * until answered; the answer is then only freed, nothing sent. */
 	void (*execution_ended)(void *ctx, const char *execution_id);

@@ -333,10 +333,6 @@
 #define LIMIT_MCP_PROGRESS_MS 250u
 #define LIMIT_MCP_HEARTBEAT_MS 4000u
 #define LIMIT_MCP_PROGRESS_MESSAGE_CHARS 200u
-/* A daemon connection that drops is dialled again after this long, then
- * twice as long up to the maximum, while calls wait for it. */
-#define LIMIT_MCP_RECONNECT_MS 100u
-#define LIMIT_MCP_RECONNECT_MAX_MS 5000u
 /* At the end of a session the bridge cancels what it started and waits
  * this long at most for the daemon to confirm. */
 #define LIMIT_MCP_SHUTDOWN_MS 2000u
