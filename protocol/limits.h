@@ -354,7 +354,10 @@
 /* tools/list page size: one page holds every tool the bridge has today
  * (seven); a cursor is given only beyond this. */
 #define LIMIT_MCP_TOOLS_PAGE 64u
-/* JSON nesting accepted in one MCP message (jansson's own bound is 2048). */
-#define LIMIT_MCP_JSON_DEPTH 64u
+/* subscriptions/listen streams one modern-era session may hold open: a
+ * host opens one (tools list changes); a few more cost nothing, and a
+ * client opening them without end gets -32603 instead of growing the
+ * bridge. */
+#define LIMIT_MCP_SUBSCRIPTIONS 16u
 
 #endif
