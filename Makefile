@@ -61,7 +61,9 @@ CLIENT   := client/sdc.c
 comma := ,
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
 
-BINS := bin/sandboxd bin/sandboxctl
+# The MCP bridge's core: its main, JSON-RPC and the MCP lifecycle, its loop.
+MCP  := client/mcp_main.c client/mcp_rpc.c client/ploop.c
+BINS := bin/sandboxd bin/sandboxctl bin/sandboxd-mcp
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
               check_jsonv check_run check_jstr check_mcp_rpc
@@ -119,6 +121,10 @@ bin/sandboxd: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) -lpthread -lm
 
 bin/sandboxctl: $(call obj,$(CTL) $(CLIENT) $(PROTOCOL))
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
+
+bin/sandboxd-mcp: $(call obj,$(MCP) $(MCP_TOOLS) $(CLIENT) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
