@@ -556,6 +556,11 @@ static void run_final(struct run *r, json_t *reply)
 				t->cm.execution_ended(t->cm.ctx, exec_id);
 		}
 	}
+	if (ok && r->id == MTOOL_CANCEL && exec_id && is_background(t, exec_id)) {
+		forget_background(t, exec_id);
+		if (t->cm.execution_ended)
+			t->cm.execution_ended(t->cm.ctx, exec_id);
+	}
 	if (ok && strcmp(r->op, "async") == 0 && exec_id) {
 		remember_background(t, exec_id);
 		if (r->cancel_wanted)

@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -609,6 +612,192 @@ START_TEST(test_daemon_gone)
 }
 END_TEST
 
+/* ---- bin/sandboxd-mcp itself, over pipes. */
+
+struct proc {
+	pid_t pid;
+	int in, out; /* its stdin (we write), its stdout (we read) */
+	struct buf buf;
+};
+
+static void proc_start(struct proc *p)
+{
+	const char *bin = getenv("SANDBOXD_MCP_BIN");
+	char path[4096];
+	if (!bin) {
+		const char *daemon = getenv("SANDBOXD_BIN");
+		ck_assert_msg(daemon != NULL, "SANDBOXD_BIN is not set (run through make check)");
+		snprintf(path, sizeof path, "%s", daemon);
+		char *slash = strrchr(path, '/');
+		ck_assert_ptr_nonnull(slash);
+		snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "sandboxd-mcp");
+		bin = path;
+	}
+	int in[2], out[2];
+	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
+	char errlog[160];
+	snprintf(errlog, sizeof errlog, "%s/bridge.log", d.dir);
+	p->pid = fork();
+	ck_assert_int_ge(p->pid, 0);
+	if (p->pid == 0) {
+		int e = open(errlog, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(e, 2);
+		execl(bin, bin, "--socket", d.sock, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	p->in = in[1];
+	p->out = out[0];
+	p->buf = (struct buf)BUF_INIT;
+}
+
+static void proc_send(struct proc *p, const char *line)
+{
+	size_t len = strlen(line);
+	ck_assert_int_eq(write(p->in, line, len), (ssize_t)len);
+	ck_assert_int_eq(write(p->in, "\n", 1), 1);
+}
+
+/* The next message on its stdout (every line must be JSON-RPC), or NULL at
+ * EOF; fails after timeout_ms. */
+static json_t *proc_next(struct proc *p, int timeout_ms)
+{
+	uint64_t end = now_ms() + (uint64_t)timeout_ms;
+	for (;;) {
+		const char *nl = memchr(buf_peek(&p->buf), '\n', buf_len(&p->buf));
+		if (buf_len(&p->buf) && nl) {
+			size_t n = (size_t)(nl - buf_peek(&p->buf));
+			json_t *m = json_loadb(buf_peek(&p->buf), n, 0, NULL);
+			ck_assert_msg(m != NULL, "not JSON on stdout: %.*s", (int)n,
+				      buf_peek(&p->buf));
+			ck_assert_str_eq(jstr(m, "jsonrpc"), "2.0");
+			buf_consume(&p->buf, n + 1);
+			return m;
+		}
+		uint64_t now = now_ms();
+		ck_assert_msg(now < end, "nothing from the bridge in %d ms", timeout_ms);
+		struct pollfd pfd = {p->out, POLLIN, 0};
+		poll(&pfd, 1, (int)(end - now));
+		char chunk[65536];
+		ssize_t r = read(p->out, chunk, sizeof chunk);
+		if (r == 0)
+			return NULL;
+		if (r > 0)
+			buf_append(&p->buf, chunk, (size_t)r);
+	}
+}
+
+/* The response to id, skipping notifications (counted in *notes). */
+static json_t *proc_reply(struct proc *p, long id, int *notes)
+{
+	for (;;) {
+		json_t *m = proc_next(p, 30000);
+		ck_assert_ptr_nonnull(m);
+		if (json_object_get(m, "method")) {
+			if (notes)
+				(*notes)++;
+			json_decref(m);
+			continue;
+		}
+		ck_assert_int_eq(jint(m, "id"), id);
+		return m;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+START_TEST(test_binary_over_pipes)
+{
+	struct proc p;
+	proc_start(&p);
+	proc_send(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+		      "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{"
+		      "\"name\":\"check\",\"version\":\"1\"}}}");
+	json_t *m = proc_reply(&p, 1, NULL);
+	ck_assert_str_eq(jstr(json_object_get(m, "result"), "protocolVersion"), "2025-11-25");
+	json_decref(m);
+	proc_send(&p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+
+	/* Round trips through the bridge and straight to the daemon, of one
+	 * script (cached by the first, so neither writes the cache). */
+	enum { N = 40 };
+	uint64_t via[N], direct[N];
+	struct client c;
+	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
+	for (int i = 0; i < N; i++) {
+		char line[256];
+		snprintf(line, sizeof line,
+			 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{"
+			 "\"name\":\"execute\",\"arguments\":{\"code\":\"return 2 * 21\"}}}",
+			 100 + i);
+		double t0 = now_us();
+		proc_send(&p, line);
+		m = proc_reply(&p, 100 + i, NULL);
+		via[i] = (uint64_t)(now_us() - t0);
+		json_t *sc = json_object_get(json_object_get(m, "result"), "structuredContent");
+		ck_assert_int_eq(json_integer_value(json_object_get(sc, "value")), 42);
+		json_decref(m);
+		t0 = now_us();
+		json_t *r = client_call(
+			&c, json_pack("{s:s, s:s}", "op", "execute", "code", "return 2 * 21"));
+		direct[i] = (uint64_t)(now_us() - t0);
+		ck_assert(jtrue(r, "ok"));
+		json_decref(r);
+	}
+	client_close(&c);
+	qsort(via, N, sizeof via[0], cmp_u64);
+	qsort(direct, N, sizeof direct[0], cmp_u64);
+	fprintf(stderr,
+		"bridge: tools/call execute p50 %llu us, direct execute p50 %llu us (%d each)\n",
+		(unsigned long long)via[N / 2], (unsigned long long)direct[N / 2], N);
+
+	/* A running execution, then stdin closes: the bridge cancels it and
+	 * exits 0, having written nothing but JSON-RPC. */
+	proc_send(
+		&p,
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"execute\",\"arguments\":{\"code\":\"// pipes-end\\nconsole.log('up'); "
+		"while (true) {}\",\"timeout_ms\":60000},\"_meta\":{\"progressToken\":1}}}");
+	m = proc_next(&p, 10000);
+	ck_assert_str_eq(jstr(m, "method"), "notifications/progress");
+	ck_assert_str_eq(jstr(json_object_get(m, "params"), "message"), "up");
+	json_decref(m);
+	char *exec = find_execution("pipes-end");
+	ck_assert_ptr_nonnull(exec);
+	close(p.in);
+	while ((m = proc_next(&p, 10000)) != NULL) {
+		ck_assert_msg(!json_object_get(m, "id") || jint(m, "id") != 7 ||
+				      json_object_get(m, "result") || json_object_get(m, "error"),
+			      "only JSON-RPC");
+		json_decref(m);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(p.pid, &st, 0), p.pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit status %d", st);
+	json_t *s = daemon_status(exec);
+	ck_assert_str_eq(jstr(s, "state"), "cancelled");
+	json_decref(s);
+	free(exec);
+	close(p.out);
+	buf_free(&p.buf);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("mcp_bridge");
@@ -623,6 +812,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_codemode_hooks);
 	tcase_add_test(tc, test_shutdown);
 	tcase_add_test(tc, test_daemon_gone);
+	tcase_add_test(tc, test_binary_over_pipes);
 	suite_add_tcase(s, tc);
 	return s;
 }
