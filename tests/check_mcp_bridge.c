@@ -321,6 +321,38 @@ START_TEST(test_progress)
 }
 END_TEST
 
+/* A stream's output past the cut: what the result keeps is the stream's
+ * first bytes, whole characters, whatever the events' sizes. */
+START_TEST(test_stream_cut)
+{
+	struct bridge b;
+	bridge_open(&b, NULL);
+	long id = call_start(
+		&b, "execute",
+		"{\"code\":\"for (let i = 0; i < 3000; i++) console.log('\u00e9t\u00e9 ' + "
+		"i); return 1\"}",
+		"\"progressToken\":\"cut\"");
+	json_t *r = json_object_get(bridge_reply(&b, id, 30000), "result");
+	ck_assert_msg(!is_error(r), "%s", text_of(r));
+	json_t *sc = sc_of(r);
+	struct buf want = BUF_INIT;
+	for (int i = 0; i < 3000; i++) {
+		char line[32];
+		int n = snprintf(line, sizeof line, "\u00e9t\u00e9 %d\n", i);
+		buf_append(&want, line, (size_t)n);
+	}
+	size_t have = json_string_length(json_object_get(sc, "stdout"));
+	ck_assert_int_eq(jint(sc, "stdout_length"), (long long)buf_len(&want));
+	ck_assert_uint_le(have, LIMIT_MCP_OUTPUT_BYTES);
+	ck_assert_uint_ge(have, LIMIT_MCP_OUTPUT_BYTES - 3);
+	ck_assert(memcmp(jstr(sc, "stdout"), buf_peek(&want), have) == 0);
+	ck_assert_int_eq(jint(sc, "stdout_next"), (long long)have);
+	ck_assert(json_is_true(json_object_get(sc, "output_more")));
+	buf_free(&want);
+	bridge_close(&b);
+}
+END_TEST
+
 /* notifications/cancelled: the daemon cancels the execution (found by the
  * id the started event gave, before any output), and the bridge sends
  * nothing more for the request. */
@@ -807,6 +839,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_execute_and_tools_list);
 	tcase_add_test(tc, test_long_output_and_status);
 	tcase_add_test(tc, test_progress);
+	tcase_add_test(tc, test_stream_cut);
 	tcase_add_test(tc, test_cancelled);
 	tcase_add_test(tc, test_background_and_store);
 	tcase_add_test(tc, test_codemode_hooks);
