@@ -498,3 +498,31 @@ void client_open_as(struct client *c, const char *sock, uid_t uid, gid_t gid)
 	c->in = (struct buf)BUF_INIT;
 	frame_decoder_init(&c->dec, FRAME_MODE_BINARY, 1u << 30);
 }
+
+json_t *client_started(struct client *c, const char *id, int timeout_ms)
+{
+	json_t *m = client_recv(c, timeout_ms);
+	ck_assert_msg(m != NULL, "no started event within %d ms", timeout_ms);
+	const char *ev = json_string_value(json_object_get(m, "event"));
+	char *text = json_dumps(m, JSON_COMPACT);
+	ck_assert_msg(ev && strcmp(ev, "started") == 0, "the first frame is not started: %s", text);
+	json_t *got = json_object_get(m, "id");
+	char num[32] = "";
+	if (json_is_integer(got))
+		snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(got));
+	if (id)
+		ck_assert_msg(strcmp(json_is_string(got) ? json_string_value(got) : num, id) == 0,
+			      "started for another id: %s", text);
+	else
+		ck_assert_msg(!got, "started with an id: %s", text);
+	ck_assert_msg(strncmp(jstr(m, "execution_id"), "exec_", 5) == 0, "no execution id: %s",
+		      text);
+	const char *state = jstr(m, "state");
+	ck_assert_msg(strcmp(state, "pending") == 0 || strcmp(state, "running") == 0,
+		      "started in state %s", state);
+	json_t *pos = json_object_get(m, "queue_position");
+	ck_assert_msg(!pos || (strcmp(state, "pending") == 0 && json_integer_value(pos) >= 1),
+		      "a queue position out of place: %s", text);
+	free(text);
+	return m;
+}

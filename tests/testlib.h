@@ -67,6 +67,14 @@ json_t *client_reply(struct client *c, json_t *events, int timeout_ms);
 /* True when the daemon closed the connection within timeout_ms. */
 bool client_eof(struct client *c, int timeout_ms);
 
+/* The started event that is the first frame answering an execute, stream
+ * or test request: fails the test unless the next frame is one, for the
+ * request id (a string id, or an integer id in decimal; NULL: a request
+ * without one), with an execution id and a
+ * state of pending (with a queue position when queued) or running. The
+ * caller frees it. */
+json_t *client_started(struct client *c, const char *id, int timeout_ms);
+
 /* One execute round trip on a fresh connection with a JSON request built
  * from fmt. */
 json_t *exec_once(const char *sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
