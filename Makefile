@@ -72,7 +72,7 @@ UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check
 MCP_TOOLS := client/mcp_tools.c client/mcp_toolrun.c
 UNIT_TESTS += check_mcp_tools
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
-              check_workers check_fds check_hostile check_bounds check_faults
+              check_workers check_fds check_hostile check_bounds check_faults check_sdc
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -145,7 +145,7 @@ faults: deps
 	@SANDBOXD_FAULT_POINTS=$(FAULT_POINTS) build/tests/check_faults
 
 # Each suite links the modules it tests, plus the shared test helpers.
-TESTLIB := $(call obj,tests/testlib.c)
+TESTLIB := $(call obj,tests/testlib.c $(CLIENT))
 build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
 build/tests/check_utf8: $(call obj,tests/check_utf8.c protocol/utf8.c protocol/buf.c)
 build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c protocol/buf.c protocol/frame.c)
@@ -175,6 +175,7 @@ build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PRO
 build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_sdc: $(call obj,tests/check_sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
