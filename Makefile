@@ -73,6 +73,8 @@ MCP_TOOLS := client/mcp_tools.c client/mcp_toolrun.c
 UNIT_TESTS += check_mcp_tools
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
               check_workers check_fds check_hostile check_bounds check_faults check_sdc
+# bin/sandboxd-mcp on pipes, as a host runs it.
+INT_TESTS  += check_mcp_main
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -176,6 +178,7 @@ build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(T
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sdc: $(call obj,tests/check_sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_mcp_main: $(call obj,tests/check_mcp_main.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
@@ -208,6 +211,7 @@ $(TESTS) build/tests/bench build/tests/soak build/tests/syscall_allow: build/tes
 # Integration suites find the binaries through these.
 export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
+export SANDBOXD_MCP_BIN := $(CURDIR)/bin/sandboxd-mcp
 export SANDBOXD_FAULT_BIN := $(CURDIR)/bin/sandboxd-fault
 export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
 

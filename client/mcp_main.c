@@ -323,10 +323,21 @@ static void in_lines(struct bridge *b, size_t scan_from)
 	}
 	if (b->skipping) {
 		b->inlen = 0;
+		if (b->incap > 16 * READ_CHUNK) {
+			free(b->inbuf);
+			b->inbuf = NULL;
+			b->incap = 0;
+		}
 		return;
 	}
 	memmove(b->inbuf, b->inbuf + start, b->inlen - start);
 	b->inlen -= start;
+	if (b->inlen == 0 && b->incap > 16 * READ_CHUNK) {
+		/* A big line has gone: give its memory back. */
+		free(b->inbuf);
+		b->inbuf = NULL;
+		b->incap = 0;
+	}
 	if (b->inlen > LIMIT_MCP_LINE_BYTES) {
 		/* The line is over the bound: answer it once and drop it up to
 		 * its newline. */
