@@ -66,7 +66,7 @@ MCP  := client/mcp_main.c client/mcp_rpc.c client/ploop.c
 BINS := bin/sandboxd bin/sandboxctl bin/sandboxd-mcp
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
-              check_jsonv check_run check_jstr check_mcp_rpc
+              check_jsonv check_run check_jstr check_mcp_rpc check_ploop
 # The MCP bridge's tools: bin/sandboxd-mcp links MCP_TOOLS (with sdc, ploop
 # and mcp_rpc); check_mcp_tools tests the pure half.
 MCP_TOOLS := client/mcp_tools.c client/mcp_toolrun.c
@@ -165,6 +165,7 @@ build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c)
+build/tests/check_ploop: $(call obj,tests/check_ploop.c client/ploop.c)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
