@@ -274,14 +274,14 @@ run: deps
 
 install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)
-	install -m 0755 bin/sandboxd bin/sandboxctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 bin/sandboxd bin/sandboxctl bin/sandboxd-mcp $(DESTDIR)$(BINDIR)/
 	sed 's|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g' sandboxd.service \
 	    > $(DESTDIR)$(UNITDIR)/sandboxd.service
 	sed 's|@DOCDIR@|$(DOCDIR)|g' sandboxd.socket > $(DESTDIR)$(UNITDIR)/sandboxd.socket
 	install -m 0644 README.md protocol/PROTOCOL.md $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sandboxd $(DESTDIR)$(BINDIR)/sandboxctl \
+	rm -f $(DESTDIR)$(BINDIR)/sandboxd $(DESTDIR)$(BINDIR)/sandboxctl $(DESTDIR)$(BINDIR)/sandboxd-mcp \
 	      $(DESTDIR)$(UNITDIR)/sandboxd.service $(DESTDIR)$(UNITDIR)/sandboxd.socket
 	rm -rf $(DESTDIR)$(DOCDIR)
 
