@@ -62,6 +62,8 @@ BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
               check_jsonv check_run check_jstr
+# Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names).
+UNIT_TESTS += check_mcp_config check_mcp_names
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
               check_workers check_fds check_hostile check_bounds check_faults
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
@@ -148,6 +150,8 @@ build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
+build/tests/check_mcp_config: $(call obj,tests/check_mcp_config.c client/mcp_config.c)
+build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
