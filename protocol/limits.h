@@ -295,6 +295,24 @@
  * still runs at least every other turn. A third of LIMIT_TURN_WORK_US. */
 #define LIMIT_HEAVY_WORK_US 1000u
 
+/* ---- The MCP bridge (bin/sandboxd-mcp).
+ *
+ * One line of MCP input from the host (one JSON-RPC message). A tools/call
+ * carries a script that goes to the daemon in one request frame
+ * (LIMIT_FRAME_BYTES_DEFAULT, 4 MiB); twice that leaves room for the same
+ * script escaped in a JSON string, and keeps one bad line from growing the
+ * bridge without bound. A longer line is answered -32700 and skipped. */
+#define LIMIT_MCP_LINE_BYTES (8u << 20)
+/* Output queued for a host that does not read its stdout: beyond this the
+ * bridge stops reading new requests from stdin until the host reads (the
+ * answers already owed are still queued, never dropped). */
+#define LIMIT_MCP_OUT_QUEUE_BYTES (16u << 20)
+/* tools/list page size: one page holds every tool the bridge has today
+ * (seven); a cursor is given only beyond this. */
+#define LIMIT_MCP_TOOLS_PAGE 64u
+/* JSON nesting accepted in one MCP message (jansson's own bound is 2048). */
+#define LIMIT_MCP_JSON_DEPTH 64u
+
 /* ---- Code mode over upstream MCP servers (the bridge, client/mcp_*).
  *
  * Upstream servers one --config may name: each is a child process with
