@@ -62,10 +62,12 @@ BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
               check_jsonv check_run check_jstr
-# Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names).
+# Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
+# mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
 UNIT_TESTS += check_mcp_config check_mcp_names
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
               check_workers check_fds check_hostile check_bounds check_faults
+INT_TESTS  += check_mcp_upstream
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -152,6 +154,11 @@ build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_mcp_config: $(call obj,tests/check_mcp_config.c client/mcp_config.c)
 build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c)
+UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c client/ploop.c
+build/tests/check_mcp_upstream: $(call obj,tests/check_mcp_upstream.c $(UPSTREAM)) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
+build/tests/mcp_stub: $(call obj,tests/mcp_stub.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
@@ -198,6 +205,7 @@ export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
 export SANDBOXD_FAULT_BIN := $(CURDIR)/bin/sandboxd-fault
 export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
+export SANDBOXD_MCP_STUB := $(CURDIR)/build/tests/mcp_stub
 
 # The unit's checks run after the suites, and fail the target as they do.
 check: deps

@@ -341,6 +341,10 @@
  * no wait. */
 #define LIMIT_MCP_BACKOFF_FIRST_MS 1000u
 #define LIMIT_MCP_BACKOFF_MAX_MS 60000u
+/* When the bridge stops, a server has this long after its stdin closes
+ * and SIGTERM to exit before SIGKILL; likewise a server that closed its
+ * stdout, to exit (and give its status) before it is killed. */
+#define LIMIT_MCP_STOP_MS 2000u
 /* execute's description carries the upstream tools' TypeScript
  * declarations while they fit in this much (hosts put every tool
  * description in the model's context: 16 KiB is some 4k tokens); beyond
