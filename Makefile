@@ -53,7 +53,10 @@ SERVER   := server/main.c server/config.c server/log.c server/loop.c server/list
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c \
             server/decl.c server/owner.c server/parse.c
-CTL      := server/sandboxctl.c
+CTL      := client/sandboxctl.c
+# client/: the programs that talk to the daemon and the connection module
+# they share; it depends on protocol/ only.
+CLIENT   := client/sdc.c
 
 comma := ,
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
@@ -61,7 +64,11 @@ obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OB
 BINS := bin/sandboxd bin/sandboxctl
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
-              check_jsonv check_run check_jstr
+              check_jsonv check_run check_jstr check_mcp_rpc
+# The MCP bridge's tools: bin/sandboxd-mcp links MCP_TOOLS (with sdc, ploop
+# and mcp_rpc); check_mcp_tools tests the pure half.
+MCP_TOOLS := client/mcp_tools.c client/mcp_toolrun.c
+UNIT_TESTS += check_mcp_tools
 # Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
 # mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
 UNIT_TESTS += check_mcp_config check_mcp_names
@@ -113,7 +120,7 @@ bin/sandboxd: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) -lpthread -lm
 
-bin/sandboxctl: $(call obj,$(CTL) $(PROTOCOL))
+bin/sandboxctl: $(call obj,$(CTL) $(CLIENT) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
@@ -149,9 +156,11 @@ build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protoco
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
+build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c)
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
+build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c)
 build/tests/check_mcp_config: $(call obj,tests/check_mcp_config.c client/mcp_config.c)
 build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c)
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c client/ploop.c
@@ -283,7 +292,7 @@ format:
 lint:
 	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
 	    --suppress=missingIncludeSystem -I protocol --include=/usr/include/jansson.h \
-	    protocol worker server tests
+	    protocol worker server client tests
 
 clean:
 	rm -rf build bin

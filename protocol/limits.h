@@ -295,6 +295,50 @@
  * still runs at least every other turn. A third of LIMIT_TURN_WORK_US. */
 #define LIMIT_HEAVY_WORK_US 1000u
 
+/* ---- Clients (client/sdc.c).
+ *
+ * The largest frame a client accepts from the daemon. Replies carry whole
+ * outputs (at most LIMIT_OUTPUT_BYTES_MAX, 64 MiB, as JSON strings that
+ * grow when escaped), so this is far above the request limit; yet it
+ * refuses a garbage length prefix (up to 4 GiB) before allocating for it. */
+#define LIMIT_CLIENT_REPLY_BYTES (256u * 1024u * 1024u)
+/* A client reads the daemon's socket this much at a time: an output event
+ * carries at most 64 KiB of data, so one read usually holds whole frames. */
+#define LIMIT_CLIENT_READ_BYTES 65536u
+
+/* ---- MCP bridge tools (client/mcp_tools.c).
+ *
+ * What one tool result shows a model. Hosts put the result in the model's
+ * context (Claude Code warns past some 25000 tokens), and each result says
+ * everything twice, in structuredContent and in content[0].text, since
+ * some hosts show only one: 16 KiB of output is some 4000 tokens, twice
+ * 8000, well inside that. The rest of the output is a `status` call away,
+ * at the offsets the result names. */
+#define LIMIT_MCP_OUTPUT_BYTES (16u * 1024u)
+/* stderr's share of that when both streams are longer: errors are short
+ * and matter, so a chatty stdout cannot push them out. */
+#define LIMIT_MCP_STDERR_SHARE_BYTES (4u * 1024u)
+/* A returned value whose compact JSON is longer than this is shown as a
+ * preview of that many bytes (value_preview), not as the value. */
+#define LIMIT_MCP_VALUE_BYTES (16u * 1024u)
+/* Tool calls and test entries listed in one result (the summary and the
+ * counts are always whole), and each test error's bytes in it. */
+#define LIMIT_MCP_CALLS 100u
+#define LIMIT_MCP_TESTS 200u
+#define LIMIT_MCP_TEST_ERROR_BYTES 1024u
+/* notifications/progress: at most one every PROGRESS_MS while output
+ * comes, and one at least every HEARTBEAT_MS while nothing does, so hosts
+ * with idle timeouts (some at 10 s) keep waiting; the message is the last
+ * line of output, cut. */
+#define LIMIT_MCP_PROGRESS_MS 250u
+#define LIMIT_MCP_HEARTBEAT_MS 4000u
+#define LIMIT_MCP_PROGRESS_MESSAGE_CHARS 200u
+/* At the end of a session the bridge cancels what it started and waits
+ * this long at most for the daemon to confirm. */
+#define LIMIT_MCP_SHUTDOWN_MS 2000u
+/* Background executions a session remembers, to cancel at its end. */
+#define LIMIT_MCP_BACKGROUND 1024u
+
 /* ---- The MCP bridge (bin/sandboxd-mcp).
  *
  * One line of MCP input from the host (one JSON-RPC message). A tools/call
@@ -310,8 +354,11 @@
 /* tools/list page size: one page holds every tool the bridge has today
  * (seven); a cursor is given only beyond this. */
 #define LIMIT_MCP_TOOLS_PAGE 64u
-/* JSON nesting accepted in one MCP message (jansson's own bound is 2048). */
-#define LIMIT_MCP_JSON_DEPTH 64u
+/* subscriptions/listen streams one modern-era session may hold open: a
+ * host opens one (tools list changes); a few more cost nothing, and a
+ * client opening them without end gets -32603 instead of growing the
+ * bridge. */
+#define LIMIT_MCP_SUBSCRIPTIONS 16u
 
 /* ---- Code mode over upstream MCP servers (the bridge, client/mcp_*).
  *
