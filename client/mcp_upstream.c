@@ -328,6 +328,9 @@ static void srv_down(struct server *s, const char *fmt, ...)
 	s->state = SRV_DOWN;
 	logf_(s, "%s", s->why ? s->why : what);
 	struct mup *u = s->u;
+	/* A start that failed changes what execute's description says. */
+	if (!was_up && u->changed)
+		u->changed(u->changed_arg);
 	for (struct ucall *c = u->calls, *next; c; c = next) {
 		next = c->next;
 		if (c->s != s || c->fail)

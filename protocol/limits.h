@@ -397,7 +397,11 @@
  * description in the model's context: 16 KiB is some 4k tokens); beyond
  * it, a one-line catalogue of tool names and search_tools. */
 #define LIMIT_MCP_DECL_BYTES (16u * 1024u)
-/* Tools search_tools returns declarations for at most. */
+/* The one-line catalogue that replaces them: some 100 tool names. */
+#define LIMIT_MCP_CATALOGUE_BYTES (4u * 1024u)
+/* Tools search_tools returns declarations for at most: 20 tools' schemas
+ * are a few KiB of TypeScript, what a model reads at once. */
 #define LIMIT_MCP_SEARCH_RESULTS 20u
+#define LIMIT_MCP_SEARCH_RESULTS_TEXT "20"
 
 #endif
