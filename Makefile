@@ -74,7 +74,7 @@ UNIT_TESTS += check_mcp_tools
 UNIT_TESTS += check_mcp_config check_mcp_names
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
               check_workers check_fds check_hostile check_bounds check_faults
-INT_TESTS  += check_mcp_upstream
+INT_TESTS  += check_mcp_upstream check_mcp_codemode
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -165,6 +165,7 @@ build/tests/check_mcp_config: $(call obj,tests/check_mcp_config.c client/mcp_con
 build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c)
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c client/ploop.c
 build/tests/check_mcp_upstream: $(call obj,tests/check_mcp_upstream.c $(UPSTREAM)) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
+build/tests/check_mcp_codemode: $(call obj,tests/check_mcp_codemode.c client/mcp_codemode.c $(UPSTREAM) $(MCP_TOOLS) client/mcp_rpc.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
 build/tests/mcp_stub: $(call obj,tests/mcp_stub.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS)

@@ -38,7 +38,7 @@ struct mcode {
 };
 
 static const char intro[] =
-	"\n\nCode mode: the script can also call the tools of other MCP servers, synchronously, "
+	"Code mode: the script can also call the tools of other MCP servers, synchronously, "
 	"as tools.<server>.<tool>(args). A call returns the tool's structuredContent, else its "
 	"text content (parsed when it is JSON; several blocks give an array, images and "
 	"resources their objects); a tool error throws an Error with its text. A call still "

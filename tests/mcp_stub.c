@@ -5,7 +5,8 @@
  * Options: --modern (refuses initialize; answers server/discover with
  * 2026-07-28 and then wants the version in every request's _meta),
  * --version V (answers initialize with V), --page N (tools/list pages of N
- * tools), --exit N (exits with status N at once).
+ * tools), --many N (N more tools, "tool_0"..., with 600-byte descriptions),
+ * --exit N (exits with status N at once).
  *
  * Tools: echo (structuredContent: the arguments), text (a text block that
  * is not JSON), json (a text block that is JSON), blocks (text and an
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 static int page = 100;
+static int many; /* extra tools "tool_N" with long descriptions */
 static int modern;
 static const char *version = "2025-11-25";
 static int added;
@@ -61,13 +63,20 @@ static void list(json_t *id, json_t *params)
 	const char *cursor = json_string_value(json_object_get(params, "cursor"));
 	if (cursor)
 		start = atoi(cursor);
-	int n = (int)(sizeof tool_names / sizeof *tool_names) - (added ? 0 : 1);
+	int fixed = (int)(sizeof tool_names / sizeof *tool_names) - (added ? 0 : 1);
+	int n = fixed + many;
 	json_t *tools = json_array();
-	for (int i = start; i < n && i < start + page; i++)
-		json_array_append_new(tools, json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s}}}}", "name",
-						       tool_names[i], "description", "a stub tool",
-						       "inputSchema", "type", "object",
-						       "properties", "name", "type", "string"));
+	for (int i = start; i < n && i < start + page; i++) {
+		char name[32], desc[600];
+		snprintf(name, sizeof name, "tool_%d", i - fixed);
+		memset(desc, 'd', sizeof desc - 1);
+		desc[sizeof desc - 1] = '\0';
+		json_array_append_new(
+			tools, json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s}}}}", "name",
+					 i < fixed ? tool_names[i] : name, "description",
+					 i < fixed ? "a stub tool" : desc, "inputSchema", "type",
+					 "object", "properties", "name", "type", "string"));
+	}
 	json_t *r = json_pack("{s:o}", "tools", tools);
 	if (start + page < n) {
 		char next[16];
@@ -136,6 +145,8 @@ int main(int argc, char **argv)
 			version = argv[++i];
 		else if (strcmp(argv[i], "--page") == 0 && i + 1 < argc)
 			page = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--many") == 0 && i + 1 < argc)
+			many = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--exit") == 0 && i + 1 < argc)
 			return atoi(argv[++i]);
 	}
