@@ -61,7 +61,9 @@ CLIENT   := client/sdc.c
 comma := ,
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
 
-BINS := bin/sandboxd bin/sandboxctl
+# The MCP bridge's core: its main, JSON-RPC and the MCP lifecycle, its loop.
+MCP  := client/mcp_main.c client/mcp_rpc.c client/ploop.c
+BINS := bin/sandboxd bin/sandboxctl bin/sandboxd-mcp
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
               check_jsonv check_run check_jstr check_mcp_rpc
@@ -72,8 +74,13 @@ UNIT_TESTS += check_mcp_tools
 # Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
 # mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
 UNIT_TESTS += check_mcp_config check_mcp_names
+# bin/sandboxd-mcp links CODEMODE for --config.
+UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
+CODEMODE := client/mcp_codemode.c $(UPSTREAM)
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
-              check_workers check_fds check_hostile check_bounds check_faults
+              check_workers check_fds check_hostile check_bounds check_faults check_sdc
+# bin/sandboxd-mcp on pipes, as a host runs it.
+INT_TESTS  += check_mcp_main
 INT_TESTS  += check_mcp_upstream check_mcp_codemode
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
@@ -124,6 +131,10 @@ bin/sandboxctl: $(call obj,$(CTL) $(CLIENT) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
+bin/sandboxd-mcp: $(call obj,$(MCP) $(MCP_TOOLS) $(CLIENT) $(PROTOCOL))
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
+
 # The daemon with tests/fault.c between it and the calls it makes, which
 # fail by count as SANDBOXD_FAULT says (see tests/fault.c).
 FAULT_WRAP := malloc calloc realloc strdup strndup vasprintf pipe2 socketpair accept4 write \
@@ -143,7 +154,7 @@ faults: deps
 	@SANDBOXD_FAULT_POINTS=$(FAULT_POINTS) build/tests/check_faults
 
 # Each suite links the modules it tests, plus the shared test helpers.
-TESTLIB := $(call obj,tests/testlib.c)
+TESTLIB := $(call obj,tests/testlib.c $(CLIENT))
 build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
 build/tests/check_utf8: $(call obj,tests/check_utf8.c protocol/utf8.c protocol/buf.c)
 build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c protocol/buf.c protocol/frame.c)
@@ -163,9 +174,8 @@ build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c)
 build/tests/check_mcp_config: $(call obj,tests/check_mcp_config.c client/mcp_config.c)
 build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c)
-UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c client/ploop.c
-build/tests/check_mcp_upstream: $(call obj,tests/check_mcp_upstream.c $(UPSTREAM)) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
-build/tests/check_mcp_codemode: $(call obj,tests/check_mcp_codemode.c client/mcp_codemode.c $(UPSTREAM) $(MCP_TOOLS) client/mcp_rpc.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
+build/tests/check_mcp_upstream: $(call obj,tests/check_mcp_upstream.c $(UPSTREAM) client/ploop.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
+build/tests/check_mcp_codemode: $(call obj,tests/check_mcp_codemode.c $(CODEMODE) $(MCP_TOOLS) client/mcp_rpc.c client/ploop.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
 build/tests/mcp_stub: $(call obj,tests/mcp_stub.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS)
@@ -181,6 +191,8 @@ build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PRO
 build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_sdc: $(call obj,tests/check_sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_mcp_main: $(call obj,tests/check_mcp_main.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
@@ -213,6 +225,7 @@ $(TESTS) build/tests/bench build/tests/soak build/tests/syscall_allow: build/tes
 # Integration suites find the binaries through these.
 export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
+export SANDBOXD_MCP_BIN := $(CURDIR)/bin/sandboxd-mcp
 export SANDBOXD_FAULT_BIN := $(CURDIR)/bin/sandboxd-fault
 export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
 export SANDBOXD_MCP_STUB := $(CURDIR)/build/tests/mcp_stub
