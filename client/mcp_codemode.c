@@ -35,6 +35,7 @@ struct mcode {
 	bool freeing;
 	struct suffix_req *suffix_pending;
 	bool suffix_again;
+	bool first_ready; /* every server was up or down once */
 };
 
 static const char intro[] =
@@ -375,7 +376,12 @@ static int add_search_tool(struct mcode *c)
 
 /* ---- the set */
 
-static void on_first_ready(void *arg) { renew_suffix(arg); }
+static void on_first_ready(void *arg)
+{
+	struct mcode *c = arg;
+	c->first_ready = true;
+	renew_suffix(c);
+}
 
 struct mcode *mcode_new(struct ploop *p, struct mrpc *m, struct mtool *t, struct mcfg *cfg,
 			char **why)
@@ -412,11 +418,44 @@ struct mcode *mcode_new(struct ploop *p, struct mrpc *m, struct mtool *t, struct
 		mcode_free(c);
 		goto oom;
 	}
+	/* The host's first tools/list and execute should see the upstream
+	 * tools: the loop runs here (before the bridge reads its stdin) until
+	 * every server is up or has failed and execute's description has been
+	 * renewed, or LIMIT_MCP_START_MS passed (the rest then lands later,
+	 * announced by list_changed). */
+	uint64_t end = ploop_now_ms() + LIMIT_MCP_START_MS;
+	while ((!c->first_ready || c->suffix_pending) && ploop_now_ms() < end)
+		if (ploop_once(p, (int)(end - ploop_now_ms())) < 0 && errno != EINTR)
+			break;
 	return c;
 oom:
 	if (asprintf(why, "code mode could not be set up: %s", strerror(ENOMEM)) < 0)
 		*why = NULL;
 	return NULL;
+}
+
+struct mcode *mcode_open(struct ploop *p, struct mrpc *m, struct mtool *t, const char *path,
+			 char **why)
+{
+	char err[1024];
+	struct mcfg *cfg = NULL;
+	*why = NULL;
+	if (mcfg_load_file(path, &cfg, err, sizeof err) < 0) {
+		if (asprintf(why, "--config %s", err) < 0)
+			*why = NULL;
+		return NULL;
+	}
+	return mcode_new(p, m, t, cfg, why);
+}
+
+json_t *mcode_problems(struct mcode *c)
+{
+	json_t *p = mup_problems(c->u);
+	if (p && !json_array_size(p)) {
+		json_decref(p);
+		p = NULL;
+	}
+	return p;
 }
 
 void mcode_free(struct mcode *c)

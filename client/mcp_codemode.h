@@ -30,9 +30,25 @@ struct mcode;
 
 /* Code mode over cfg (taken: freed by mcode_free, also on failure) on the
  * session m and runner t: registers search_tools with m and the hooks
- * with t, and starts every server. NULL with *why (malloc'd) on failure. */
+ * with t, and starts every server. Then it runs the loop (ploop_once)
+ * until every server is up (its tools listed) or has failed, and
+ * execute's description has the declarations, for at most
+ * LIMIT_MCP_START_MS: so the host's first tools/list and execute see the
+ * upstream tools. Call it before the loop runs, before the bridge reads
+ * its stdin. NULL with *why (malloc'd) on failure. */
 struct mcode *mcode_new(struct ploop *p, struct mrpc *m, struct mtool *t, struct mcfg *cfg,
 			char **why);
+
+/* mcode_new over the --config file at path (mcfg_load_file). NULL with
+ * *why (malloc'd: the file, and the field or variable that is wrong) on
+ * failure. */
+struct mcode *mcode_open(struct ploop *p, struct mrpc *m, struct mtool *t, const char *path,
+			 char **why);
+
+/* The servers that are down, [{"server", "error"}] (a new reference), or
+ * NULL when all are up: what execute's result should report (a hook of
+ * the tools runner would add it as "upstream_errors"). */
+json_t *mcode_problems(struct mcode *c);
 
 /* Stops the servers (their calls answered, nothing sent for them), and
  * unregisters the hooks and search_tools. Call before mtool_free and

@@ -49,8 +49,9 @@ static const char *stub(void)
 	return p ? p : "build/tests/mcp_stub";
 }
 
-/* A session whose config has the stub as server "s" with these args. */
-static void session_start(struct session *s, const char *stub_args)
+/* A session whose config has the stub as server "s" with these args, and
+ * the servers of extra (JSON members, or ""). */
+static void session_start_with(struct session *s, const char *stub_args, const char *extra)
 {
 	memset(s, 0, sizeof *s);
 	daemon_start(&s->d, NULL);
@@ -65,9 +66,9 @@ static void session_start(struct session *s, const char *stub_args)
 	ck_assert_msg(s->tools != NULL, "%s", why);
 	char text[4096];
 	snprintf(text, sizeof text,
-		 "{\"mcpServers\": {\"s\": {\"command\": \"%s\", \"args\": [%s]}},"
+		 "{\"mcpServers\": {\"s\": {\"command\": \"%s\", \"args\": [%s]}%s},"
 		 " \"sandboxd\": {\"servers\": {\"s\": {\"deny\": [\"secret_*\"]}}}}",
-		 stub(), stub_args);
+		 stub(), stub_args, extra);
 	struct mcfg *cfg = NULL;
 	ck_assert_int_eq(mcfg_parse(text, strlen(text), NULL, NULL, &cfg, text, sizeof text), 0);
 	s->code = mcode_new(s->loop, s->rpc, s->tools, cfg, &why);
@@ -79,6 +80,11 @@ static void session_start(struct session *s, const char *stub_args)
 	const char done[] = "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}";
 	mrpc_feed(s->rpc, done, sizeof done - 1);
 	s->next_id = 1;
+}
+
+static void session_start(struct session *s, const char *stub_args)
+{
+	session_start_with(s, stub_args, "");
 }
 
 static void on_shutdown(void *arg) { *(bool *)arg = true; }
@@ -198,6 +204,7 @@ START_TEST(test_declarations_and_calls)
 	ck_assert_msg(strstr(d, "echo") && strstr(d, "cancelled"), "%s", d);
 	ck_assert_msg(strstr(d, "secret_key") == NULL, "a denied tool is declared: %s", d);
 	ck_assert_uint_le(strlen(d), LIMIT_MCP_DECL_BYTES + 4096);
+	ck_assert_ptr_null(mcode_problems(s.code));
 	json_t *search = listed(list, "search_tools");
 	ck_assert_ptr_nonnull(search);
 	ck_assert(json_is_true(
@@ -287,6 +294,34 @@ START_TEST(test_catalogue_past_the_size)
 }
 END_TEST
 
+START_TEST(test_server_down_reported)
+{
+	struct session s;
+	session_start_with(&s, "", ", \"broken\": {\"command\": \"/nonexistent/server\"}");
+	/* mcode_new waited for both: the description is there at once. */
+	json_t *list = request(&s, "tools/list", NULL);
+	const char *d = json_string_value(json_object_get(listed(list, "execute"), "description"));
+	ck_assert_msg(strstr(d, "```typescript") != NULL, "%s", d);
+	ck_assert_msg(
+		strstr(d, "Upstream servers down (restarted on the next call): broken (failed "
+			  "to start: cannot run /nonexistent/server: No such file or directory)"),
+		"%s", d);
+	json_decref(list);
+	json_t *p = mcode_problems(s.code);
+	ck_assert_uint_eq(json_array_size(p), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(p, 0), "server")),
+			 "broken");
+	json_decref(p);
+	/* The other server works. */
+	json_t *r = call_tool(&s, "execute", "{\"code\": \"return tools.s.text({})\"}");
+	ck_assert_str_eq(json_string_value(
+				 json_object_get(json_object_get(r, "structuredContent"), "value")),
+			 "plain words");
+	json_decref(r);
+	session_stop(&s);
+}
+END_TEST
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -295,6 +330,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_declarations_and_calls);
 	tcase_add_test(tc, test_catalogue_past_the_size);
+	tcase_add_test(tc, test_server_down_reported);
 	suite_add_tcase(su, tc);
 	SRunner *sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
