@@ -146,7 +146,13 @@ static int srv_send(struct server *s, json_t *msg)
 	s->wlen += n + 1;
 	free(text);
 	on_in(&s->w_in, PLOOP_WRITE);
-	return 0;
+	/* A server that does not read what it is sent would grow the queue
+	 * without end. */
+	if (s->in_fd >= 0 && s->wlen - s->woff > LIMIT_MCP_UPSTREAM_LINE_BYTES) {
+		srv_down(s, "does not read its stdin (%zu bytes waiting)", s->wlen - s->woff);
+		return -1;
+	}
+	return s->in_fd >= 0 ? 0 : -1;
 }
 
 static void on_in(struct ploop_watch *w, unsigned events)
@@ -956,6 +962,8 @@ static void on_call_timer(struct ploop_timer *t)
 
 static void send_call(struct ucall *c)
 {
+	if (c->s->state != SRV_UP || c->fail)
+		return; /* it went down meanwhile: c fails on its timer */
 	json_t *params = json_pack("{s:s, s:O}", "name", c->tool, "arguments", c->args);
 	c->rpc_id = srv_request(c->s, "tools/call", params);
 	if (c->rpc_id < 0) {
@@ -1111,16 +1119,23 @@ fail:
 	return NULL;
 }
 
-/* Stops a server at the end: EOF on its stdin, SIGTERM, SIGKILL after
- * LIMIT_MCP_STOP_MS. */
-static void srv_stop(struct server *s)
+/* Asks a server to stop: EOF on its stdin, SIGTERM. */
+static void srv_ask_stop(struct server *s)
 {
 	close_fd(&s->w_in, &s->in_fd);
-	if (s->pid > 0) {
+	if (s->pid > 0)
 		kill(s->pid, SIGTERM);
+}
+
+/* Waits for an asked server until end_ms, SIGKILLs it after, reaps it. */
+static void srv_stop(struct server *s, uint64_t end_ms)
+{
+	if (s->pid > 0) {
 		if (s->pidfd >= 0) {
 			struct pollfd pfd = {s->pidfd, POLLIN, 0};
-			while (poll(&pfd, 1, (int)LIMIT_MCP_STOP_MS) < 0 && errno == EINTR)
+			uint64_t now;
+			while ((now = ploop_now_ms()) < end_ms &&
+			       poll(&pfd, 1, (int)(end_ms - now)) < 0 && errno == EINTR)
 				;
 		}
 		int status;
@@ -1143,9 +1158,13 @@ void mup_free(struct mup *u)
 		cancel_upstream(u->calls, "the bridge is stopping");
 		call_end(u->calls, MUP_ABANDONED, NULL, NULL);
 	}
+	/* All are asked at once, and given LIMIT_MCP_STOP_MS together. */
+	for (size_t i = 0; i < u->n; i++)
+		srv_ask_stop(&u->servers[i]);
+	uint64_t end = ploop_now_ms() + LIMIT_MCP_STOP_MS;
 	for (size_t i = 0; i < u->n; i++) {
 		struct server *s = &u->servers[i];
-		srv_stop(s);
+		srv_stop(s, end);
 		free(s->ident);
 		free(s->wbuf);
 		free(s->rbuf);
