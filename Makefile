@@ -71,10 +71,17 @@ UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check
 # and mcp_rpc); check_mcp_tools tests the pure half.
 MCP_TOOLS := client/mcp_tools.c client/mcp_toolrun.c
 UNIT_TESTS += check_mcp_tools
+# Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
+# mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
+UNIT_TESTS += check_mcp_config check_mcp_names
+# bin/sandboxd-mcp links CODEMODE for --config.
+UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
+CODEMODE := client/mcp_codemode.c $(UPSTREAM)
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
               check_workers check_fds check_hostile check_bounds check_faults check_sdc
 # bin/sandboxd-mcp on pipes, as a host runs it.
 INT_TESTS  += check_mcp_main
+INT_TESTS  += check_mcp_upstream check_mcp_codemode
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -166,6 +173,13 @@ build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c)
 build/tests/check_ploop: $(call obj,tests/check_ploop.c client/ploop.c)
+build/tests/check_mcp_config: $(call obj,tests/check_mcp_config.c client/mcp_config.c)
+build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c)
+build/tests/check_mcp_upstream: $(call obj,tests/check_mcp_upstream.c $(UPSTREAM) client/ploop.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
+build/tests/check_mcp_codemode: $(call obj,tests/check_mcp_codemode.c $(CODEMODE) $(MCP_TOOLS) client/mcp_rpc.c client/ploop.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
+build/tests/mcp_stub: $(call obj,tests/mcp_stub.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
@@ -215,6 +229,7 @@ export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
 export SANDBOXD_MCP_BIN := $(CURDIR)/bin/sandboxd-mcp
 export SANDBOXD_FAULT_BIN := $(CURDIR)/bin/sandboxd-fault
 export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
+export SANDBOXD_MCP_STUB := $(CURDIR)/build/tests/mcp_stub
 
 # The unit's checks run after the suites, and fail the target as they do.
 check: deps
