@@ -131,7 +131,7 @@ bin/sandboxctl: $(call obj,$(CTL) $(CLIENT) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
-bin/sandboxd-mcp: $(call obj,$(MCP) $(MCP_TOOLS) $(CLIENT) $(PROTOCOL))
+bin/sandboxd-mcp: $(call obj,$(MCP) $(MCP_TOOLS) $(CODEMODE) $(CLIENT) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
@@ -193,7 +193,7 @@ build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(T
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sdc: $(call obj,tests/check_sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
-build/tests/check_mcp_main: $(call obj,tests/check_mcp_main.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_mcp_main: $(call obj,tests/check_mcp_main.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c

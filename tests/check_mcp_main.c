@@ -6,7 +6,9 @@
  * longer read past the queue's bound, the bridge's RSS measured, every
  * answer then delivered in order), the end of the session (stdin closed:
  * the execution it started is cancelled in the daemon, exit 0), a host
- * that went away (stdout closed) and SIGTERM.
+ * that went away (stdout closed) and SIGTERM, and --config handed to code
+ * mode (a bad file refused, the upstream server's tools there for the
+ * host's first tools/list, the server stopped with the bridge).
  */
 #include <check.h>
 #include <errno.h>
@@ -426,6 +428,98 @@ START_TEST(host_gone_and_sigterm)
 }
 END_TEST
 
+/* The upstream test server (tests/mcp_stub.c), by its absolute path. */
+static const char *stub_path(void)
+{
+	static char path[4096];
+	ck_assert_msg(realpath("build/tests/mcp_stub", path) != NULL,
+		      "build/tests/mcp_stub is missing (run through make check)");
+	return path;
+}
+
+/* The first child of pid, or -1 (/proc/PID/task/PID/children). */
+static pid_t first_child(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	int child = -1;
+	if (f) {
+		if (fscanf(f, "%d", &child) != 1)
+			child = -1;
+		fclose(f);
+	}
+	return child;
+}
+
+START_TEST(config_handed_to_code_mode)
+{
+	char dir[] = "/tmp/sandboxd-mcp-XXXXXX", cfg[128], bad[128], out[8192], err[8192];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(bad, sizeof bad, "%s/bad.json", dir);
+	FILE *f = fopen(bad, "w");
+	fputs("{\"mcpServers\": {\"s\": {\"args\": []}}}", f);
+	fclose(f);
+	/* A config that cannot be used: said on stderr, exit 2, nothing on
+	 * stdout. */
+	const char *badargs[] = {"--config", bad, NULL};
+	ck_assert_int_eq(run_bridge(badargs, out, sizeof out, err, sizeof err), 2);
+	ck_assert_str_eq(out, "");
+	ck_assert_msg(strstr(err, "--config") && strstr(err, "command"), "%s", err);
+	snprintf(cfg, sizeof cfg, "%s/mcp.json", dir);
+	f = fopen(cfg, "w");
+	fprintf(f, "{\"mcpServers\": {\"s\": {\"command\": \"%s\", \"args\": []}}}", stub_path());
+	fclose(f);
+	const char *args[] = {"--config", cfg, NULL};
+	struct bridge b;
+	bridge_start(&b, args);
+	initialize(&b);
+	/* The host's first tools/list already sees the upstream tools. */
+	bridge_send(&b, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+	json_t *r = bridge_msg(&b, 30000);
+	json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
+	bool search = false;
+	const char *desc = NULL;
+	size_t i;
+	json_t *t;
+	json_array_foreach (tools, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+		if (strcmp(name, "search_tools") == 0)
+			search = true;
+		if (strcmp(name, "execute") == 0)
+			desc = json_string_value(json_object_get(t, "description"));
+	}
+	ck_assert(search);
+	ck_assert_msg(desc && strstr(desc, "echo"), "execute: %s", desc ? desc : "(none)");
+	json_decref(r);
+	pid_t stub = first_child(b.pid);
+	ck_assert_int_gt(stub, 0);
+	bridge_send(&b, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+			"\"name\":\"execute\",\"arguments\":{\"code\":"
+			"\"return tools.s.echo({a: 1})\"}}}");
+	r = bridge_msg(&b, 30000);
+	json_t *res = json_object_get(r, "result");
+	ck_assert(!json_is_true(json_object_get(res, "isError")));
+	char *v = json_dumps(json_object_get(json_object_get(res, "structuredContent"), "value"),
+			     JSON_COMPACT);
+	ck_assert_str_eq(v, "{\"a\":1}");
+	free(v);
+	json_decref(r);
+	/* stdin closed: the upstream server is stopped and reaped with the
+	 * bridge. */
+	close(b.in);
+	b.in = -1;
+	int st = bridge_wait(&b, 10000);
+	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	ck_assert_int_eq(kill(stub, 0), -1);
+	ck_assert_int_eq(errno, ESRCH);
+	bridge_close(&b);
+	unlink(cfg);
+	unlink(bad);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -438,6 +532,7 @@ int main(void)
 	tcase_add_test(tc, slow_host_queued);
 	tcase_add_test(tc, stdin_close_cancels);
 	tcase_add_test(tc, host_gone_and_sigterm);
+	tcase_add_test(tc, config_handed_to_code_mode);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
