@@ -12,7 +12,8 @@
  * executions the bridge started are cancelled first, the answers still
  * owed are written out (for at most LIMIT_MCP_SHUTDOWN_MS), then it exits.
  *
- * Exit status: 0 the session ended; 2 bad usage; 1 a system error.
+ * Exit status: 0 the session ended; 2 bad usage (or a --config that cannot
+ * be used); 1 a system error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "../protocol/limits.h"
+#include "mcp_codemode.h"
 #include "mcp_rpc.h"
 #include "mcp_tools.h"
 #include "ploop.h"
@@ -56,7 +58,7 @@ static const char usage_text[] =
 	"  --version            the version\n"
 	"Sizes and counts take a K, M or G suffix (powers of 1024); unset limits are\n"
 	"the daemon's defaults. Logs go to stderr; stdout carries only MCP.\n"
-	"Exit status: 0 when stdin closed; 2 bad usage; 1 a system error.\n";
+	"Exit status: 0 when stdin closed; 2 bad usage or --config; 1 a system error.\n";
 
 struct opts {
 	const char *socket;
@@ -75,6 +77,7 @@ struct bridge {
 	struct ploop *loop;
 	struct mrpc *rpc;
 	struct mtool *tools;
+	struct mcode *codemode; /* NULL without --config */
 	struct ploop_watch in_w, out_w, sig_w;
 	struct ploop_timer end_timer, flush_timer;
 	/* The line being read: inbuf[0..inlen). While skipping, bytes are
@@ -323,10 +326,21 @@ static void in_lines(struct bridge *b, size_t scan_from)
 	}
 	if (b->skipping) {
 		b->inlen = 0;
+		if (b->incap > 16 * READ_CHUNK) {
+			free(b->inbuf);
+			b->inbuf = NULL;
+			b->incap = 0;
+		}
 		return;
 	}
 	memmove(b->inbuf, b->inbuf + start, b->inlen - start);
 	b->inlen -= start;
+	if (b->inlen == 0 && b->incap > 16 * READ_CHUNK) {
+		/* A big line has gone: give its memory back. */
+		free(b->inbuf);
+		b->inbuf = NULL;
+		b->incap = 0;
+	}
 	if (b->inlen > LIMIT_MCP_LINE_BYTES) {
 		/* The line is over the bound: answer it once and drop it up to
 		 * its newline. */
@@ -392,6 +406,8 @@ static void on_flush_timeout(struct ploop_timer *t)
 static void on_tools_done(struct ploop_timer *t)
 {
 	struct bridge *b = t->arg;
+	mcode_free(b->codemode);
+	b->codemode = NULL;
 	mtool_free(b->tools);
 	b->tools = NULL;
 	mrpc_free(b->rpc);
@@ -506,9 +522,21 @@ int main(int argc, char **argv)
 		free(why);
 		return EXIT_SYSTEM;
 	}
-	if (o.config)
-		logmsg("--config %s: code mode is not part of this build; the file is not read",
-		       o.config);
+	/* Code mode starts its servers and waits (a bounded time) for their
+	 * tools before the host is read, so that its first tools/list and
+	 * execute see them. A config that cannot be used is the user's to
+	 * fix: said once, exit 2. */
+	if (o.config) {
+		b.codemode = mcode_open(b.loop, b.rpc, b.tools, o.config, &why);
+		if (!b.codemode) {
+			logmsg("--config: %s", why ? why : "out of memory");
+			free(why);
+			mtool_free(b.tools);
+			mrpc_free(b.rpc);
+			ploop_free(b.loop);
+			return EXIT_USAGE;
+		}
+	}
 
 	sigset_t mask;
 	sigemptyset(&mask);
@@ -543,6 +571,7 @@ int main(int argc, char **argv)
 		if (!b.ending && !ploop_watched(&b.in_w))
 			break;
 	}
+	mcode_free(b.codemode);
 	mtool_free(b.tools);
 	mrpc_free(b.rpc);
 	ploop_watch_del(&b.in_w);

@@ -1062,6 +1062,14 @@ static void modern_dispatch(struct mrpc *m, struct req *r, bool claim, const cha
 		answer_unsupported(m, r, version);
 		return;
 	}
+	/* The client names itself on each request (a SHOULD): keep the
+	 * latest, for mrpc_client_info. */
+	json_t *info = json_object_get(json_object_get(r->params, "_meta"),
+				       "io.modelcontextprotocol/clientInfo");
+	if (info && info != m->client_info) {
+		json_decref(m->client_info);
+		m->client_info = json_incref(info);
+	}
 	if (strcmp(meth, "tools/list") == 0)
 		do_tools_list(m, r);
 	else if (strcmp(meth, "tools/call") == 0)

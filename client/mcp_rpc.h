@@ -113,7 +113,9 @@ bool mrpc_ready(const struct mrpc *m);
 /* The protocol version in use: the negotiated legacy one, or
  * MRPC_MODERN_VERSION once a modern request was seen; NULL before. */
 const char *mrpc_protocol_version(const struct mrpc *m);
-/* params.clientInfo of `initialize` (borrowed), or NULL. */
+/* Who the client says it is: params.clientInfo of `initialize`, or the
+ * io.modelcontextprotocol/clientInfo of the latest modern request
+ * (borrowed, valid until the next message), or NULL. */
 const json_t *mrpc_client_info(const struct mrpc *m);
 
 /* ---- The tool table. */

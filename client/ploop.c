@@ -228,7 +228,9 @@ int ploop_once(struct ploop *p, int timeout_ms)
 		if (re & POLLOUT)
 			ev |= PLOOP_WRITE;
 		if (re & (POLLHUP | POLLERR | POLLNVAL))
-			ev |= PLOOP_HUP;
+			/* With what was asked for, so that a reader reads its
+			 * EOF and a writer gets its error. */
+			ev |= PLOOP_HUP | (w->events & (PLOOP_READ | PLOOP_WRITE));
 		ev &= w->events | PLOOP_HUP;
 		if (ev)
 			w->cb(w, ev);

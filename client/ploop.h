@@ -24,7 +24,9 @@ struct ploop;
 
 /* Events a watch asks for and is told of. PLOOP_HUP (POLLHUP, POLLERR or
  * POLLNVAL: the other end closed or the fd broke) is always reported,
- * whether asked for or not; a reader sees it as READ|HUP and reads to EOF. */
+ * whether asked for or not, together with the events the watch asks for:
+ * a reader sees READ|HUP and reads its EOF, a writer WRITE|HUP and gets
+ * its error from write. */
 #define PLOOP_READ 0x1u
 #define PLOOP_WRITE 0x2u
 #define PLOOP_HUP 0x4u

@@ -807,12 +807,13 @@ static int parse_int(const char *s, json_int_t *out)
 	return -1;
 }
 
-/* Options up to the next non-option; -1 to go on, else an exit status.
- * Called before and after the command, so both orders work. */
+/* Every option, wherever it stands among the operands (getopt moves the
+ * operands, in their order, behind them; "--" ends the options); -1 to go
+ * on, else an exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "+e:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:h", options, NULL)) != -1) {
 		switch (opt) {
 		case O_SOCKET: o->socket = optarg; break;
 		case 'e': o->code_arg = optarg; break;
@@ -882,16 +883,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
-	/* Options after the command, and after its first argument (an id). */
-	if ((rc = parse_opts(argc, argv, &o)) >= 0)
-		return rc;
 	const char *id = NULL;
 	if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
 		if (optind >= argc)
 			return fail(EXIT_USAGE, "usage: sandboxctl %s ID", cmd);
 		id = argv[optind++];
-		if ((rc = parse_opts(argc, argv, &o)) >= 0)
-			return rc;
 		if (optind != argc)
 			return fail(EXIT_USAGE, "unexpected argument: %s", argv[optind]);
 	}

@@ -235,7 +235,7 @@ void sdc_forget(struct sdc *c, long long id)
 		c->regs[i].fn = NULL;
 }
 
-static bool registered(const struct sdc *c, long long id)
+bool sdc_is_pending(const struct sdc *c, long long id)
 {
 	bool found;
 	reg_find(c, id, &found);
@@ -266,6 +266,25 @@ static void dispatch(struct sdc *c, json_t *frame)
 /* ---- reading */
 
 /*
+ * Where the next whole frame's payload lies in the input: 1 (payload, plen;
+ * consume *used once done with it), 0 none yet, or the failure on a bad
+ * one.
+ */
+static int next_payload(struct sdc *c, const char **payload, size_t *plen, size_t *used)
+{
+	enum frame_status st =
+		frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in), payload, plen, used);
+	if (st == FRAME_MORE) {
+		buf_consume(&c->in, *used);
+		return 0;
+	}
+	if (st != FRAME_OK)
+		return fail(c, SDC_EFRAME, "the daemon sent a bad frame: %s (%zu bytes)",
+			    frame_status_str(st), *plen);
+	return 1;
+}
+
+/*
  * The next whole frame in the input, parsed (a new reference), or NULL:
  * none yet (status SDC_OK), or the connection failed on a bad one.
  */
@@ -273,17 +292,8 @@ static json_t *next_frame(struct sdc *c)
 {
 	const char *payload;
 	size_t plen, used;
-	enum frame_status st =
-		frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in), &payload, &plen, &used);
-	if (st == FRAME_MORE) {
-		buf_consume(&c->in, used);
+	if (next_payload(c, &payload, &plen, &used) <= 0)
 		return NULL;
-	}
-	if (st != FRAME_OK) {
-		fail(c, SDC_EFRAME, "the daemon sent a bad frame: %s (%zu bytes)",
-		     frame_status_str(st), plen);
-		return NULL;
-	}
 	json_error_t jerr;
 	json_t *m = json_loadb(payload, plen, JSON_ALLOW_NUL, &jerr);
 	buf_consume(&c->in, used);
@@ -325,17 +335,16 @@ static int read_once(struct sdc *c)
 			buf_commit(&c->in, (size_t)n);
 			return 1;
 		}
-		if (n == 0)
-			return fail(c, SDC_EOF, "%s",
-				    buf_len(&c->in)
-					    ? "the daemon closed the connection inside a frame"
-					    : "the daemon closed the connection");
-		if (errno == EINTR)
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
+		/* A frame begun and never finished is worth saying. */
+		const char *inside = buf_len(&c->in) ? " inside a frame" : "";
+		if (n == 0)
+			return fail(c, SDC_EOF, "the daemon closed the connection%s", inside);
 		if (errno == ECONNRESET)
-			return fail(c, SDC_EOF, "%s", "the daemon reset the connection");
+			return fail(c, SDC_EOF, "the daemon reset the connection%s", inside);
 		return fail(c, SDC_ESYS, "cannot read from the daemon: %s", strerror(errno));
 	}
 }
@@ -384,7 +393,7 @@ int sdc_pump(struct sdc *c, int timeout_ms)
 int sdc_wait(struct sdc *c, long long id, int timeout_ms)
 {
 	long long deadline = deadline_of(timeout_ms);
-	while (registered(c, id)) {
+	while (sdc_is_pending(c, id)) {
 		int left = -1;
 		if (deadline >= 0) {
 			long long l = deadline - now_ms();
@@ -394,39 +403,66 @@ int sdc_wait(struct sdc *c, long long id, int timeout_ms)
 		}
 		int r = sdc_pump(c, left);
 		if (r != SDC_OK)
-			return r == SDC_ETIMEOUT && !registered(c, id) ? SDC_OK : r;
+			return r == SDC_ETIMEOUT && !sdc_is_pending(c, id) ? SDC_OK : r;
 	}
 	return SDC_OK;
 }
 
+/* Waits up to the deadline for a whole frame in the input: SDC_OK once
+ * there is one (or the input ended badly: see c->status), else
+ * SDC_ETIMEOUT or the failure. */
+static int wait_frame(struct sdc *c, long long deadline)
+{
+	for (;;) {
+		const char *payload;
+		size_t plen, used;
+		int r = c->status != SDC_OK ? c->status : next_payload(c, &payload, &plen, &used);
+		if (r != 0)
+			return r < 0 ? r : SDC_OK;
+		if ((r = wait_readable(c, deadline)) <= 0)
+			return r == 0 ? SDC_ETIMEOUT : r;
+		if ((r = read_once(c)) < 0)
+			return r;
+	}
+}
+
 json_t *sdc_recv(struct sdc *c, int timeout_ms, int *status)
 {
-	long long deadline = deadline_of(timeout_ms);
-	int r;
-	for (;;) {
-		json_t *m = c->status == SDC_OK ? next_frame(c) : NULL;
-		if (m) {
-			if (status)
-				*status = SDC_OK;
-			return m;
+	int r = wait_frame(c, deadline_of(timeout_ms));
+	json_t *m = r == SDC_OK ? next_frame(c) : NULL;
+	if (status)
+		*status = m ? SDC_OK : r != SDC_OK ? r : c->status;
+	return m;
+}
+
+char *sdc_recv_text(struct sdc *c, int timeout_ms, size_t *len, int *status)
+{
+	int r = wait_frame(c, deadline_of(timeout_ms));
+	const char *payload;
+	size_t plen, used;
+	char *text = NULL;
+	if (r == SDC_OK && next_payload(c, &payload, &plen, &used) == 1) {
+		text = malloc(plen + 1);
+		if (!text) {
+			r = fail(c, SDC_ENOMEM, "%s", "out of memory reading the daemon's frames");
+		} else {
+			memcpy(text, payload, plen);
+			text[plen] = '\0';
+			buf_consume(&c->in, used);
+			if (len)
+				*len = plen;
 		}
-		if ((r = c->status) != SDC_OK)
-			break;
-		if ((r = wait_readable(c, deadline)) <= 0) {
-			r = r == 0 ? SDC_ETIMEOUT : r;
-			break;
-		}
-		if ((r = read_once(c)) < 0)
-			break;
 	}
 	if (status)
-		*status = r;
-	return NULL;
+		*status = text ? SDC_OK : r != SDC_OK ? r : c->status;
+	return text;
 }
 
 int sdc_on_readable(struct sdc *c)
 {
-	for (int i = 0; i < SDC_READS_PER_CALL && c->status == SDC_OK; i++) {
+	/* A blocking fd is read once: a second read could wait. */
+	int reads = c->flags & SDC_NONBLOCK ? SDC_READS_PER_CALL : 1;
+	for (int i = 0; i < reads && c->status == SDC_OK; i++) {
 		int r = read_once(c);
 		if (r < 0)
 			break;

@@ -31,9 +31,11 @@
  * error) is final: every handler still registered is called once with a
  * NULL frame, and later calls return the same status.
  *
- * Handlers may send requests (sdc_request, sdc_tool_result, ...) and
- * sdc_forget registrations, but must not sdc_close the connection they are
- * called for; close it after the call that dispatched returns.
+ * Handlers may send requests (sdc_request, sdc_tool_result, ...), sdc_forget
+ * registrations and, in blocking mode, dispatch further frames themselves
+ * (sdc_pump: a handler that waits on something else and on the daemon at
+ * once), but must not sdc_close the connection they are called for; close
+ * it after the call that dispatched returns.
  */
 #ifndef SANDBOXD_SDC_H
 #define SANDBOXD_SDC_H
@@ -165,6 +167,8 @@ long long sdc_tool_result(struct sdc *c, const json_t *call, const json_t *value
 void sdc_forget(struct sdc *c, long long id);
 /* Requests sent and not yet finally answered (registrations). */
 size_t sdc_pending(const struct sdc *c);
+/* True while id is registered: its final reply has not been handled. */
+bool sdc_is_pending(const struct sdc *c, long long id);
 
 /* ---- blocking mode */
 
@@ -192,6 +196,10 @@ int sdc_pump(struct sdc *c, int timeout_ms);
  * their ids. NULL with *status (may be NULL) as for sdc_pump.
  */
 json_t *sdc_recv(struct sdc *c, int timeout_ms, int *status);
+/* The same as text: the next frame's payload exactly as the daemon sent it,
+ * not parsed (a NUL-terminated copy the caller frees; its length in *len
+ * when len is not NULL). For tests of bytes a JSON parser would refuse. */
+char *sdc_recv_text(struct sdc *c, int timeout_ms, size_t *len, int *status);
 
 /* ---- event-loop mode */
 
@@ -199,8 +207,9 @@ json_t *sdc_recv(struct sdc *c, int timeout_ms, int *status);
  * Reads what the socket holds (until it would block, or at most
  * SDC_READS_PER_CALL reads, so one busy daemon connection does not starve
  * the caller's other fds; poll reports the rest) and dispatches every whole
- * frame read. SDC_OK, or the connection's failure (handlers have then had
- * their NULL frames).
+ * frame read. On a blocking connection it reads once (after poll said the
+ * fd is readable). SDC_OK, or the connection's failure (handlers have then
+ * had their NULL frames).
  */
 #define SDC_READS_PER_CALL 16
 int sdc_on_readable(struct sdc *c);

@@ -360,4 +360,48 @@
  * bridge. */
 #define LIMIT_MCP_SUBSCRIPTIONS 16u
 
+/* ---- Code mode over upstream MCP servers (the bridge, client/mcp_*).
+ *
+ * Upstream servers one --config may name: each is a child process with
+ * three pipes, and 64 is far past what a host configures (a handful). */
+#define LIMIT_MCP_UPSTREAMS 64u
+/* A --config file: hosts' files are a few KiB; 1 MiB leaves room for long
+ * env blocks without reading a wrong file (a log, a dump) whole. */
+#define LIMIT_MCP_CONFIG_BYTES (1024u * 1024u)
+/* Bytes of one identifier made from a server or tool name: two of them
+ * and the dot fit the daemon's LIMIT_TOOL_NAME (128). */
+#define LIMIT_MCP_IDENT_BYTES 63u
+/* One line (JSON-RPC message) read from an upstream server: tool results
+ * with images run to a few MiB; beyond 16 MiB (the daemon's control
+ * frame, which a tool_result must fit anyway) the server is stopped. */
+#define LIMIT_MCP_UPSTREAM_LINE_BYTES (16u * 1024u * 1024u)
+/* Pages of tools/list followed for one server, and tools kept of it: a
+ * server that never stops paging is cut there, not followed forever. */
+#define LIMIT_MCP_LIST_PAGES 64u
+/* Time an upstream server has to answer initialize and each tools/list
+ * page: a server started by npx may first download itself. */
+#define LIMIT_MCP_START_MS 30000u
+/* Restart backoff for a server that failed to start or died: the first
+ * retry at once on the next call, then waits doubling from 1 s up to 60 s
+ * between attempts; calls made inside the wait fail at once, naming the
+ * server and why it is down. A server that stayed up 60 s starts over at
+ * no wait. */
+#define LIMIT_MCP_BACKOFF_FIRST_MS 1000u
+#define LIMIT_MCP_BACKOFF_MAX_MS 60000u
+/* When the bridge stops, a server has this long after its stdin closes
+ * and SIGTERM to exit before SIGKILL; likewise a server that closed its
+ * stdout, to exit (and give its status) before it is killed. */
+#define LIMIT_MCP_STOP_MS 2000u
+/* execute's description carries the upstream tools' TypeScript
+ * declarations while they fit in this much (hosts put every tool
+ * description in the model's context: 16 KiB is some 4k tokens); beyond
+ * it, a one-line catalogue of tool names and search_tools. */
+#define LIMIT_MCP_DECL_BYTES (16u * 1024u)
+/* The one-line catalogue that replaces them: some 100 tool names. */
+#define LIMIT_MCP_CATALOGUE_BYTES (4u * 1024u)
+/* Tools search_tools returns declarations for at most: 20 tools' schemas
+ * are a few KiB of TypeScript, what a model reads at once. */
+#define LIMIT_MCP_SEARCH_RESULTS 20u
+#define LIMIT_MCP_SEARCH_RESULTS_TEXT "20"
+
 #endif

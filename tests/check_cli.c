@@ -219,6 +219,40 @@ START_TEST(test_usage_errors)
 }
 END_TEST
 
+/* Options go before or after the operands, in any order; "--" ends them. */
+START_TEST(test_options_anywhere)
+{
+	static struct run r;
+	char path[] = "/tmp/sandboxctl-spin-XXXXXX";
+	int fd = mkstemp(path);
+	const char spin[] = "for (;;) {}";
+	ck_assert_int_eq(write(fd, spin, sizeof spin - 1), (ssize_t)sizeof spin - 1);
+	close(fd);
+	/* After a FILE operand, the socket last of all. */
+	run(&r, NULL,
+	    (char *const[]){(char *)ctl(), "exec", path, "--timeout-ms", "100", "--socket", d.sock,
+			    NULL});
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "timeout"));
+	/* Between the command and its operand, and after stdin's "-". */
+	run(&r, "return 7", CTL("exec", "--javascript", "-", "--no-cache"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "7\n");
+	run(&r, NULL, CTL("exec", "-e", "return 'x'", "--json"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"value\":\"x\""));
+	/* After cache list's FILTER. */
+	run(&r, NULL, CTL("cache", "list", "nothing-matches-this", "--json"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"scripts\":[]"));
+	/* After "--", an operand that looks like an option is a file name. */
+	run(&r, NULL, CTL("exec", "--", "--no-such-file"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "cannot read the script"));
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_connection_error)
 {
 	static struct run r;
@@ -576,6 +610,7 @@ int main(void)
 	tcase_add_test(tc, test_stream_output);
 	tcase_add_test(tc, test_json_frames);
 	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_options_anywhere);
 	tcase_add_test(tc, test_connection_error);
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);

@@ -688,6 +688,14 @@ START_TEST(modern_discover_and_calls)
 	json_decref(r);
 	ck_assert(mrpc_ready(m));
 	ck_assert_str_eq(mrpc_protocol_version(m), "2026-07-28");
+	ck_assert_ptr_null(mrpc_client_info(m));
+	feed(m,
+	     "{\"jsonrpc\":\"2.0\",\"id\":\"ci\",\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+	     "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+	     "\"io.modelcontextprotocol/clientCapabilities\":{},"
+	     "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"insp\",\"version\":\"2\"}}}}");
+	json_decref(expect_result());
+	ck_assert_str_eq(json_string_value(json_object_get(mrpc_client_info(m), "name")), "insp");
 	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
 		"\"echo\",\"arguments\":{\"code\":\"1\"}," ENV "}}");
 	r = expect_result();

@@ -1488,28 +1488,10 @@ END_TEST
  * refuse a NUL in a key: jansson's does). NULL on timeout. */
 static char *raw_frame(struct client *c, int timeout_ms)
 {
-	for (int waited = 0;; waited += 100) {
-		const char *payload;
-		size_t plen, used;
-		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
-						  &payload, &plen, &used);
-		if (st == FRAME_OK) {
-			char *text = strndup(payload, plen);
-			buf_consume(&c->in, used);
-			return text;
-		}
-		ck_assert_int_eq(st, FRAME_MORE);
-		struct pollfd p = {c->fd, POLLIN, 0};
-		if (waited >= timeout_ms)
-			return NULL;
-		if (poll(&p, 1, 100) != 1)
-			continue;
-		char *dst = buf_reserve(&c->in, 65536);
-		ssize_t n = recv(c->fd, dst, 65536, 0);
-		if (n <= 0)
-			return NULL;
-		buf_commit(&c->in, (size_t)n);
-	}
+	int st;
+	char *text = sdc_recv_text(c->sdc, timeout_ms, NULL, &st);
+	ck_assert_msg(text || st == SDC_ETIMEOUT || st == SDC_EOF, "%s", sdc_error(c->sdc));
+	return text;
 }
 
 /* The daemon's final reply to req, as text. */

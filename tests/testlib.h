@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "../client/sdc.h"
 #include "../protocol/buf.h"
 #include "../protocol/frame.h"
 
@@ -38,11 +39,13 @@ int daemon_child_count(const struct daemon *d, int *zombies);
 /* The daemon's child pids (at most max); returns how many. */
 int daemon_children(const struct daemon *d, pid_t *pids, int max);
 
+/* A connection through client/sdc (frames of every id come back in order
+ * through client_recv); fd is sdc's, for tests that use the socket
+ * directly. */
 struct client {
 	int fd;
 	enum frame_mode mode;
-	struct buf in;
-	struct frame_decoder dec;
+	struct sdc *sdc;
 };
 
 /* Connects in the given framing (binary or line). -1 when it cannot. */
