@@ -119,7 +119,9 @@ int ploop_timer_set(struct ploop *p, struct ploop_timer *t, uint64_t ms, ploop_t
 		t->slot = p->ntimers;
 		p->timers[p->ntimers++] = t;
 	}
-	t->when_ms = ploop_now_ms() + ms;
+	/* The clock is read in whole milliseconds: one more keeps "no sooner
+	 * than ms" true when now is late in its millisecond. */
+	t->when_ms = ploop_now_ms() + ms + (ms ? 1 : 0);
 	t->seq = p->seq;
 	t->cb = cb;
 	t->arg = arg;

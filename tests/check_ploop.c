@@ -197,9 +197,9 @@ START_TEST(stop_and_free)
 	/* A watch that never fires keeps run going until stop. */
 	ck_assert_int_eq(ploop_watch_add(p, &r.w, r.fds[0], PLOOP_READ, on_ready, &r), 0);
 	struct ploop_timer t = PLOOP_TIMER_INIT, later = PLOOP_TIMER_INIT;
+	uint64_t t0 = ploop_now_ms();
 	ploop_timer_set(p, &t, 20, stop_loop, p);
 	ploop_timer_set(p, &later, 100000, note, NULL);
-	uint64_t t0 = ploop_now_ms();
 	ck_assert_int_eq(ploop_run(p), 0);
 	ck_assert(ploop_now_ms() - t0 >= 20);
 	ck_assert(ploop_now_ms() - t0 < 100000);
