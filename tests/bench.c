@@ -365,15 +365,10 @@ static void bridge_overhead(const char *sock)
 		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 	if (write(m.in, inited, sizeof inited - 1) != (ssize_t)(sizeof inited - 1))
 		exit(1);
-	struct client c;
-	if (client_open(&c, sock, FRAME_MODE_BINARY) < 0) {
-		fprintf(stderr, "bench: cannot connect\n");
-		exit(1);
-	}
+	struct sdc *c = bench_connect(sock);
 	for (int i = -100; i < N; i++) {
 		double t = now_us();
-		send_exec(&c, i);
-		json_t *r = client_reply(&c, NULL, 10000);
+		json_t *r = exec_round_trip(c, 10000);
 		double t1 = now_us();
 		if (!r || !json_is_true(json_object_get(r, "success"))) {
 			fprintf(stderr, "bench: execution %d failed\n", i);
@@ -387,7 +382,7 @@ static void bridge_overhead(const char *sock)
 			bridged[i] = t2 - t1;
 		}
 	}
-	client_close(&c);
+	sdc_close(c);
 	close(m.in);
 	close(m.out);
 	waitpid(m.pid, NULL, 0);
