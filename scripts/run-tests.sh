@@ -13,6 +13,14 @@ for t in "$@"; do
 		failed="$failed $(basename "$t")"
 	fi
 done
+# The MCP interop suite, a script rather than a binary (tests/mcp/run.sh):
+# run when SANDBOXD_MCP_INTEROP names it.
+if [ -n "${SANDBOXD_MCP_INTEROP:-}" ]; then
+	echo "== mcp interop"
+	if ! sh "$SANDBOXD_MCP_INTEROP"; then
+		failed="$failed mcp-interop"
+	fi
+fi
 if [ -n "$failed" ]; then
 	echo "FAILED:$failed" >&2
 	exit 1
