@@ -51,7 +51,7 @@ function run(era, args) {
 
 for (const era of ["legacy", "modern"]) {
 	describe(`Inspector CLI, --protocol-era ${era}`, { skip: notRun }, () => {
-		test("tools/list lists the tools with their schemas", async () => {
+		test(`${era}: tools/list lists the tools with their schemas`, async () => {
 			const r = await run(era, ["--method", "tools/list"]);
 			assert.equal(r.code, 0, `exit ${r.code}: ${r.out}\n${r.err}`);
 			const tools = r.json?.result?.tools;
@@ -63,7 +63,7 @@ for (const era of ["legacy", "modern"]) {
 			}
 		});
 
-		test("tools/call execute", async () => {
+		test(`${era}: tools/call execute`, async () => {
 			const r = await run(era, [
 				"--method",
 				"tools/call",
@@ -79,7 +79,7 @@ for (const era of ["legacy", "modern"]) {
 			assert.ok(res.content[0].text.includes("via inspector"));
 		});
 
-		test("tools/call execute of a failing script is isError", async () => {
+		test(`${era}: tools/call execute of a failing script is isError`, async () => {
 			const r = await run(era, [
 				"--method",
 				"tools/call",
@@ -89,7 +89,10 @@ for (const era of ["legacy", "modern"]) {
 				JSON.stringify({ code: 'throw new Error("inspector sees this")' }),
 			]);
 			assert.notEqual(r.code, 0, "the CLI exits non-zero for isError");
-			assert.match(r.out + r.err, /isError|inspector sees this/);
+			const res = r.json?.result;
+			assert.equal(res?.isError, true, `${r.out}\n${r.err}`);
+			assert.equal(res.structuredContent?.error?.kind, "script");
+			assert.ok(res.content[0].text.includes("inspector sees this"));
 		});
 	});
 }
