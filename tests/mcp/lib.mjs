@@ -149,6 +149,16 @@ export async function connectBridge(d, args = [], opts = {}) {
 	return { client, transport, stderr: () => err };
 }
 
+// promise, or a rejection saying what did not happen within ms; the timer
+// is cleared either way, so it does not keep the test's process alive.
+export function within(promise, ms, what) {
+	let t;
+	const timeout = new Promise((_, rej) => {
+		t = setTimeout(() => rej(new Error(`${what} within ${ms} ms`)), ms);
+	});
+	return Promise.race([promise, timeout]).finally(() => clearTimeout(t));
+}
+
 // The first text block of a tool result, or "".
 export function text(result) {
 	const b = (result.content || []).find((c) => c.type === "text");

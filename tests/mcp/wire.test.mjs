@@ -4,10 +4,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { after, before, test } from "node:test";
-import { bridgeBin, daemonRequest, startDaemon, stopDaemon } from "./lib.mjs";
+import { bridgeBin, daemonRequest, startDaemon, stopDaemon, within } from "./lib.mjs";
 
 const MODERN = "2026-07-28";
 const META = "io.modelcontextprotocol/protocolVersion";
+// What a 2026-07-28 request carries in params._meta besides its version.
+const ENVELOPE = {
+	"io.modelcontextprotocol/clientCapabilities": {},
+	"io.modelcontextprotocol/clientInfo": { name: "wire", version: "1" },
+};
 
 let d;
 before(async () => {
@@ -172,12 +177,12 @@ test("version negotiation: each supported version, and the latest for an unknown
 test(`${MODERN}: server/discover, per-request version, resultType, ttlMs/cacheScope, -32022`, async () => {
 	const br = bridge();
 	try {
-		br.send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { [META]: MODERN } } });
+		br.send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { [META]: MODERN, ...ENVELOPE } } });
 		const disc = await br.reply();
 		assert.equal(disc.error, undefined, JSON.stringify(disc));
 		assert.ok(JSON.stringify(disc.result).includes(MODERN), `discover names ${MODERN}: ${JSON.stringify(disc)}`);
 
-		br.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: { [META]: MODERN } } });
+		br.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: { [META]: MODERN, ...ENVELOPE } } });
 		const list = await br.reply();
 		assert.equal(list.error, undefined, JSON.stringify(list));
 		assert.ok(Array.isArray(list.result.tools));
@@ -190,14 +195,14 @@ test(`${MODERN}: server/discover, per-request version, resultType, ttlMs/cacheSc
 			jsonrpc: "2.0",
 			id: 3,
 			method: "tools/call",
-			params: { name: "execute", arguments: { code: "return 6 * 7" }, _meta: { [META]: MODERN } },
+			params: { name: "execute", arguments: { code: "return 6 * 7" }, _meta: { [META]: MODERN, ...ENVELOPE } },
 		});
 		const call = await br.reply(30000);
 		assert.equal(call.error, undefined, JSON.stringify(call));
 		assert.equal(call.result.structuredContent.value, 42);
 		assert.equal(typeof call.result.resultType, "string");
 
-		br.send({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: { [META]: "2099-01-01" } } });
+		br.send({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: { [META]: "2099-01-01", ...ENVELOPE } } });
 		const bad = await br.reply();
 		assert.equal(bad.error?.code, -32022, JSON.stringify(bad));
 		assert.equal(bad.error.data.requested, "2099-01-01");
@@ -233,10 +238,7 @@ test("the bridge exits when stdin closes, cancelling the executions it started",
 	const e = list.executions?.find((x) => x.code_preview.includes(marker));
 	assert.ok(e, "the execution runs in the daemon");
 	br.proc.stdin.end();
-	const st = await Promise.race([
-		br.exited,
-		new Promise((_, rej) => setTimeout(() => rej(new Error("the bridge did not exit within 10 s")), 10000)),
-	]);
+	const st = await within(br.exited, 10000, "the bridge did not exit");
 	assert.equal(st.code, 0, `exit status; stderr: ${br.stderr()}`);
 	const s = await daemonRequest(d.sock, { op: "status", execution_id: e.execution_id, wait: true, wait_ms: 10000 });
 	assert.equal(s.state, "cancelled");
