@@ -185,11 +185,17 @@ describe("code mode", () => {
 		});
 		const s = await connectBridge(d, ["--config", cfg2]);
 		try {
-			const r = await s.client.callTool({ name: "execute", arguments: { code: "return tools.up.greet({name: 'x'})" } });
-			assert.notEqual(r.isError, true, "the other server still works");
-			assert.equal(r.structuredContent.value, "hello x");
+			const { tools } = await s.client.listTools();
+			const desc = tools.find((t) => t.name === "execute").description;
+			assert.match(desc, /broken/, "execute's description names the server that is down");
+			const r = await s.client.callTool({
+				name: "execute",
+				arguments: { code: "return {up: tools.up.greet({name: 'x'}), broken: typeof tools.broken}" },
+			});
+			assert.notEqual(r.isError, true, `the other server still works: ${text(r)}`);
+			assert.deepEqual(r.structuredContent.value, { up: "hello x", broken: "undefined" });
 			const all = `${text(r)} ${JSON.stringify(r.structuredContent)}`;
-			assert.match(all, /broken/, `the failed server is named: ${all}`);
+			assert.match(all, /broken/, `the result names the server that failed to start: ${all}`);
 		} finally {
 			await s.client.close();
 		}
