@@ -53,17 +53,35 @@ SERVER   := server/main.c server/config.c server/log.c server/loop.c server/list
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c \
             server/decl.c server/owner.c server/parse.c
-CTL      := server/sandboxctl.c
+CTL      := client/sandboxctl.c
+# client/: the programs that talk to the daemon and the connection module
+# they share; it depends on protocol/ only.
+CLIENT   := client/sdc.c
 
 comma := ,
 obj = $(patsubst %.c,build/%.o,$(1)) $(if $(filter worker/engine.c,$(1)),$(JS_OBJS))
 
-BINS := bin/sandboxd bin/sandboxctl
+# The MCP bridge's core: its main, JSON-RPC and the MCP lifecycle, its loop.
+MCP  := client/mcp_main.c client/mcp_rpc.c client/ploop.c
+BINS := bin/sandboxd bin/sandboxctl bin/sandboxd-mcp
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
-              check_jsonv check_run check_jstr
+              check_jsonv check_run check_jstr check_mcp_rpc check_ploop
+# The MCP bridge's tools: bin/sandboxd-mcp links MCP_TOOLS (with sdc, ploop
+# and mcp_rpc); check_mcp_tools tests the pure half.
+MCP_TOOLS := client/mcp_tools.c client/mcp_toolrun.c
+UNIT_TESTS += check_mcp_tools
+# Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
+# mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
+UNIT_TESTS += check_mcp_config check_mcp_names
+# bin/sandboxd-mcp links CODEMODE for --config.
+UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
+CODEMODE := client/mcp_codemode.c $(UPSTREAM)
 INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus check_tenancy \
-              check_workers check_fds check_hostile check_bounds check_faults
+              check_workers check_fds check_hostile check_bounds check_faults check_sdc
+# bin/sandboxd-mcp on pipes, as a host runs it.
+INT_TESTS  += check_mcp_main
+INT_TESTS  += check_mcp_upstream check_mcp_codemode
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -109,7 +127,11 @@ bin/sandboxd: $(call obj,$(SERVER) $(WORKER) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS) -lpthread -lm
 
-bin/sandboxctl: $(call obj,$(CTL) $(PROTOCOL))
+bin/sandboxctl: $(call obj,$(CTL) $(CLIENT) $(PROTOCOL))
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
+
+bin/sandboxd-mcp: $(call obj,$(MCP) $(MCP_TOOLS) $(CODEMODE) $(CLIENT) $(PROTOCOL))
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS) -lm
 
@@ -132,7 +154,7 @@ faults: deps
 	@SANDBOXD_FAULT_POINTS=$(FAULT_POINTS) build/tests/check_faults
 
 # Each suite links the modules it tests, plus the shared test helpers.
-TESTLIB := $(call obj,tests/testlib.c)
+TESTLIB := $(call obj,tests/testlib.c $(CLIENT))
 build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
 build/tests/check_utf8: $(call obj,tests/check_utf8.c protocol/utf8.c protocol/buf.c)
 build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c protocol/buf.c protocol/frame.c)
@@ -145,9 +167,19 @@ build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protoco
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
+build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c)
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
+build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c)
+build/tests/check_ploop: $(call obj,tests/check_ploop.c client/ploop.c)
+build/tests/check_mcp_config: $(call obj,tests/check_mcp_config.c client/mcp_config.c)
+build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c)
+build/tests/check_mcp_upstream: $(call obj,tests/check_mcp_upstream.c $(UPSTREAM) client/ploop.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
+build/tests/check_mcp_codemode: $(call obj,tests/check_mcp_codemode.c $(CODEMODE) $(MCP_TOOLS) client/mcp_rpc.c client/ploop.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
+build/tests/mcp_stub: $(call obj,tests/mcp_stub.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(JSON_LIBS)
 build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/loop.c server/log.c protocol/buf.c)
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
@@ -160,6 +192,8 @@ build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PRO
 build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_sdc: $(call obj,tests/check_sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_mcp_main: $(call obj,tests/check_mcp_main.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
@@ -192,8 +226,10 @@ $(TESTS) build/tests/bench build/tests/soak build/tests/syscall_allow: build/tes
 # Integration suites find the binaries through these.
 export SANDBOXD_BIN := $(CURDIR)/bin/sandboxd
 export SANDBOXCTL_BIN := $(CURDIR)/bin/sandboxctl
+export SANDBOXD_MCP_BIN := $(CURDIR)/bin/sandboxd-mcp
 export SANDBOXD_FAULT_BIN := $(CURDIR)/bin/sandboxd-fault
 export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
+export SANDBOXD_MCP_STUB := $(CURDIR)/build/tests/mcp_stub
 
 # The MCP interop suite (tests/mcp/run.sh: Node, the official SDK and the
 # Inspector CLI, installed by npm ci from tests/mcp/package-lock.json) runs
@@ -258,14 +294,14 @@ run: deps
 
 install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)
-	install -m 0755 bin/sandboxd bin/sandboxctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 bin/sandboxd bin/sandboxctl bin/sandboxd-mcp $(DESTDIR)$(BINDIR)/
 	sed 's|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g' sandboxd.service \
 	    > $(DESTDIR)$(UNITDIR)/sandboxd.service
 	sed 's|@DOCDIR@|$(DOCDIR)|g' sandboxd.socket > $(DESTDIR)$(UNITDIR)/sandboxd.socket
 	install -m 0644 README.md protocol/PROTOCOL.md $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sandboxd $(DESTDIR)$(BINDIR)/sandboxctl \
+	rm -f $(DESTDIR)$(BINDIR)/sandboxd $(DESTDIR)$(BINDIR)/sandboxctl $(DESTDIR)$(BINDIR)/sandboxd-mcp \
 	      $(DESTDIR)$(UNITDIR)/sandboxd.service $(DESTDIR)$(UNITDIR)/sandboxd.socket
 	rm -rf $(DESTDIR)$(DOCDIR)
 
@@ -276,7 +312,7 @@ format:
 lint:
 	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
 	    --suppress=missingIncludeSystem -I protocol --include=/usr/include/jansson.h \
-	    protocol worker server tests
+	    protocol worker server client tests
 
 clean:
 	rm -rf build bin

@@ -295,4 +295,113 @@
  * still runs at least every other turn. A third of LIMIT_TURN_WORK_US. */
 #define LIMIT_HEAVY_WORK_US 1000u
 
+/* ---- Clients (client/sdc.c).
+ *
+ * The largest frame a client accepts from the daemon. Replies carry whole
+ * outputs (at most LIMIT_OUTPUT_BYTES_MAX, 64 MiB, as JSON strings that
+ * grow when escaped), so this is far above the request limit; yet it
+ * refuses a garbage length prefix (up to 4 GiB) before allocating for it. */
+#define LIMIT_CLIENT_REPLY_BYTES (256u * 1024u * 1024u)
+/* A client reads the daemon's socket this much at a time: an output event
+ * carries at most 64 KiB of data, so one read usually holds whole frames. */
+#define LIMIT_CLIENT_READ_BYTES 65536u
+
+/* ---- MCP bridge tools (client/mcp_tools.c).
+ *
+ * What one tool result shows a model. Hosts put the result in the model's
+ * context (Claude Code warns past some 25000 tokens), and each result says
+ * everything twice, in structuredContent and in content[0].text, since
+ * some hosts show only one: 16 KiB of output is some 4000 tokens, twice
+ * 8000, well inside that. The rest of the output is a `status` call away,
+ * at the offsets the result names. */
+#define LIMIT_MCP_OUTPUT_BYTES (16u * 1024u)
+/* stderr's share of that when both streams are longer: errors are short
+ * and matter, so a chatty stdout cannot push them out. */
+#define LIMIT_MCP_STDERR_SHARE_BYTES (4u * 1024u)
+/* A returned value whose compact JSON is longer than this is shown as a
+ * preview of that many bytes (value_preview), not as the value. */
+#define LIMIT_MCP_VALUE_BYTES (16u * 1024u)
+/* Tool calls and test entries listed in one result (the summary and the
+ * counts are always whole), and each test error's bytes in it. */
+#define LIMIT_MCP_CALLS 100u
+#define LIMIT_MCP_TESTS 200u
+#define LIMIT_MCP_TEST_ERROR_BYTES 1024u
+/* notifications/progress: at most one every PROGRESS_MS while output
+ * comes, and one at least every HEARTBEAT_MS while nothing does, so hosts
+ * with idle timeouts (some at 10 s) keep waiting; the message is the last
+ * line of output, cut. */
+#define LIMIT_MCP_PROGRESS_MS 250u
+#define LIMIT_MCP_HEARTBEAT_MS 4000u
+#define LIMIT_MCP_PROGRESS_MESSAGE_CHARS 200u
+/* At the end of a session the bridge cancels what it started and waits
+ * this long at most for the daemon to confirm. */
+#define LIMIT_MCP_SHUTDOWN_MS 2000u
+/* Background executions a session remembers, to cancel at its end. */
+#define LIMIT_MCP_BACKGROUND 1024u
+
+/* ---- The MCP bridge (bin/sandboxd-mcp).
+ *
+ * One line of MCP input from the host (one JSON-RPC message). A tools/call
+ * carries a script that goes to the daemon in one request frame
+ * (LIMIT_FRAME_BYTES_DEFAULT, 4 MiB); twice that leaves room for the same
+ * script escaped in a JSON string, and keeps one bad line from growing the
+ * bridge without bound. A longer line is answered -32700 and skipped. */
+#define LIMIT_MCP_LINE_BYTES (8u << 20)
+/* Output queued for a host that does not read its stdout: beyond this the
+ * bridge stops reading new requests from stdin until the host reads (the
+ * answers already owed are still queued, never dropped). */
+#define LIMIT_MCP_OUT_QUEUE_BYTES (16u << 20)
+/* tools/list page size: one page holds every tool the bridge has today
+ * (seven); a cursor is given only beyond this. */
+#define LIMIT_MCP_TOOLS_PAGE 64u
+/* subscriptions/listen streams one modern-era session may hold open: a
+ * host opens one (tools list changes); a few more cost nothing, and a
+ * client opening them without end gets -32603 instead of growing the
+ * bridge. */
+#define LIMIT_MCP_SUBSCRIPTIONS 16u
+
+/* ---- Code mode over upstream MCP servers (the bridge, client/mcp_*).
+ *
+ * Upstream servers one --config may name: each is a child process with
+ * three pipes, and 64 is far past what a host configures (a handful). */
+#define LIMIT_MCP_UPSTREAMS 64u
+/* A --config file: hosts' files are a few KiB; 1 MiB leaves room for long
+ * env blocks without reading a wrong file (a log, a dump) whole. */
+#define LIMIT_MCP_CONFIG_BYTES (1024u * 1024u)
+/* Bytes of one identifier made from a server or tool name: two of them
+ * and the dot fit the daemon's LIMIT_TOOL_NAME (128). */
+#define LIMIT_MCP_IDENT_BYTES 63u
+/* One line (JSON-RPC message) read from an upstream server: tool results
+ * with images run to a few MiB; beyond 16 MiB (the daemon's control
+ * frame, which a tool_result must fit anyway) the server is stopped. */
+#define LIMIT_MCP_UPSTREAM_LINE_BYTES (16u * 1024u * 1024u)
+/* Pages of tools/list followed for one server, and tools kept of it: a
+ * server that never stops paging is cut there, not followed forever. */
+#define LIMIT_MCP_LIST_PAGES 64u
+/* Time an upstream server has to answer initialize and each tools/list
+ * page: a server started by npx may first download itself. */
+#define LIMIT_MCP_START_MS 30000u
+/* Restart backoff for a server that failed to start or died: the first
+ * retry at once on the next call, then waits doubling from 1 s up to 60 s
+ * between attempts; calls made inside the wait fail at once, naming the
+ * server and why it is down. A server that stayed up 60 s starts over at
+ * no wait. */
+#define LIMIT_MCP_BACKOFF_FIRST_MS 1000u
+#define LIMIT_MCP_BACKOFF_MAX_MS 60000u
+/* When the bridge stops, a server has this long after its stdin closes
+ * and SIGTERM to exit before SIGKILL; likewise a server that closed its
+ * stdout, to exit (and give its status) before it is killed. */
+#define LIMIT_MCP_STOP_MS 2000u
+/* execute's description carries the upstream tools' TypeScript
+ * declarations while they fit in this much (hosts put every tool
+ * description in the model's context: 16 KiB is some 4k tokens); beyond
+ * it, a one-line catalogue of tool names and search_tools. */
+#define LIMIT_MCP_DECL_BYTES (16u * 1024u)
+/* The one-line catalogue that replaces them: some 100 tool names. */
+#define LIMIT_MCP_CATALOGUE_BYTES (4u * 1024u)
+/* Tools search_tools returns declarations for at most: 20 tools' schemas
+ * are a few KiB of TypeScript, what a model reads at once. */
+#define LIMIT_MCP_SEARCH_RESULTS 20u
+#define LIMIT_MCP_SEARCH_RESULTS_TEXT "20"
+
 #endif

@@ -80,9 +80,10 @@ static const char usage[] =
 	"  --cache-max-bytes N    script bytes kept at most (default 32M)\n"
 	"  --no-cache             do not cache scripts\n"
 	"  --log-level LEVEL      error, warn, info or debug (default info)\n"
-	"  --help, --version\n"
+	"  -h, --help             this text, on stdout\n"
+	"  --version              the version, on stdout\n"
 	"Sizes take a K, M or G suffix (powers of 1024).\n"
-	"Exit status: 0 stopped by SIGTERM/SIGINT (or --help, --version); 100 bad usage\n"
+	"Exit status: 0 stopped by SIGTERM/SIGINT (or -h, --help, --version); 100 bad usage\n"
 	"(or worker uids that cannot be had: a range in use, no ids left, no lock file);\n"
 	"1 a system error (socket, forkserver, worker user, open-files limit, epoll).\n";
 
@@ -326,7 +327,7 @@ int config_parse(struct config *c, int argc, char **argv)
 	bool no_cache = false;
 
 	int opt;
-	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		const char *name = opt >= OPT_SOCKET && opt <= OPT_VERSION
 					   ? options[opt - OPT_SOCKET].name
 					   : "?";
@@ -367,6 +368,7 @@ int config_parse(struct config *c, int argc, char **argv)
 			if (c->log_level < 0)
 				return bad(name, optarg, "expected error, warn, info or debug");
 			continue;
+		case 'h':
 		case OPT_HELP: fputs(usage, stdout); return 0;
 		case OPT_VERSION: printf("sandboxd %s\n", SANDBOXD_VERSION); return 0;
 		case '?': fputs(usage, stderr); return EXIT_USAGE;

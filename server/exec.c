@@ -902,6 +902,32 @@ static void on_conn_drained(struct conn_sub *s)
 
 static const struct conn_sub_ops sub_ops = {on_conn_gone, on_conn_drained};
 
+/* The started event of an execute, stream or test request, once: the
+ * first frame for its request, so its client can name the execution (to
+ * status or cancel) before anything else comes. state is the execution's
+ * state now; a queue position goes with pending as status would give it.
+ * Sent before the execution starts, since a start that fails answers the
+ * request at once. Not counted against the reply budgets, like the other
+ * events: there is one per accepted request, and a connection whose
+ * frames pile up unread stops being read (conn_owes_too_much). */
+static void announce(struct exec *e, enum exec_state state)
+{
+	if (e->announced)
+		return;
+	e->announced = true;
+	if (!e->conn || e->mode == EXEC_ASYNC)
+		return; /* async: its reply carries the id */
+	unsigned long oom = msg_alloc_failures();
+	json_t *ev = msg_event(e->req_id, "started");
+	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
+	json_object_set_new(ev, "state", json_string(request_state_name(state)));
+	unsigned pos = state == STATE_PENDING ? exec_queue_position(e) : 0;
+	if (pos)
+		json_object_set_new(ev, "queue_position", json_integer(pos));
+	conn_send(e->conn, msg_alloc_failures() == oom ? ev : NULL);
+	json_decref(ev);
+}
+
 static void on_start(struct sched_entry *s)
 {
 	struct exec *e = container_of(s, struct exec, sched);
@@ -911,6 +937,7 @@ static void on_start(struct sched_entry *s)
 		sched_release(&e->sched);
 		return;
 	}
+	announce(e, STATE_RUNNING); /* it starts now */
 	run_start(e);
 }
 
@@ -1081,6 +1108,9 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 			*message = queue_msg;
 		return NULL;
 	}
+	/* Unless it started already (on_start said so): it waits, queued or
+	 * held (then without a position, as status says). */
+	announce(e, exec_state(e));
 	return e;
 }
 

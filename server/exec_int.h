@@ -68,6 +68,7 @@ struct exec {
 	bool had_store;	     /* the request gave a store */
 	size_t source_bytes; /* code and tests counted against --queue-bytes */
 	bool held;	     /* has a slot, waits for the reply budget to start */
+	bool announced;	     /* its started event went out (or is not due) */
 	struct list_node held_link;
 	bool reply_waits; /* ended; its final reply waits for room */
 	size_t unsent;	  /* the size it waits with */

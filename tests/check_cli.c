@@ -183,12 +183,20 @@ START_TEST(test_json_frames)
 	ck_assert_int_eq(r.status, 0);
 	char *nl = strchr(r.out, '\n');
 	ck_assert_ptr_nonnull(nl);
-	json_t *ev = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	/* Every frame: the started event, the output, the final reply. */
+	json_t *started = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	ck_assert_str_eq(jstr(started, "event"), "started");
+	const char *line = nl + 1;
+	nl = strchr(line, '\n');
+	ck_assert_ptr_nonnull(nl);
+	json_t *ev = json_loadb(line, (size_t)(nl - line), 0, NULL);
 	ck_assert_str_eq(jstr(ev, "event"), "output");
 	json_decref(ev);
 	json_t *fin = json_loads(nl + 1, JSON_DISABLE_EOF_CHECK, NULL);
 	ck_assert(jtrue(fin, "success"));
 	ck_assert_int_eq(jint(fin, "value"), 1);
+	ck_assert_str_eq(jstr(started, "execution_id"), jstr(fin, "execution_id"));
+	json_decref(started);
 	json_decref(fin);
 }
 END_TEST
@@ -208,6 +216,40 @@ START_TEST(test_usage_errors)
 	run(&r, NULL, CTL("exec", "--timeout-ms", "99999999", "-e", "1"));
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "timeout_ms"));
+}
+END_TEST
+
+/* Options go before or after the operands, in any order; "--" ends them. */
+START_TEST(test_options_anywhere)
+{
+	static struct run r;
+	char path[] = "/tmp/sandboxctl-spin-XXXXXX";
+	int fd = mkstemp(path);
+	const char spin[] = "for (;;) {}";
+	ck_assert_int_eq(write(fd, spin, sizeof spin - 1), (ssize_t)sizeof spin - 1);
+	close(fd);
+	/* After a FILE operand, the socket last of all. */
+	run(&r, NULL,
+	    (char *const[]){(char *)ctl(), "exec", path, "--timeout-ms", "100", "--socket", d.sock,
+			    NULL});
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "timeout"));
+	/* Between the command and its operand, and after stdin's "-". */
+	run(&r, "return 7", CTL("exec", "--javascript", "-", "--no-cache"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "7\n");
+	run(&r, NULL, CTL("exec", "-e", "return 'x'", "--json"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"value\":\"x\""));
+	/* After cache list's FILTER. */
+	run(&r, NULL, CTL("cache", "list", "nothing-matches-this", "--json"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"scripts\":[]"));
+	/* After "--", an operand that looks like an option is a file name. */
+	run(&r, NULL, CTL("exec", "--", "--no-such-file"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "cannot read the script"));
+	unlink(path);
 }
 END_TEST
 
@@ -240,12 +282,44 @@ START_TEST(test_socat_line_mode)
 	char addr[200];
 	snprintf(addr, sizeof addr, "UNIX-CONNECT:%s", d.sock);
 	run(&r, "{\"op\":\"execute\",\"code\":\"console.log(\\\"hi\\\"); return 6*7\"}\n",
-	    (char *const[]){"socat", "-", addr, NULL});
+	    (char *const[]){"socat", "-t", "60", "-", addr, NULL});
 	ck_assert_int_eq(r.status, 0);
-	json_t *reply = json_loads(r.out, 0, NULL);
+	/* Two lines: the started event, then the reply. */
+	char *nl = strchr(r.out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	json_t *started = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	ck_assert_str_eq(jstr(started, "event"), "started");
+	json_t *reply = json_loads(nl + 1, 0, NULL);
 	ck_assert_ptr_nonnull(reply);
 	ck_assert_int_eq(jint(reply, "value"), 42);
 	ck_assert_str_eq(jstr(reply, "stdout"), "hi\n");
+	ck_assert_str_eq(jstr(reply, "execution_id"), jstr(started, "execution_id"));
+	json_decref(started);
+	json_decref(reply);
+
+	/* A script of 2 s: without -t socat gives up 0.5 s after its input
+	 * ends, so only the started line comes and the execution is
+	 * cancelled (its connection closed); with -t 60 the reply comes. */
+	static const char slow[] = "{\"op\":\"execute\",\"code\":\"var t = Date.now(); "
+				   "while (Date.now() - t < 2000) {} return 2\"}\n";
+	run(&r, slow, (char *const[]){"socat", "-", addr, NULL});
+	ck_assert_int_eq(r.status, 0);
+	nl = strchr(r.out, '\n');
+	ck_assert_msg(nl && !nl[1], "not only the started line: %s", r.out);
+	started = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	ck_assert_str_eq(jstr(started, "event"), "started");
+	reply = call_once(d.sock, json_pack("{s:s, s:s, s:b}", "op", "status", "execution_id",
+					    jstr(started, "execution_id"), "wait", 1));
+	ck_assert_str_eq(jstr(reply, "state"), "cancelled");
+	json_decref(started);
+	json_decref(reply);
+	run(&r, slow, (char *const[]){"socat", "-t", "60", "-", addr, NULL});
+	ck_assert_int_eq(r.status, 0);
+	nl = strchr(r.out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	reply = json_loads(nl + 1, 0, NULL);
+	ck_assert_ptr_nonnull(reply);
+	ck_assert_int_eq(jint(reply, "value"), 2);
 	json_decref(reply);
 }
 END_TEST
@@ -491,6 +565,38 @@ START_TEST(test_daemon_bad_options)
 }
 END_TEST
 
+/* The daemon's -h, --help and --version: on stdout, exit 0, nothing bound
+ * (the socket named does not exist and never does); a usage error still
+ * goes to stderr, with stdout left empty. */
+START_TEST(test_daemon_help_version)
+{
+	static struct run r;
+	const char *bin = getenv("SANDBOXD_BIN");
+	ck_assert_ptr_nonnull(bin);
+	run(&r, NULL,
+	    (char *const[]){(char *)bin, "--socket", "/nonexistent/never.sock", "--version", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "sandboxd " SANDBOXD_VERSION "\n");
+	ck_assert_str_eq(r.err, "");
+	static const char *const help[] = {"-h", "--help"};
+	for (size_t i = 0; i < 2; i++) {
+		run(&r, NULL,
+		    (char *const[]){(char *)bin, "--socket", "/nonexistent/never.sock",
+				    (char *)help[i], NULL});
+		ck_assert_msg(r.status == 0, "%s: exit %d", help[i], r.status);
+		ck_assert_msg(strncmp(r.out, "usage: sandboxd ", 16) == 0, "%s: stdout %.80s",
+			      help[i], r.out);
+		ck_assert_msg(strstr(r.out, "--version") && strstr(r.out, "-h, --help"),
+			      "%s: the usage does not name -h and --version", help[i]);
+		ck_assert_msg(r.err[0] == '\0', "%s: stderr %s", help[i], r.err);
+	}
+	run(&r, NULL, (char *const[]){(char *)bin, "-x", NULL});
+	ck_assert_int_eq(r.status, 100);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_ptr_nonnull(strstr(r.err, "usage: sandboxd "));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -504,6 +610,7 @@ int main(void)
 	tcase_add_test(tc, test_stream_output);
 	tcase_add_test(tc, test_json_frames);
 	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_options_anywhere);
 	tcase_add_test(tc, test_connection_error);
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
@@ -515,6 +622,7 @@ int main(void)
 	tcase_add_test(tc, test_tools_from_commands);
 	tcase_add_test(tc, test_store_file);
 	tcase_add_test(tc, test_daemon_bad_options);
+	tcase_add_test(tc, test_daemon_help_version);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -74,6 +74,22 @@ static json_t *expect_call(struct client *c, const char *name)
 	return ev;
 }
 
+/* Sends req (stolen) and reads the started event that must answer it first,
+ * for its id (or none); returns the execution id it names (static). */
+static const char *submit(struct client *c, json_t *req)
+{
+	static char exec_id[32];
+	json_t *id = json_object_get(req, "id");
+	char want[64] = "";
+	if (id)
+		snprintf(want, sizeof want, "%s", json_string_value(id));
+	client_request(c, req);
+	json_t *started = client_started(c, want[0] ? want : NULL, REPLY_MS);
+	snprintf(exec_id, sizeof exec_id, "%s", jstr(started, "execution_id"));
+	json_decref(started);
+	return exec_id;
+}
+
 /* {"op": "tool_result", ...} answering ev with value (stolen) or error. */
 static json_t *result_req(json_t *ev, json_t *value, const char *error)
 {
@@ -179,10 +195,11 @@ START_TEST(test_tool_round_trip)
 		"types: [typeof tools.github, typeof tools.github.repos.get]};",
 		names);
 	json_object_set_new(req, "id", json_string("x"));
-	client_request(&c, req);
+	const char *exec_id = submit(&c, req);
 
 	json_t *ev = expect_call(&c, "github.search");
 	ck_assert_str_eq(jstr(ev, "id"), "x");
+	ck_assert_str_eq(jstr(ev, "execution_id"), exec_id);
 	json_t *want =
 		json_pack("{s:s, s:i, s:[s,s]}", "q", "duktape", "page", 2, "tags", "a", "ü");
 	ck_assert_msg(json_equal(json_object_get(ev, "args"), want), "args differ");
@@ -251,8 +268,9 @@ START_TEST(test_tool_errors)
 		ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
 		json_t *req = req_with_tools("execute", codes[i], names);
 		json_object_set_new(req, "id", json_string("e"));
-		client_request(&c, req);
+		const char *exec_id = submit(&c, req);
 		json_t *ev = expect_call(&c, "fetch");
+		ck_assert_str_eq(jstr(ev, "execution_id"), exec_id);
 		answer(&c, ev, NULL, "rate limited: try again later");
 		json_decref(ev);
 		json_t *r = reply_for(&c, "e", NULL);
@@ -311,7 +329,9 @@ START_TEST(test_interleaved_calls)
 		json_object_set_new(req, "id", json_string(ids[i]));
 		client_request(&c, req);
 	}
-	/* Two rounds: collect one call of each, answer them newest first. */
+	/* Two rounds: collect one call of each, answer them newest first.
+	 * Each request's started event comes before its first call. */
+	char started[3][32] = {"", "", ""};
 	for (int round = 1; round <= 2; round++) {
 		json_t *pending[3] = {NULL, NULL, NULL};
 		int got = 0;
@@ -324,12 +344,22 @@ START_TEST(test_interleaved_calls)
 				json_decref(m);
 				continue;
 			}
+			if (strcmp(jstr(m, "event"), "started") == 0) {
+				const char *id = jstr(m, "id");
+				ck_assert(round == 1 && id[0] == 'r' && id[1] >= '0' &&
+					  id[1] <= '2');
+				ck_assert(!started[id[1] - '0'][0]);
+				snprintf(started[id[1] - '0'], 32, "%s", jstr(m, "execution_id"));
+				json_decref(m);
+				continue;
+			}
 			ck_assert_str_eq(jstr(m, "event"), "tool_call");
 			json_t *args = json_object_get(m, "args");
 			int n = (int)jint(args, "n");
 			ck_assert(n >= 0 && n < 3 && !pending[n]);
 			ck_assert_int_eq(jint(args, "step"), round);
 			ck_assert_str_eq(jstr(m, "id"), ids[n]);
+			ck_assert_str_eq(jstr(m, "execution_id"), started[n]);
 			pending[n] = m;
 			got++;
 		}
@@ -378,8 +408,9 @@ START_TEST(test_timeout_while_calling)
 		req_with_tools("execute", "console.log('asking'); return tools.slow({})", names);
 	json_object_set_new(req, "id", json_string("t"));
 	json_object_set_new(req, "timeout_ms", json_integer(300));
-	client_request(&c, req);
+	const char *exec_id = submit(&c, req);
 	json_t *ev = expect_call(&c, "slow");
+	ck_assert_str_eq(jstr(ev, "execution_id"), exec_id);
 	json_t *r = reply_for(&c, "t", NULL);
 	ck_assert_str_eq(jstr(r, "state"), "timeout");
 	assert_kind(r, "timeout", NULL);
@@ -404,7 +435,7 @@ START_TEST(test_client_leaves_mid_call)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_LINE), 0);
 	const char *names[] = {"wait.forever", NULL};
-	client_request(&c, req_with_tools("execute", "tools.wait.forever({}); return 1", names));
+	submit(&c, req_with_tools("execute", "tools.wait.forever({}); return 1", names));
 	json_t *ev = expect_call(&c, "wait.forever");
 	char id[32];
 	snprintf(id, sizeof id, "%s", jstr(ev, "execution_id"));
@@ -482,8 +513,9 @@ START_TEST(test_tool_result_checks)
 	const char *names[] = {"t", NULL};
 	json_t *req = req_with_tools("execute", "return tools.t({})", names);
 	json_object_set_new(req, "id", json_string("q"));
-	client_request(&a, req);
+	const char *exec_id = submit(&a, req);
 	json_t *ev = expect_call(&a, "t");
+	ck_assert_str_eq(jstr(ev, "execution_id"), exec_id);
 
 	json_t *r = client_call(&b, result_req(ev, json_integer(1), NULL));
 	assert_error(r, "PERMISSION_DENIED", "only the connection");
@@ -572,7 +604,7 @@ START_TEST(test_tools_in_stream_and_test)
 				     "console.log('b' + t); return t",
 				     names);
 	json_object_set_new(req, "id", json_string("s"));
-	client_request(&c, req);
+	submit(&c, req);
 	json_t *m = client_recv(&c, REPLY_MS);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_str_eq(jstr(m, "event"), "output");
@@ -599,8 +631,9 @@ START_TEST(test_tools_in_stream_and_test)
 			"function twice(x) { return 2 * tools.now({}) * x }", "tests",
 			"test('twice', function () { assert.is(twice(3), 42) });", "tools", "name",
 			"now");
-	client_request(&c, req);
+	const char *exec_id = submit(&c, req); /* test mode too */
 	ev = expect_call(&c, "now");
+	ck_assert_str_eq(jstr(ev, "execution_id"), exec_id);
 	answer(&c, ev, json_integer(7), NULL);
 	json_decref(ev);
 	r = reply_for(&c, "tt", NULL);
@@ -890,8 +923,9 @@ START_TEST(test_promise_results)
 			       "return tools.get({k: k}) }).then(function (v) { return v + 1 })",
 			       names);
 	json_object_set_new(req, "id", json_string("p"));
-	client_request(&c, req);
+	const char *exec_id = submit(&c, req);
 	json_t *ev = expect_call(&c, "get");
+	ck_assert_str_eq(jstr(ev, "execution_id"), exec_id);
 	ck_assert_str_eq(jstr(json_object_get(ev, "args"), "k"), "k");
 	answer(&c, ev, json_integer(41), NULL);
 	json_decref(ev);

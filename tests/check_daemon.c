@@ -168,10 +168,13 @@ START_TEST(test_stream)
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
 	client_sendf(&c, "{\"op\":\"stream\",\"id\":\"s\",\"code\":\"console.log('one'); "
 			 "console.error('two'); console.log('three'); return [1]\"}");
+	json_t *started = client_started(&c, "s", 10000);
 	json_t *events = json_array();
 	json_t *r = client_reply(&c, events, 10000);
 	ck_assert_ptr_nonnull(r);
 	ck_assert(jtrue(r, "success"));
+	ck_assert_str_eq(jstr(started, "execution_id"), jstr(r, "execution_id"));
+	json_decref(started);
 	ck_assert_ptr_null(json_object_get(r, "stdout"));
 	ck_assert_ptr_null(json_object_get(r, "stderr"));
 	/* One event per read of a pipe: writes may coalesce. */
@@ -203,6 +206,7 @@ START_TEST(test_stream_not_held_back)
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_LINE), 0);
 	client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('early'); for(;;){}\","
 			 "\"timeout_ms\":20000}");
+	json_decref(client_started(&c, NULL, 10000));
 	json_t *ev = client_recv(&c, 10000);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_str_eq(jstr(ev, "event"), "output");
@@ -624,9 +628,14 @@ START_TEST(test_disconnect_kills)
 	for (int i = 0; i < 3; i++)
 		client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('up'); for(;;){}\","
 				 "\"timeout_ms\":120000}");
-	for (int i = 0; i < 3; i++) {
+	/* Each one's started event, then its output: all three are up. */
+	for (int started = 0, up = 0; started < 3 || up < 3;) {
 		json_t *ev = client_recv(&c, 10000);
 		ck_assert_ptr_nonnull(ev);
+		if (strcmp(jstr(ev, "event"), "started") == 0)
+			started++;
+		else
+			ck_assert(strcmp(jstr(ev, "event"), "output") == 0 && ++up <= started);
 		json_decref(ev);
 	}
 	json_t *h = health(d.sock);
@@ -711,8 +720,10 @@ START_TEST(test_backlog_then_requests)
 	client_sendf(&c, "{\"op\":\"stream\",\"id\":\"flood\",\"code\":\"var s = new Array(1000)"
 			 ".join('z'); for (var i = 0; i < 16000; i++) console.log(s)\","
 			 "\"output_bytes\":16777216}");
-	json_t *ev = client_recv(&c, 10000);
+	json_decref(client_started(&c, "flood", 10000));
+	json_t *ev = client_recv(&c, 10000); /* its output flows */
 	ck_assert_ptr_nonnull(ev);
+	ck_assert_str_eq(jstr(ev, "event"), "output");
 	json_decref(ev);
 	for (int i = 0; i < 5; i++)
 		client_sendf(&c, "{\"op\":\"execute\",\"id\":%d,\"code\":\"return %d\"}", i, i);
@@ -786,8 +797,10 @@ START_TEST(test_worker_killed_by_signal)
 		struct client c;
 		ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
 		client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('up'); for(;;){}\"}");
-		json_t *ev = client_recv(&c, 5000);
+		json_decref(client_started(&c, NULL, 5000));
+		json_t *ev = client_recv(&c, 5000); /* its output: the worker runs */
 		ck_assert_ptr_nonnull(ev);
+		ck_assert_str_eq(jstr(ev, "event"), "output");
 		json_decref(ev);
 		pid_t worker = child_named(&d, "sandboxd-work");
 		ck_assert_int_gt(worker, 0);
@@ -863,8 +876,16 @@ START_TEST(test_sigterm_finishes_work)
 	client_sendf(&c, "{\"op\":\"stream\",\"id\":1,\"code\":\"console.log('go'); var t = "
 			 "Date.now(); while (Date.now() - t < 300) {} return 'done'\"}");
 	client_sendf(&c, "{\"op\":\"execute\",\"id\":2,\"code\":\"return 2\"}");
-	json_t *ev = client_recv(&c, 5000); /* 1 is running */
+	json_t *ev = client_started(&c, "1", 5000);
+	ck_assert_str_eq(jstr(ev, "state"), "running");
+	json_decref(ev);
+	ev = client_started(&c, "2", 5000);
+	ck_assert_str_eq(jstr(ev, "state"), "pending");
+	ck_assert_int_eq(jint(ev, "queue_position"), 1);
+	json_decref(ev);
+	ev = client_recv(&c, 5000); /* 1 is running */
 	ck_assert_ptr_nonnull(ev);
+	ck_assert_str_eq(jstr(ev, "event"), "output");
 	json_decref(ev);
 	kill(d.pid, SIGTERM);
 	json_t *r = client_reply(&c, NULL, 10000);
@@ -894,8 +915,10 @@ START_TEST(test_sigterm_grace_kills)
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
 	client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('go'); for(;;){}\","
 			 "\"timeout_ms\":60000}");
-	json_t *ev = client_recv(&c, 5000);
+	json_decref(client_started(&c, NULL, 5000));
+	json_t *ev = client_recv(&c, 5000); /* its output: the worker runs */
 	ck_assert_ptr_nonnull(ev);
+	ck_assert_str_eq(jstr(ev, "event"), "output");
 	json_decref(ev);
 	pid_t kids[8];
 	int nkids = daemon_children(&d, kids, 8);

@@ -339,6 +339,7 @@ START_TEST(test_tool_result_4mb)
 	client_request(&c, json_pack("{s:s, s:s, s:s, s:[{s:s}]}", "op", "execute", "id", "run",
 				     "code", "var v = tools.t(); return [v.length, v.slice(-3)]",
 				     "tools", "name", "t"));
+	json_decref(client_started(&c, "run", 30000));
 	json_t *ev = client_recv(&c, 30000);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_str_eq(jstr(ev, "event"), "tool_call");
@@ -390,6 +391,7 @@ START_TEST(test_tool_call_8mb_args)
 				     "return tools.t({b: b})",
 				     "tools", "name", "t", "memory_bytes",
 				     (json_int_t)256 * 1024 * 1024));
+	json_decref(client_started(&c, "run", 60000));
 	json_t *ev = client_recv(&c, 60000);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_str_eq(jstr(ev, "event"), "tool_call");

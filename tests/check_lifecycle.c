@@ -673,10 +673,13 @@ START_TEST(test_cancel_from_other_connection)
 	/* stream: its id is in every event. */
 	client_request(&owner, code_req("stream", "console.log('up'); for(;;){}",
 					json_pack("{s:s, s:i}", "id", "st", "timeout_ms", 60000)));
-	json_t *ev = client_recv(&owner, REPLY_MS);
+	json_t *ev = client_started(&owner, "st", REPLY_MS);
+	take_id(id, ev);
+	json_decref(ev);
+	ev = client_recv(&owner, REPLY_MS);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_str_eq(jstr(ev, "event"), "output");
-	take_id(id, ev);
+	ck_assert_str_eq(jstr(ev, "execution_id"), id);
 	json_decref(ev);
 	r = cancel(&other, id);
 	ck_assert_str_eq(jstr(r, "state"), "cancelled");
@@ -842,6 +845,120 @@ START_TEST(test_queue_positions)
 	ck_assert_int_eq(jint(h, "workers_running"), 0);
 	json_decref(h);
 	client_close(&c);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
+/* ---- the started event */
+
+/* The started event comes first for execute, stream and test, names the
+ * execution status and cancel take, says pending with the queue position
+ * status gives while the execution waits, and is never sent for a request
+ * that was refused or for async (whose reply carries the id). */
+START_TEST(test_started_event)
+{
+	struct daemon d;
+	const char *args[] = {"--max-workers", "1", "--queue", "1", NULL};
+	daemon_start(&d, args);
+	struct client a, b, line;
+	ck_assert_int_eq(client_open(&a, d.sock, FRAME_MODE_BINARY), 0);
+	ck_assert_int_eq(client_open(&b, d.sock, FRAME_MODE_BINARY), 0);
+	ck_assert_int_eq(client_open(&line, d.sock, FRAME_MODE_LINE), 0);
+
+	/* A free worker: it runs at once. */
+	client_request(&a, code_req("execute", "for(;;){}",
+				    json_pack("{s:s, s:i}", "id", "run", "timeout_ms", 60000)));
+	json_t *ev = client_started(&a, "run", REPLY_MS);
+	ck_assert_str_eq(jstr(ev, "state"), "running");
+	ck_assert(!has(ev, "queue_position"));
+	char run[ID_SIZE], wait[ID_SIZE];
+	take_id(run, ev);
+	json_decref(ev);
+	json_t *r = status(&b, run, false);
+	ck_assert_str_eq(jstr(r, "state"), "running");
+	json_decref(r);
+
+	/* The slot is taken: the next waits, and says where. */
+	client_request(&a, code_req("execute", "console.log('ran'); return 1",
+				    json_pack("{s:s}", "id", "wait")));
+	ev = client_started(&a, "wait", REPLY_MS);
+	ck_assert_str_eq(jstr(ev, "state"), "pending");
+	ck_assert_int_eq(jint(ev, "queue_position"), 1);
+	take_id(wait, ev);
+	ck_assert_str_ne(wait, run);
+	json_decref(ev);
+	assert_pending_at(&b, wait, 1);
+
+	/* The queue (of 1) is full: an error, and no started event before it. */
+	client_request(&a, code_req("execute", "return 2", json_pack("{s:s}", "id", "full")));
+	r = client_recv(&a, REPLY_MS);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(jstr(r, "id"), "full");
+	assert_error(r, "RESOURCE_EXHAUSTED", "queue");
+	json_decref(r);
+
+	/* Cancelled by the id from its started event, while it still waits:
+	 * its requester gets the final reply, and it never ran. */
+	r = cancel(&b, wait);
+	ck_assert(jtrue(r, "ok"));
+	ck_assert_str_eq(jstr(r, "state"), "cancelled");
+	json_decref(r);
+	r = client_recv(&a, REPLY_MS);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(jstr(r, "id"), "wait");
+	ck_assert_str_eq(jstr(r, "execution_id"), wait);
+	ck_assert_str_eq(jstr(r, "state"), "cancelled");
+	ck_assert_str_eq(err_kind(r), "cancelled");
+	ck_assert_str_eq(jstr(r, "stdout"), "");
+	json_decref(r);
+
+	/* And the running one, by its id. */
+	r = cancel(&b, run);
+	ck_assert_str_eq(jstr(r, "state"), "cancelled");
+	json_decref(r);
+	r = client_recv(&a, REPLY_MS);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(jstr(r, "id"), "run");
+	ck_assert_str_eq(jstr(r, "execution_id"), run);
+	ck_assert_str_eq(jstr(r, "state"), "cancelled");
+	json_decref(r);
+
+	/* Line framing, test mode: started, then the report. */
+	client_request(&line, json_pack("{s:s, s:s, s:s, s:s}", "op", "test", "id", "t", "code",
+					"function two() { return 2 }", "tests",
+					"test('two', function () { assert.is(two(), 2) })"));
+	ev = client_started(&line, "t", REPLY_MS);
+	r = client_recv(&line, REPLY_MS);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(jstr(r, "id"), "t");
+	ck_assert_msg(jtrue(r, "success"), "tests failed: %s", err_msg(r));
+	ck_assert_str_eq(jstr(r, "execution_id"), jstr(ev, "execution_id"));
+	json_decref(ev);
+	json_decref(r);
+	/* Line framing, execute without an id: a started event without one. */
+	client_request(&line, code_req("execute", "return 3", NULL));
+	ev = client_started(&line, NULL, REPLY_MS);
+	r = client_recv(&line, REPLY_MS);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(jint(r, "value"), 3);
+	ck_assert_str_eq(jstr(r, "execution_id"), jstr(ev, "execution_id"));
+	json_decref(ev);
+	json_decref(r);
+	/* async is as it was: its reply is the first frame. */
+	client_request(&line, code_req("async", "return 4", json_pack("{s:s}", "id", "as")));
+	r = client_recv(&line, REPLY_MS);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_msg(jtrue(r, "ok") && !has(r, "event"), "async answered by %s",
+		      json_dumps(r, JSON_COMPACT));
+	take_id(run, r);
+	json_decref(r);
+	r = status(&line, run, true);
+	ck_assert_int_eq(jint(r, "value"), 4);
+	json_decref(r);
+
+	client_close(&a);
+	client_close(&b);
+	client_close(&line);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 }
 END_TEST
@@ -1846,6 +1963,7 @@ int main(void)
 	tcase_add_test(own, test_wait_ms_clamped);
 	tcase_add_test(own, test_cancel_pending);
 	tcase_add_test(own, test_queue_positions);
+	tcase_add_test(own, test_started_event);
 	tcase_add_test(own, test_list);
 	tcase_add_test(own, test_retention_time);
 	tcase_add_test(own, test_retention_count);

@@ -126,12 +126,16 @@ static json_t *hold_req(const char *id)
 			 "tools.hold(); return 1", "tools", "name", "hold");
 }
 
-/* Waits for the tool_call event that says the worker is up and waiting. */
-static json_t *expect_call(struct client *c)
+/* Waits for the tool_call event that says the worker is up and waiting,
+ * after the started event of the request id (the only execution on c). */
+static json_t *expect_call(struct client *c, const char *id)
 {
+	json_t *started = client_started(c, id, REPLY_MS);
 	json_t *ev = client_recv(c, REPLY_MS);
 	ck_assert_msg(ev != NULL, "no tool_call event");
 	ck_assert_str_eq(jstr(ev, "event"), "tool_call");
+	ck_assert_str_eq(jstr(ev, "execution_id"), jstr(started, "execution_id"));
+	json_decref(started);
 	return ev;
 }
 
@@ -203,8 +207,11 @@ static void hold_workers(struct daemon *d, int n, struct held *w)
 		snprintf(id, sizeof id, "h%d", i);
 		client_request(&w->c[i], hold_req(id));
 	}
-	for (int i = 0; i < n; i++)
-		w->ev[i] = expect_call(&w->c[i]);
+	for (int i = 0; i < n; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "h%d", i);
+		w->ev[i] = expect_call(&w->c[i], id);
+	}
 	ck_assert_int_eq(children_named(d, "sandboxd-work", w->pids, 8), n);
 	struct claim run = claimed(d);
 	for (int i = 0; i < n; i++) {
@@ -297,7 +304,7 @@ START_TEST(test_worker_user_fixed)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
 	client_request(&c, hold_req("h"));
-	json_t *ev = expect_call(&c);
+	json_t *ev = expect_call(&c, "h");
 	pid_t pid;
 	ck_assert_int_eq(children_named(&d, "sandboxd-work", &pid, 1), 1);
 	ck_assert_uint_eq(worker_id(pid), 65534);
@@ -730,7 +737,7 @@ START_TEST(test_minimal_environment)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_LINE), 0);
 	client_request(&c, hold_req("env"));
-	json_t *ev = expect_call(&c);
+	json_t *ev = expect_call(&c, "env");
 	pid_t w;
 	ck_assert_int_eq(children_named(&shared, "sandboxd-work", &w, 1), 1);
 	n = proc_read(w, "environ", env, sizeof env);
@@ -1481,28 +1488,10 @@ END_TEST
  * refuse a NUL in a key: jansson's does). NULL on timeout. */
 static char *raw_frame(struct client *c, int timeout_ms)
 {
-	for (int waited = 0;; waited += 100) {
-		const char *payload;
-		size_t plen, used;
-		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
-						  &payload, &plen, &used);
-		if (st == FRAME_OK) {
-			char *text = strndup(payload, plen);
-			buf_consume(&c->in, used);
-			return text;
-		}
-		ck_assert_int_eq(st, FRAME_MORE);
-		struct pollfd p = {c->fd, POLLIN, 0};
-		if (waited >= timeout_ms)
-			return NULL;
-		if (poll(&p, 1, 100) != 1)
-			continue;
-		char *dst = buf_reserve(&c->in, 65536);
-		ssize_t n = recv(c->fd, dst, 65536, 0);
-		if (n <= 0)
-			return NULL;
-		buf_commit(&c->in, (size_t)n);
-	}
+	int st;
+	char *text = sdc_recv_text(c->sdc, timeout_ms, NULL, &st);
+	ck_assert_msg(text || st == SDC_ETIMEOUT || st == SDC_EOF, "%s", sdc_error(c->sdc));
+	return text;
 }
 
 /* The daemon's final reply to req, as text. */
@@ -1512,7 +1501,8 @@ static char *raw_reply(struct client *c, json_t *req)
 	for (;;) {
 		char *t = raw_frame(c, 10000);
 		ck_assert_ptr_nonnull(t);
-		if (strstr(t, "\"state\""))
+		/* Not the started event, which has a state too. */
+		if (strstr(t, "\"state\"") && !strstr(t, "\"event\":\"started\""))
 			return t;
 		free(t);
 	}
@@ -1543,6 +1533,10 @@ START_TEST(test_nul_in_keys)
 				 "store('\\ud83d\\ude00', 4);\n"
 				 "return [r, load('k\\u0000x'), load('k'), load('\\ud83d\\ude00')]",
 				 "tools", "name", "t", "store"));
+	t = raw_frame(&c, 10000);
+	ck_assert_ptr_nonnull(t);
+	assert_has(t, "\"event\":\"started\""); /* the first frame */
+	free(t);
 	t = raw_frame(&c, 10000);
 	ck_assert_ptr_nonnull(t);
 	assert_has(t, "\"event\":\"tool_call\"");

@@ -63,7 +63,7 @@ static json_t *reply_to(struct client *c, long id, int *events)
 				     "{\"op\":\"tool_result\",\"id\":-1,\"execution_id\":\"%s\","
 				     "\"call_id\":%lld,\"value\":%lld}",
 				     jstr(m, "execution_id"), jint(m, "call_id"), sum);
-		} else if (*ev) {
+		} else if (strcmp(ev, "output") == 0) {
 			(*events)++;
 		} else if (json_object_get(m, "ok") && jint(m, "id") == id) {
 			return m;

@@ -22,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../protocol/msg.h"
-
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -225,50 +223,43 @@ int daemon_children(const struct daemon *d, pid_t *pids, int max)
 	return t.n < max ? t.n : max;
 }
 
+/* Tests read replies of any size the daemon may send. */
+#define TESTLIB_MAX_FRAME (1u << 30)
+
+static void client_init(struct client *c, struct sdc *s, enum frame_mode mode)
+{
+	c->sdc = s;
+	c->fd = s ? sdc_fd(s) : -1;
+	c->mode = mode;
+	if (s)
+		sdc_set_max_frame(s, TESTLIB_MAX_FRAME);
+}
+
 int client_open(struct client *c, const char *sock, enum frame_mode mode)
 {
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	if (strlen(sock) >= sizeof addr.sun_path)
-		return -1;
-	memcpy(addr.sun_path, sock, strlen(sock) + 1);
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
-		if (c->fd >= 0)
-			close(c->fd);
-		c->fd = -1;
-		return -1;
-	}
-	c->mode = mode;
-	c->in = (struct buf)BUF_INIT;
-	frame_decoder_init(&c->dec, mode, 1u << 30);
-	return 0;
+	struct sdc *s = sdc_connect(sock, mode, 0);
+	client_init(c, s, mode);
+	return s ? 0 : -1;
 }
 
 void client_close(struct client *c)
 {
-	if (c->fd >= 0)
-		close(c->fd);
+	sdc_close(c->sdc);
+	c->sdc = NULL;
 	c->fd = -1;
-	buf_free(&c->in);
 }
 
 void client_send_raw(struct client *c, const void *p, size_t n)
 {
-	const char *s = p;
-	while (n > 0) {
-		ssize_t w = send(c->fd, s, n, MSG_NOSIGNAL);
-		ck_assert_msg(w > 0, "send: %s", strerror(errno));
-		s += w;
-		n -= (size_t)w;
-	}
+	int st = sdc_send_raw(c->sdc, p, n);
+	ck_assert_msg(st == SDC_OK, "send: %s", sdc_error(c->sdc));
 }
 
 void client_send(struct client *c, const json_t *msg)
 {
-	struct buf out = BUF_INIT;
-	ck_assert_int_eq(msg_encode(&out, c->mode, msg), 0);
-	client_send_raw(c, buf_peek(&out), buf_len(&out));
-	buf_free(&out);
+	int st = sdc_send_msg(c->sdc, msg);
+	ck_assert_msg(st == SDC_OK, "send: %s",
+		      st == SDC_EINVAL ? "cannot encode the message" : sdc_error(c->sdc));
 }
 
 void client_sendf(struct client *c, const char *fmt, ...)
@@ -288,33 +279,10 @@ void client_sendf(struct client *c, const char *fmt, ...)
 
 json_t *client_recv(struct client *c, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
-	for (;;) {
-		const char *payload;
-		size_t plen, used;
-		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
-						  &payload, &plen, &used);
-		if (st == FRAME_OK) {
-			json_error_t err;
-			json_t *m = json_loadb(payload, plen, JSON_ALLOW_NUL, &err);
-			ck_assert_msg(m != NULL, "daemon sent invalid JSON: %s", err.text);
-			buf_consume(&c->in, used);
-			return m;
-		}
-		ck_assert_msg(st == FRAME_MORE, "daemon sent a bad frame: %s",
-			      frame_status_str(st));
-		long long left = deadline - now_ms();
-		if (left <= 0)
-			return NULL;
-		struct pollfd p = {c->fd, POLLIN, 0};
-		if (poll(&p, 1, (int)left) != 1)
-			return NULL;
-		char *dst = buf_reserve(&c->in, 65536);
-		ssize_t n = recv(c->fd, dst, 65536, 0);
-		if (n <= 0)
-			return NULL;
-		buf_commit(&c->in, (size_t)n);
-	}
+	int st;
+	json_t *m = sdc_recv(c->sdc, timeout_ms, &st);
+	ck_assert_msg(m || st == SDC_EOF || st == SDC_ETIMEOUT, "%s", sdc_error(c->sdc));
+	return m;
 }
 
 json_t *client_reply(struct client *c, json_t *events, int timeout_ms)
@@ -331,19 +299,17 @@ json_t *client_reply(struct client *c, json_t *events, int timeout_ms)
 
 bool client_eof(struct client *c, int timeout_ms)
 {
-	struct pollfd p = {c->fd, POLLIN, 0};
-	char b[4096];
 	long long deadline = now_ms() + timeout_ms;
-	while (now_ms() < deadline) {
-		if (poll(&p, 1, (int)(deadline - now_ms())) != 1)
+	for (;;) {
+		long long left = deadline - now_ms();
+		if (left <= 0)
 			return false;
-		ssize_t n = recv(c->fd, b, sizeof b, 0);
-		if (n == 0 || (n < 0 && errno == ECONNRESET))
-			return true;
-		if (n < 0)
-			return false;
+		int st;
+		json_t *m = sdc_recv(c->sdc, (int)left, &st);
+		if (!m)
+			return st == SDC_EOF;
+		json_decref(m);
 	}
-	return false;
 }
 
 json_t *exec_once(const char *sock, const char *fmt, ...)
@@ -492,9 +458,38 @@ void client_open_as(struct client *c, const char *sock, uid_t uid, gid_t gid)
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 	ck_assert_msg(got == 1 && cm && cm->cmsg_type == SCM_RIGHTS, "no socket from uid %u",
 		      (unsigned)uid);
-	memcpy(&c->fd, CMSG_DATA(cm), sizeof(int));
+	int fd;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	close(sp[0]);
-	c->mode = FRAME_MODE_BINARY;
-	c->in = (struct buf)BUF_INIT;
-	frame_decoder_init(&c->dec, FRAME_MODE_BINARY, 1u << 30);
+	struct sdc *s = sdc_adopt(fd, FRAME_MODE_BINARY, 0);
+	ck_assert_msg(s != NULL, "sdc_adopt: %s", strerror(errno));
+	client_init(c, s, FRAME_MODE_BINARY);
+}
+
+json_t *client_started(struct client *c, const char *id, int timeout_ms)
+{
+	json_t *m = client_recv(c, timeout_ms);
+	ck_assert_msg(m != NULL, "no started event within %d ms", timeout_ms);
+	const char *ev = json_string_value(json_object_get(m, "event"));
+	char *text = json_dumps(m, JSON_COMPACT);
+	ck_assert_msg(ev && strcmp(ev, "started") == 0, "the first frame is not started: %s", text);
+	json_t *got = json_object_get(m, "id");
+	char num[32] = "";
+	if (json_is_integer(got))
+		snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(got));
+	if (id)
+		ck_assert_msg(strcmp(json_is_string(got) ? json_string_value(got) : num, id) == 0,
+			      "started for another id: %s", text);
+	else
+		ck_assert_msg(!got, "started with an id: %s", text);
+	ck_assert_msg(strncmp(jstr(m, "execution_id"), "exec_", 5) == 0, "no execution id: %s",
+		      text);
+	const char *state = jstr(m, "state");
+	ck_assert_msg(strcmp(state, "pending") == 0 || strcmp(state, "running") == 0,
+		      "started in state %s", state);
+	json_t *pos = json_object_get(m, "queue_position");
+	ck_assert_msg(!pos || (strcmp(state, "pending") == 0 && json_integer_value(pos) >= 1),
+		      "a queue position out of place: %s", text);
+	free(text);
+	return m;
 }

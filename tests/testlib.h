@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "../client/sdc.h"
 #include "../protocol/buf.h"
 #include "../protocol/frame.h"
 
@@ -38,11 +39,13 @@ int daemon_child_count(const struct daemon *d, int *zombies);
 /* The daemon's child pids (at most max); returns how many. */
 int daemon_children(const struct daemon *d, pid_t *pids, int max);
 
+/* A connection through client/sdc (frames of every id come back in order
+ * through client_recv); fd is sdc's, for tests that use the socket
+ * directly. */
 struct client {
 	int fd;
 	enum frame_mode mode;
-	struct buf in;
-	struct frame_decoder dec;
+	struct sdc *sdc;
 };
 
 /* Connects in the given framing (binary or line). -1 when it cannot. */
@@ -66,6 +69,14 @@ json_t *client_recv(struct client *c, int timeout_ms);
 json_t *client_reply(struct client *c, json_t *events, int timeout_ms);
 /* True when the daemon closed the connection within timeout_ms. */
 bool client_eof(struct client *c, int timeout_ms);
+
+/* The started event that is the first frame answering an execute, stream
+ * or test request: fails the test unless the next frame is one, for the
+ * request id (a string id, or an integer id in decimal; NULL: a request
+ * without one), with an execution id and a
+ * state of pending (with a queue position when queued) or running. The
+ * caller frees it. */
+json_t *client_started(struct client *c, const char *id, int timeout_ms);
 
 /* One execute round trip on a fresh connection with a JSON request built
  * from fmt. */

@@ -23,16 +23,13 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
-#include "../protocol/frame.h"
 #include "../protocol/io.h"
-#include "../protocol/msg.h"
+#include "sdc.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
 
 #define SYSTEM_SOCKET "/run/sandboxd/sandboxd.sock"
 #define LOCAL_SOCKET "run/sandboxd.sock"
-/* Replies carry whole outputs, which may exceed the request frame limit. */
-#define MAX_REPLY_BYTES (256u * 1024u * 1024u)
 /* --follow asks for new output this often at the longest. */
 #define FOLLOW_WAIT_MS 250
 
@@ -90,96 +87,51 @@ __attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt,
 /* ---- the connection */
 
 struct client {
-	int fd;
+	struct sdc *sdc;
 	bool json;
-	struct buf in;
-	struct frame_decoder dec;
-	int next_id;
-	json_int_t request_id; /* the request whose final reply we wait for */
-	json_t *tools;	       /* {name: command} */
+	json_t *tools; /* {name: command} */
 };
-
-static const char *default_socket(void)
-{
-	const char *env = getenv("SANDBOXD_SOCKET");
-	if (env && *env)
-		return env;
-	return access(LOCAL_SOCKET, F_OK) == 0 ? LOCAL_SOCKET : SYSTEM_SOCKET;
-}
 
 static int client_open(struct client *c, const struct opts *o)
 {
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	if (strlen(o->socket) >= sizeof addr.sun_path)
-		return fail(EXIT_USAGE, "socket path too long: %s", o->socket);
-	strcpy(addr.sun_path, o->socket);
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof addr) < 0)
-		return fail(EXIT_CONN, "cannot connect to %s: %s", o->socket, strerror(errno));
+	c->sdc = sdc_connect(o->socket, FRAME_MODE_BINARY, 0);
+	if (!c->sdc)
+		return fail(errno == ENAMETOOLONG ? EXIT_USAGE : EXIT_CONN,
+			    "cannot connect to %s: %s", o->socket, strerror(errno));
 	c->json = o->json;
-	c->in = (struct buf)BUF_INIT;
-	frame_decoder_init(&c->dec, FRAME_MODE_BINARY, MAX_REPLY_BYTES);
-	c->next_id = 1;
 	c->tools = o->tools;
 	return -1;
 }
 
-/* Sends req (stealing the reference) with op and a fresh id; its final
- * reply is the one final_reply waits for. */
-static int client_send(struct client *c, const char *op, json_t *req)
+/* --json: every frame as one line on stdout. */
+static void print_frame(const struct client *c, const json_t *frame)
 {
-	c->request_id = c->next_id++;
-	json_object_set_new(req, "op", json_string(op));
-	json_object_set_new(req, "id", json_integer(c->request_id));
-	struct buf out = BUF_INIT;
-	int rc = msg_encode(&out, FRAME_MODE_BINARY, req) < 0 ||
-				 io_write_all(c->fd, buf_peek(&out), buf_len(&out)) < 0
-			 ? fail(EXIT_CONN, "cannot send the request: %s", strerror(errno))
-			 : -1;
-	buf_free(&out);
-	json_decref(req);
-	return rc;
+	if (!c->json)
+		return;
+	char *text = json_dumps(frame, JSON_COMPACT);
+	if (text)
+		puts(text);
+	free(text);
+	fflush(stdout);
 }
 
-/* The next frame; NULL on EOF or error (reported). --json prints it. */
-static json_t *client_recv(struct client *c)
+static void on_event(struct sdc *s, json_t *frame, void *arg);
+
+/* Sends req (stealing the reference) with op and a fresh id and returns its
+ * final reply, printing output events and answering tool calls on the way;
+ * NULL when the connection failed (reported). */
+static json_t *client_call(struct client *c, const char *op, json_t *req)
 {
-	for (;;) {
-		const char *payload;
-		size_t plen, used;
-		enum frame_status st = frame_next(&c->dec, buf_peek(&c->in), buf_len(&c->in),
-						  &payload, &plen, &used);
-		if (st == FRAME_OK) {
-			json_error_t err;
-			json_t *msg = json_loadb(payload, plen, JSON_ALLOW_NUL, &err);
-			if (!msg) {
-				fail(0, "daemon sent invalid JSON: %s", err.text);
-				return NULL;
-			}
-			if (c->json) {
-				fwrite(payload, 1, plen, stdout);
-				fputc('\n', stdout);
-				fflush(stdout);
-			}
-			buf_consume(&c->in, used);
-			return msg;
-		}
-		if (st != FRAME_MORE) {
-			fail(0, "daemon sent a bad frame: %s", frame_status_str(st));
-			return NULL;
-		}
-		char *dst = buf_reserve(&c->in, 65536);
-		if (!dst)
-			return NULL;
-		ssize_t n = read(c->fd, dst, 65536);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fail(0, "%s", n == 0 ? "daemon closed the connection" : strerror(errno));
-			return NULL;
-		}
-		buf_commit(&c->in, (size_t)n);
+	json_object_set_new(req, "op", json_string(op));
+	int st;
+	json_t *reply = sdc_call(c->sdc, req, on_event, c, -1, &st);
+	json_decref(req);
+	if (!reply) {
+		fail(0, "%s", st == SDC_EINVAL ? "cannot encode the request" : sdc_error(c->sdc));
+		return NULL;
 	}
+	print_frame(c, reply);
+	return reply;
 }
 
 /* ---- printing */
@@ -201,33 +153,33 @@ static void print_output(const char *stream, json_t *data)
 
 static void answer_tool_call(struct client *c, json_t *event);
 
-/* The final reply of the last request, printing output events and
- * answering tool calls on the way. NULL when the connection failed. */
-static json_t *final_reply(struct client *c)
+/* The events of the request waited for: output printed, tool calls
+ * answered. */
+static void on_event(struct sdc *s, json_t *msg, void *arg)
 {
-	for (;;) {
-		json_t *msg = client_recv(c);
-		if (!msg)
-			return NULL;
-		json_t *id = json_object_get(msg, "id");
-		if (json_object_get(msg, "ok")) {
-			if (json_is_integer(id) && json_integer_value(id) == c->request_id)
-				return msg;
-			/* The answer to one of our tool_result requests. */
-			if (!json_is_true(json_object_get(msg, "ok")))
-				fprintf(stderr, "sandboxctl: tool result refused: %s\n",
-					json_string_value(json_object_get(
-						json_object_get(msg, "error"), "message"))
-						?: "");
-		}
-		const char *event = json_string_value(json_object_get(msg, "event"));
-		if (!c->json && event && strcmp(event, "output") == 0)
-			print_output(json_string_value(json_object_get(msg, "stream")),
-				     json_object_get(msg, "data"));
-		if (event && strcmp(event, "tool_call") == 0)
-			answer_tool_call(c, msg);
-		json_decref(msg);
-	}
+	(void)s;
+	struct client *c = arg;
+	print_frame(c, msg);
+	const char *event = json_string_value(json_object_get(msg, "event"));
+	if (!c->json && event && strcmp(event, "output") == 0)
+		print_output(json_string_value(json_object_get(msg, "stream")),
+			     json_object_get(msg, "data"));
+	if (event && strcmp(event, "tool_call") == 0)
+		answer_tool_call(c, msg);
+}
+
+/* The answer to one of our tool_result requests. */
+static void on_tool_reply(struct sdc *s, json_t *msg, void *arg)
+{
+	(void)s;
+	struct client *c = arg;
+	if (!msg)
+		return;
+	print_frame(c, msg);
+	if (!json_is_true(json_object_get(msg, "ok")))
+		fprintf(stderr, "sandboxctl: tool result refused: %s\n",
+			json_string_value(json_object_get(json_object_get(msg, "error"), "message"))
+				?: "");
 }
 
 static const char *str(json_t *o, const char *k)
@@ -419,50 +371,42 @@ static void answer_tool_call(struct client *c, json_t *event)
 {
 	const char *name = json_string_value(json_object_get(event, "name"));
 	const char *command = json_string_value(json_object_get(c->tools, name ? name : ""));
-	json_t *req = json_pack("{s:s, s:s, s:O, s:O}", "op", "tool_result", "id", "tool",
-				"execution_id", json_object_get(event, "execution_id"), "call_id",
-				json_object_get(event, "call_id"));
 	char *args = json_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
 	struct buf out = BUF_INIT, err = BUF_INIT;
 	int status = command && args ? run_command(command, name, args, &out, &err) : -1;
 	free(args);
 	buf_append(&out, "", 1);
 	buf_append(&err, "", 1);
+	json_t *value = NULL;
+	char *error = NULL;
 	if (status == 0) {
 		json_error_t jerr;
 		const char *text = buf_peek(&out);
-		json_t *value = text[strspn(text, " \t\r\n")]
-					? json_loads(text, JSON_DECODE_ANY, &jerr)
-					: json_null();
-		if (value)
-			json_object_set_new(req, "value", value);
-		else
-			json_object_set_new(req, "error",
-					    json_sprintf("the tool %s printed invalid JSON: %s",
-							 name, jerr.text));
+		value = text[strspn(text, " \t\r\n")] ? json_loads(text, JSON_DECODE_ANY, &jerr)
+						      : json_null();
+		if (!value &&
+		    asprintf(&error, "the tool %s printed invalid JSON: %s", name, jerr.text) < 0)
+			error = NULL;
 	} else {
 		/* The tool's own words, else how it ended. */
 		const char *msg = buf_peek(&err);
 		size_t n = strlen(msg);
 		while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
 			n--;
-		json_object_set_new(req, "error",
-				    n ? json_stringn(msg, n)
-				      : json_sprintf("the tool %s failed (%s %d)",
-						     name ? name : "?",
-						     status < 0 ? "could not run, or was killed"
-								: "exit status",
-						     status));
-		if (!json_object_get(req, "error"))
-			json_object_set_new(req, "error", json_string("the tool failed"));
+		if (n ? asprintf(&error, "%.*s", (int)n, msg) < 0
+		      : asprintf(&error, "the tool %s failed (%s %d)", name ? name : "?",
+				 status < 0 ? "could not run, or was killed" : "exit status",
+				 status) < 0)
+			error = NULL;
 	}
 	buf_free(&out);
 	buf_free(&err);
-	struct buf frame = BUF_INIT;
-	if (msg_encode(&frame, FRAME_MODE_BINARY, req) == 0)
-		(void)!io_write_all(c->fd, buf_peek(&frame), buf_len(&frame));
-	buf_free(&frame);
-	json_decref(req);
+	long long r = sdc_tool_result(c->sdc, event, value, value ? NULL : error ?: "the tool failed",
+				      on_tool_reply, c);
+	if (r == SDC_EINVAL) /* its words were not UTF-8 */
+		r = sdc_tool_result(c->sdc, event, NULL, "the tool failed", on_tool_reply, c);
+	json_decref(value);
+	free(error);
 }
 
 /* Adds the declared tools and the store to an execution request. */
@@ -537,11 +481,7 @@ static int cmd_run(struct client *c, const struct opts *o, const char *cmd, int 
 	const char *op = strcmp(cmd, "exec") == 0     ? "execute"
 			 : strcmp(cmd, "submit") == 0 ? "async"
 						      : "stream";
-	if ((rc = client_send(c, op, req)) >= 0) {
-		json_decref(sent_store);
-		return rc;
-	}
-	json_t *reply = final_reply(c);
+	json_t *reply = client_call(c, op, req);
 	if (!reply) {
 		json_decref(sent_store);
 		return EXIT_CONN;
@@ -577,10 +517,8 @@ static int cmd_status(struct client *c, const struct opts *o, const char *id)
 			json_object_set_new(req, "wait", json_true());
 		if (o->follow)
 			json_object_set_new(req, "wait_ms", json_integer(FOLLOW_WAIT_MS));
-		int rc = client_send(c, "status", req);
-		if (rc >= 0)
-			return rc;
-		json_t *reply = final_reply(c);
+		int rc;
+		json_t *reply = client_call(c, "status", req);
 		if (!reply)
 			return EXIT_CONN;
 		if (!json_is_true(json_object_get(reply, "ok"))) {
@@ -636,10 +574,8 @@ static int cmd_status(struct client *c, const struct opts *o, const char *id)
 
 static int cmd_simple(struct client *c, const char *op, json_t *req, json_t **out)
 {
-	int rc = client_send(c, op, req);
-	if (rc >= 0)
-		return rc;
-	json_t *reply = final_reply(c);
+	int rc;
+	json_t *reply = client_call(c, op, req);
 	if (!reply)
 		return EXIT_CONN;
 	if (!json_is_true(json_object_get(reply, "ok"))) {
@@ -871,12 +807,13 @@ static int parse_int(const char *s, json_int_t *out)
 	return -1;
 }
 
-/* Options up to the next non-option; -1 to go on, else an exit status.
- * Called before and after the command, so both orders work. */
+/* Every option, wherever it stands among the operands (getopt moves the
+ * operands, in their order, behind them; "--" ends the options); -1 to go
+ * on, else an exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "+e:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:h", options, NULL)) != -1) {
 		switch (opt) {
 		case O_SOCKET: o->socket = optarg; break;
 		case 'e': o->code_arg = optarg; break;
@@ -933,7 +870,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.socket = default_socket(),
+	struct opts o = {.socket = sdc_default_socket(),
 			 .timeout_ms = -1,
 			 .memory_bytes = -1,
 			 .output_bytes = -1,
@@ -946,16 +883,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
-	/* Options after the command, and after its first argument (an id). */
-	if ((rc = parse_opts(argc, argv, &o)) >= 0)
-		return rc;
 	const char *id = NULL;
 	if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
 		if (optind >= argc)
 			return fail(EXIT_USAGE, "usage: sandboxctl %s ID", cmd);
 		id = argv[optind++];
-		if ((rc = parse_opts(argc, argv, &o)) >= 0)
-			return rc;
 		if (optind != argc)
 			return fail(EXIT_USAGE, "unexpected argument: %s", argv[optind]);
 	}
@@ -986,8 +918,7 @@ int main(int argc, char **argv)
 		rc = cmd_health(&c);
 	else
 		rc = cmd_run(&c, &o, cmd, argc, argv);
-	close(c.fd);
-	buf_free(&c.in);
+	sdc_close(c.sdc);
 	json_decref(o.states);
 	json_decref(o.tools);
 	return rc;

@@ -1,0 +1,958 @@
+/*
+ * mcp_toolrun.c - the bridge's tools run over one daemon connection: each
+ * tools/call becomes a daemon request (sdc, event-loop mode, on ploop),
+ * its events become progress notifications and tool calls for code mode,
+ * and its final reply the tool's result (mcp_tools.c renders it).
+ *
+ * One struct run per tools/call, from the call to the daemon's final reply
+ * (or the connection's end). A call the host cancels ends at once (mrpc
+ * sends nothing for it afterwards) and its execution is cancelled on the
+ * daemon by the id the `started` event (or the async reply) gave; the run
+ * stays until the daemon's final reply, so that code mode hears the
+ * execution ended.
+ */
+#include "mcp_tools.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../protocol/buf.h"
+#include "../protocol/limits.h"
+#include "mcp_rpc.h"
+#include "ploop.h"
+#include "sdc.h"
+
+struct run;
+
+/* A tool_call event waiting for code mode's answer. Not live once the
+ * execution ended: the answer is then only freed. run is the call's run, or
+ * NULL for a background execution's call (which came to no request). */
+struct mtool_call {
+	struct mtool *t;
+	struct run *run;
+	bool live;
+	json_t *event;
+	struct mtool_call *next;
+};
+
+struct tool_slot {
+	struct mtool *t;
+	enum mtool_id id;
+};
+
+struct run {
+	struct mtool *t;
+	struct mrpc_call *call; /* NULL once the call was ended */
+	enum mtool_id id;
+	const char *op;	    /* the daemon op sent */
+	long long rid;	    /* the daemon request's id; 0 when not registered */
+	char *exec_id;	    /* once known: `started`, or the reply */
+	bool cancel_wanted; /* the host cancelled before exec_id was known */
+	bool declared;	    /* code mode gave tools for it */
+	bool queued;	    /* `started` said pending */
+	uint64_t timeout_ms;
+	uint64_t deadline_ms; /* for code mode's calls */
+	/* stream: the first LIMIT_MCP_OUTPUT_BYTES of each stream, and their
+	 * whole lengths. */
+	struct buf out, err;
+	uint64_t out_len, err_len;
+	/* progress */
+	bool progress;
+	double progress_n;
+	uint64_t last_progress_ms;
+	char *last_line;
+	bool line_unsent;
+	struct ploop_timer heartbeat, throttle;
+	struct mtool_call *calls;
+	struct run *prev, *next;
+};
+
+/* A daemon cancel of the session's end, counted down. */
+struct mtool {
+	struct ploop *loop;
+	struct mrpc *rpc;
+	char *socket_path;
+	struct mtool_limits lim;
+	char *store_file;
+	json_t *store;
+	struct sdc *conn;
+	struct ploop_watch watch;
+	struct ploop_timer reap; /* closes a failed connection outside its handlers */
+	struct run *runs;
+	struct tool_slot slots[MTOOL_COUNT];
+	struct mtool_codemode cm;
+	char *suffix;
+	json_t *background; /* ids of async executions started, to cancel at the end */
+	bool shutting_down;
+	unsigned cancels_pending;
+	void (*shutdown_done)(void *);
+	void *shutdown_arg;
+	struct ploop_timer shutdown_timer;
+};
+
+static void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("sandboxd-mcp: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* ---- The store. */
+
+/*
+ * Writes the store to t->store_file atomically: a temporary file beside it
+ * (mode 0600), fsync, rename over, fsync of the directory. 0, or -1 (logged).
+ */
+static int store_save(struct mtool *t)
+{
+	if (!t->store_file)
+		return 0;
+	char *tmp = NULL, *dirc = NULL;
+	int fd = -1, rc = -1;
+	char *text = json_dumps(t->store, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text || asprintf(&tmp, "%s.tmp.%ld", t->store_file, (long)getpid()) < 0) {
+		tmp = NULL;
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		goto out;
+	size_t len = strlen(text), off = 0;
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto out;
+		off += (size_t)n;
+	}
+	if (write(fd, "\n", 1) != 1 || fsync(fd) < 0)
+		goto out;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, t->store_file) < 0)
+		goto out;
+	dirc = strdup(t->store_file);
+	if (dirc) {
+		int dfd = open(dirname(dirc), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+	}
+	rc = 0;
+out:
+	if (rc < 0) {
+		log_msg("--store-file %s: cannot write it: %s", t->store_file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (tmp)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(dirc);
+	free(text);
+	return rc;
+}
+
+/* Loads t->store from the file: a missing file is an empty store. */
+static int store_load(struct mtool *t, char **why)
+{
+	t->store = json_object();
+	if (!t->store)
+		return -1;
+	if (!t->store_file)
+		return 0;
+	json_error_t e;
+	json_t *v = json_load_file(t->store_file, JSON_REJECT_DUPLICATES, &e);
+	if (!v) {
+		if (access(t->store_file, F_OK) < 0 && errno == ENOENT)
+			return 0;
+		if (asprintf(why, "--store-file %s: %s (line %d)", t->store_file, e.text, e.line) <
+		    0)
+			*why = NULL;
+		return -1;
+	}
+	if (!json_is_object(v)) {
+		json_decref(v);
+		if (asprintf(why, "--store-file %s: not a JSON object", t->store_file) < 0)
+			*why = NULL;
+		return -1;
+	}
+	json_decref(t->store);
+	t->store = v;
+	return 0;
+}
+
+/* Applies a successful execution's store_writes and saves the store. */
+static void store_apply(struct mtool *t, const json_t *writes)
+{
+	if (!json_is_object(writes))
+		return;
+	const json_t *set = json_object_get(writes, "set");
+	const json_t *del = json_object_get(writes, "delete");
+	if (json_object_size(set) == 0 && json_array_size(del) == 0)
+		return;
+	const char *key;
+	size_t klen;
+	json_t *v;
+	json_object_keylen_foreach((json_t *)set, key, klen, v)
+		json_object_setn(t->store, key, klen, v);
+	size_t i;
+	json_array_foreach (del, i, v) {
+		if (json_is_string(v))
+			json_object_deln(t->store, json_string_value(v), json_string_length(v));
+	}
+	store_save(t);
+}
+
+/* ---- The daemon connection. */
+
+static void tool_call(struct mtool *t, struct run *r, json_t *ev);
+
+static void conn_watch_update(struct mtool *t)
+{
+	if (t->conn)
+		ploop_watch_set(&t->watch,
+				PLOOP_READ | (sdc_want_write(t->conn) ? PLOOP_WRITE : 0u));
+}
+
+static void conn_drop(struct mtool *t)
+{
+	struct sdc *c = t->conn;
+	if (!c)
+		return;
+	ploop_watch_del(&t->watch);
+	t->conn = NULL;
+	sdc_close(c); /* handlers still registered get their NULL frame */
+}
+
+/* Frames of no request: a background execution's tool calls. */
+static void on_other_frame(struct sdc *c, json_t *frame, void *arg)
+{
+	(void)c;
+	struct mtool *t = arg;
+	const char *ev = json_string_value(json_object_get(frame, "event"));
+	if (ev && strcmp(ev, "tool_call") == 0)
+		tool_call(t, NULL, frame);
+}
+
+static void on_reap(struct ploop_timer *tm)
+{
+	struct mtool *t = tm->arg;
+	if (t->conn && sdc_status(t->conn) != SDC_OK) {
+		log_msg("the daemon connection failed: %s", sdc_error(t->conn));
+		conn_drop(t);
+	}
+}
+
+static void on_conn(struct ploop_watch *w, unsigned events)
+{
+	struct mtool *t = w->arg;
+	int rc = SDC_OK;
+	if (events & (PLOOP_READ | PLOOP_HUP))
+		rc = sdc_on_readable(t->conn);
+	if (rc == SDC_OK && (events & PLOOP_WRITE))
+		rc = sdc_on_writable(t->conn);
+	if (rc != SDC_OK) {
+		log_msg("the daemon connection failed: %s", sdc_error(t->conn));
+		conn_drop(t);
+		return;
+	}
+	conn_watch_update(t);
+}
+
+/* The connection, dialled when there is none. NULL with *why (static or
+ * the connection's message, borrowed until the next call). */
+static struct sdc *conn_get(struct mtool *t, const char **why)
+{
+	static char msg[512];
+	if (t->conn && sdc_status(t->conn) != SDC_OK)
+		conn_drop(t);
+	if (t->conn)
+		return t->conn;
+	struct sdc *c = sdc_connect(t->socket_path, FRAME_MODE_BINARY, SDC_NONBLOCK);
+	if (!c) {
+		snprintf(msg, sizeof msg, "cannot connect to the daemon at %s: %s", t->socket_path,
+			 strerror(errno));
+		*why = msg;
+		return NULL;
+	}
+	if (ploop_watch_add(t->loop, &t->watch, sdc_fd(c), PLOOP_READ, on_conn, t) < 0) {
+		sdc_close(c);
+		*why = "out of memory";
+		return NULL;
+	}
+	sdc_set_default(c, on_other_frame, t);
+	t->conn = c;
+	return c;
+}
+
+/* Sends req with handler fn; dials again once if the connection turns out
+ * to be dead. The request id (> 0), or 0 with *why. */
+static long long conn_send(struct mtool *t, json_t *req, sdc_handler *fn, void *arg,
+			   const char **why)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct sdc *c = conn_get(t, why);
+		if (!c)
+			return 0;
+		long long id = sdc_request(c, req, fn, arg);
+		if (id > 0) {
+			conn_watch_update(t);
+			return id;
+		}
+		if (id == SDC_EINVAL) {
+			*why = "the request cannot be encoded";
+			return 0;
+		}
+		*why = sdc_error(c);
+		conn_drop(t);
+	}
+	return 0;
+}
+
+/* ---- Runs. */
+
+static void run_free(struct run *r)
+{
+	struct mtool *t = r->t;
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		t->runs = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	ploop_timer_cancel(&r->heartbeat);
+	ploop_timer_cancel(&r->throttle);
+	buf_free(&r->out);
+	buf_free(&r->err);
+	free(r->exec_id);
+	free(r->last_line);
+	free(r);
+}
+
+/* Ends the host's call with result (stolen), if it is still open. */
+static void run_answer(struct run *r, json_t *result)
+{
+	if (!r->call) {
+		json_decref(result);
+		return;
+	}
+	struct mrpc_call *call = r->call;
+	r->call = NULL;
+	ploop_timer_cancel(&r->heartbeat);
+	ploop_timer_cancel(&r->throttle);
+	mrpc_call_result(call, result);
+}
+
+/* The execution ended: its code mode calls are orphaned, code mode told. */
+static void run_execution_ended(struct run *r)
+{
+	for (struct mtool_call *c = r->calls; c; c = c->next) {
+		c->run = NULL;
+		c->live = false;
+	}
+	r->calls = NULL;
+	if (r->declared && r->exec_id && r->t->cm.execution_ended)
+		r->t->cm.execution_ended(r->t->cm.ctx, r->exec_id);
+	r->declared = false;
+}
+
+static void send_cancel(struct mtool *t, const char *exec_id, sdc_handler *fn, void *arg);
+
+static void remember_background(struct mtool *t, const char *exec_id)
+{
+	if (json_array_size(t->background) >= LIMIT_MCP_BACKGROUND)
+		json_array_remove(t->background, 0);
+	json_array_append_new(t->background, json_string(exec_id));
+}
+
+static bool is_background(struct mtool *t, const char *exec_id)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach (t->background, i, v) {
+		if (strcmp(json_string_value(v), exec_id) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void forget_background(struct mtool *t, const char *exec_id)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach (t->background, i, v) {
+		if (strcmp(json_string_value(v), exec_id) == 0) {
+			json_array_remove(t->background, i);
+			return;
+		}
+	}
+}
+
+/* Sends a progress notification now: the next count, the last line. */
+static void progress_send(struct run *r)
+{
+	if (!r->call || !r->progress)
+		return;
+	r->progress_n += 1;
+	const char *msg = r->last_line;
+	char fallback[64];
+	if (!msg) {
+		snprintf(fallback, sizeof fallback, "%s",
+			 r->exec_id ? "running" : "waiting for the daemon");
+		msg = fallback;
+	}
+	mrpc_call_progress(r->call, r->progress_n, -1, msg);
+	r->line_unsent = false;
+	r->last_progress_ms = ploop_now_ms();
+}
+
+static void on_heartbeat(struct ploop_timer *tm)
+{
+	struct run *r = tm->arg;
+	if (!r->call)
+		return;
+	if (ploop_now_ms() - r->last_progress_ms + 10 >= LIMIT_MCP_HEARTBEAT_MS)
+		progress_send(r);
+	uint64_t since = ploop_now_ms() - r->last_progress_ms;
+	uint64_t wait = since >= LIMIT_MCP_HEARTBEAT_MS ? 1 : LIMIT_MCP_HEARTBEAT_MS - since;
+	ploop_timer_set(r->t->loop, &r->heartbeat, wait, on_heartbeat, r);
+}
+
+static void on_throttle(struct ploop_timer *tm)
+{
+	struct run *r = tm->arg;
+	if (r->line_unsent)
+		progress_send(r);
+}
+
+/* New output of a stream run: kept (up to the cut), and its last line sent
+ * as progress, at most one every LIMIT_MCP_PROGRESS_MS. */
+static void run_output(struct run *r, const json_t *ev)
+{
+	const char *stream = json_string_value(json_object_get(ev, "stream"));
+	const json_t *data = json_object_get(ev, "data");
+	if (!stream || !json_is_string(data))
+		return;
+	const char *s = json_string_value(data);
+	size_t len = json_string_length(data);
+	bool is_err = strcmp(stream, "stderr") == 0;
+	struct buf *b = is_err ? &r->err : &r->out;
+	uint64_t *total = is_err ? &r->err_len : &r->out_len;
+	*total += len;
+	if (buf_len(b) < LIMIT_MCP_OUTPUT_BYTES) {
+		size_t room = LIMIT_MCP_OUTPUT_BYTES - buf_len(b);
+		/* Whole characters only: the rest is status's to give. */
+		size_t n = len <= room ? len : room;
+		while (n < len && n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+		buf_append(b, s, n);
+	}
+	if (!r->progress || !r->call)
+		return;
+	char *line = mtool_last_line(s, len);
+	if (line) {
+		free(r->last_line);
+		r->last_line = line;
+	}
+	r->line_unsent = true;
+	uint64_t now = ploop_now_ms();
+	if (now - r->last_progress_ms >= LIMIT_MCP_PROGRESS_MS)
+		progress_send(r);
+	else if (!ploop_timer_armed(&r->throttle))
+		ploop_timer_set(r->t->loop, &r->throttle,
+				LIMIT_MCP_PROGRESS_MS - (now - r->last_progress_ms), on_throttle,
+				r);
+}
+
+/* A tool_call event, of run r, or of a background execution (r NULL). */
+static void tool_call(struct mtool *t, struct run *r, json_t *ev)
+{
+	const char *name = json_string_value(json_object_get(ev, "name"));
+	if (!t->cm.tool_call || !name) {
+		sdc_tool_result(t->conn, ev, NULL, "no tool of that name is served by this bridge",
+				NULL, NULL);
+		conn_watch_update(t);
+		return;
+	}
+	struct mtool_call *c = calloc(1, sizeof *c);
+	if (!c) {
+		sdc_tool_result(t->conn, ev, NULL, "out of memory", NULL, NULL);
+		conn_watch_update(t);
+		return;
+	}
+	c->t = t;
+	c->run = r;
+	c->live = true;
+	c->event = json_incref(ev);
+	if (r) {
+		c->next = r->calls;
+		r->calls = c;
+	}
+	const char *exec_id = json_string_value(json_object_get(ev, "execution_id"));
+	t->cm.tool_call(t->cm.ctx, c, exec_id ? exec_id : "", name, json_object_get(ev, "args"),
+			r ? r->deadline_ms : 0);
+}
+
+void mtool_call_answer(struct mtool_call *c, const json_t *value, const char *error)
+{
+	if (!c)
+		return;
+	struct run *r = c->run;
+	if (c->live) {
+		for (struct mtool_call **p = r ? &r->calls : NULL; p && *p; p = &(*p)->next) {
+			if (*p == c) {
+				*p = c->next;
+				break;
+			}
+		}
+		if (c->t->conn && sdc_status(c->t->conn) == SDC_OK) {
+			sdc_tool_result(c->t->conn, c->event, value, error, NULL, NULL);
+			conn_watch_update(c->t);
+		}
+	}
+	json_decref(c->event);
+	free(c);
+}
+
+/* The final reply: the result rendered, the store updated, code mode told. */
+static void run_final(struct run *r, json_t *reply)
+{
+	struct mtool *t = r->t;
+	const char *exec_id = json_string_value(json_object_get(reply, "execution_id"));
+	if (exec_id && !r->exec_id)
+		r->exec_id = strdup(exec_id);
+	bool ok = json_is_true(json_object_get(reply, "ok"));
+	if (ok && json_is_true(json_object_get(reply, "success"))) {
+		/* An execution's writes, once: a background one's come with the
+		 * status that first sees it ended. */
+		bool apply = true;
+		if (r->id == MTOOL_STATUS) {
+			apply = exec_id && is_background(t, exec_id); /* forgotten below */
+		}
+		if (apply)
+			store_apply(t, json_object_get(reply, "store_writes"));
+	}
+	if (ok && r->id == MTOOL_STATUS && exec_id && is_background(t, exec_id)) {
+		const char *state = json_string_value(json_object_get(reply, "state"));
+		if (state && strcmp(state, "pending") != 0 && strcmp(state, "running") != 0) {
+			forget_background(t, exec_id);
+			if (t->cm.execution_ended)
+				t->cm.execution_ended(t->cm.ctx, exec_id);
+		}
+	}
+	if (ok && strcmp(r->op, "async") == 0 && exec_id) {
+		remember_background(t, exec_id);
+		if (r->cancel_wanted)
+			send_cancel(t, exec_id, NULL, NULL);
+	}
+	json_t *result;
+	if (ok && strcmp(r->op, "stream") == 0) {
+		json_t *copy = json_copy(reply);
+		if (copy) {
+			json_object_set_new(copy, "stdout",
+					    json_stringn(buf_peek(&r->out), buf_len(&r->out)));
+			json_object_set_new(copy, "stderr",
+					    json_stringn(buf_peek(&r->err), buf_len(&r->err)));
+			json_object_set_new(copy, "stdout_length",
+					    json_integer((json_int_t)r->out_len));
+			json_object_set_new(copy, "stderr_length",
+					    json_integer((json_int_t)r->err_len));
+		}
+		result = copy ? mtool_result(r->id, copy) : NULL;
+		json_decref(copy);
+	} else {
+		result = mtool_result(r->id, reply);
+	}
+	run_answer(r, result);
+	if (strcmp(r->op, "async") != 0)
+		run_execution_ended(r);
+}
+
+static void on_run_frame(struct sdc *c, json_t *frame, void *arg)
+{
+	(void)c;
+	struct run *r = arg;
+	struct mtool *t = r->t;
+	if (!frame) {
+		/* The connection failed before the final reply. */
+		char *msg = NULL;
+		if (asprintf(&msg,
+			     "the connection to the daemon failed (%s) before %s%s%s answered; the "
+			     "execution, if it started, was cancelled with it",
+			     sdc_error(c), r->exec_id ? "execution " : "the ",
+			     r->exec_id ? r->exec_id : mtool_name(r->id),
+			     r->exec_id ? "" : " request") < 0)
+			msg = NULL;
+		run_answer(r, mtool_error_result(msg ? msg : "the daemon connection failed"));
+		free(msg);
+		run_execution_ended(r);
+		run_free(r);
+		if (t->conn == c) /* not being closed already */
+			ploop_timer_set(t->loop, &t->reap, 0, on_reap, t);
+		return;
+	}
+	if (sdc_is_final(frame)) {
+		r->rid = 0;
+		run_final(r, frame);
+		run_free(r);
+		return;
+	}
+	const char *ev = json_string_value(json_object_get(frame, "event"));
+	if (!ev)
+		return;
+	if (strcmp(ev, "started") == 0) {
+		const char *id = json_string_value(json_object_get(frame, "execution_id"));
+		if (id && !r->exec_id) {
+			r->exec_id = strdup(id);
+			/* Queued: its timeout starts when it runs, which no event
+			 * tells; its first tool call is the next best bound. */
+			const char *state = json_string_value(json_object_get(frame, "state"));
+			r->queued = state && strcmp(state, "pending") == 0;
+			r->deadline_ms = ploop_now_ms() + r->timeout_ms;
+			if (r->cancel_wanted)
+				send_cancel(t, id, NULL, NULL);
+		}
+		return;
+	}
+	/* Output and tool calls name the execution too: a daemon without
+	 * `started` still tells its id once the script writes or calls. */
+	const char *id = json_string_value(json_object_get(frame, "execution_id"));
+	if (id && !r->exec_id) {
+		r->exec_id = strdup(id);
+		if (r->cancel_wanted)
+			send_cancel(t, id, NULL, NULL);
+	}
+	if (strcmp(ev, "output") == 0)
+		run_output(r, frame);
+	else if (strcmp(ev, "tool_call") == 0) {
+		if (r->queued) {
+			r->queued = false;
+			r->deadline_ms = ploop_now_ms() + r->timeout_ms;
+		}
+		tool_call(t, r, frame);
+	}
+}
+
+static void send_cancel(struct mtool *t, const char *exec_id, sdc_handler *fn, void *arg)
+{
+	json_t *req = json_pack("{s:s, s:s}", "op", "cancel", "execution_id", exec_id);
+	const char *why = NULL;
+	if (!req || conn_send(t, req, fn, arg, &why) == 0) {
+		if (why)
+			log_msg("cancel %s: %s", exec_id, why);
+		if (fn)
+			fn(NULL, NULL, arg);
+	}
+	json_decref(req);
+}
+
+/* The host cancelled the call: nothing more is sent for it; its execution
+ * is cancelled on the daemon (once its id is known). */
+static void on_call_cancel(void *arg, struct mrpc_call *call)
+{
+	(void)call;
+	struct run *r = arg;
+	run_answer(r, mtool_error_result("cancelled"));
+	bool runs_code = r->id == MTOOL_EXECUTE || r->id == MTOOL_TEST;
+	if (!runs_code || strcmp(r->op, "async") == 0) {
+		/* Nothing to stop: a status, list or cancel, or a background
+		 * start (cancelled once its id is known, in run_final). */
+		r->cancel_wanted = strcmp(r->op, "async") == 0;
+		if (!r->cancel_wanted && r->rid && r->t->conn) {
+			sdc_forget(r->t->conn, r->rid);
+			run_free(r);
+		}
+		return;
+	}
+	if (r->exec_id)
+		send_cancel(r->t, r->exec_id, NULL, NULL);
+	else
+		r->cancel_wanted = true;
+}
+
+static uint64_t req_uint(const json_t *req, const char *key, uint64_t def)
+{
+	const json_t *v = json_object_get(req, key);
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : def;
+}
+
+static void tool_fn(void *arg, struct mrpc_call *call, json_t *args)
+{
+	struct tool_slot *slot = arg;
+	struct mtool *t = slot->t;
+	if (t->shutting_down) {
+		mrpc_call_tool_error(call, "the bridge is shutting down");
+		return;
+	}
+	char *why = NULL;
+	bool progress = mrpc_call_progress_token(call) != NULL;
+	json_t *req = mtool_request(slot->id, args, &t->lim, progress, &why);
+	if (!req) {
+		mrpc_call_tool_error(call, "%s", why ? why : "out of memory");
+		free(why);
+		return;
+	}
+	struct run *r = calloc(1, sizeof *r);
+	if (!r) {
+		json_decref(req);
+		mrpc_call_tool_error(call, "out of memory");
+		return;
+	}
+	*r = (struct run){.t = t,
+			  .call = call,
+			  .id = slot->id,
+			  .out = BUF_INIT,
+			  .err = BUF_INIT,
+			  .heartbeat = PLOOP_TIMER_INIT,
+			  .throttle = PLOOP_TIMER_INIT};
+	r->op = json_string_value(json_object_get(req, "op"));
+	static const char *const ops[] = {"execute", "stream", "async", "status",
+					  "cancel",  "list",   "test",	"cache_list"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (strcmp(ops[i], r->op) == 0)
+			r->op = ops[i]; /* static: the request is freed below */
+	r->timeout_ms = req_uint(req, "timeout_ms", LIMIT_TIMEOUT_MS_DEFAULT);
+	r->deadline_ms = ploop_now_ms() + r->timeout_ms;
+	if (slot->id == MTOOL_EXECUTE || slot->id == MTOOL_TEST) {
+		if (t->cm.tools) {
+			json_t *tools = t->cm.tools(t->cm.ctx);
+			if (json_array_size(tools) > 0) {
+				json_object_set(req, "tools", tools);
+				r->declared = true;
+			}
+			json_decref(tools);
+		}
+		if (json_object_size(t->store) > 0)
+			json_object_set(req, "store", t->store);
+	}
+	r->next = t->runs;
+	if (t->runs)
+		t->runs->prev = r;
+	t->runs = r;
+	const char *err = NULL;
+	r->rid = conn_send(t, req, on_run_frame, r, &err);
+	json_decref(req);
+	if (r->rid == 0) {
+		run_answer(r, mtool_error_result(err ? err : "cannot reach the daemon"));
+		run_free(r);
+		return;
+	}
+	mrpc_call_on_cancel(call, on_call_cancel, r);
+	if (progress) {
+		r->progress = true;
+		r->last_progress_ms = ploop_now_ms();
+		ploop_timer_set(t->loop, &r->heartbeat, LIMIT_MCP_HEARTBEAT_MS, on_heartbeat, r);
+	}
+}
+
+/* ---- The runner. */
+
+struct mtool *mtool_new(struct ploop *p, struct mrpc *m, const struct mtool_options *o, char **why)
+{
+	*why = NULL;
+	struct mtool *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->loop = p;
+	t->rpc = m;
+	t->watch = (struct ploop_watch)PLOOP_WATCH_INIT;
+	t->reap = (struct ploop_timer)PLOOP_TIMER_INIT;
+	t->shutdown_timer = (struct ploop_timer)PLOOP_TIMER_INIT;
+	t->lim = o->limits;
+	t->socket_path = strdup(o->socket_path ? o->socket_path : sdc_default_socket());
+	t->store_file = o->store_file ? strdup(o->store_file) : NULL;
+	t->background = json_array();
+	if (!t->socket_path || (o->store_file && !t->store_file) || !t->background)
+		goto err;
+	if (store_load(t, why) < 0)
+		goto err;
+	for (int i = 0; i < MTOOL_COUNT; i++) {
+		t->slots[i] = (struct tool_slot){t, (enum mtool_id)i};
+		json_t *d = mtool_definition((enum mtool_id)i, NULL);
+		if (!d)
+			goto err;
+		struct mrpc_tool_def def = {
+			.name = mtool_name((enum mtool_id)i),
+			.title = json_string_value(json_object_get(d, "title")),
+			.description = json_string_value(json_object_get(d, "description")),
+			.input_schema = json_object_get(d, "inputSchema"),
+			.output_schema = json_object_get(d, "outputSchema"),
+			.annotations = json_object_get(d, "annotations"),
+			.fn = tool_fn,
+			.arg = &t->slots[i],
+		};
+		int rc = mrpc_tool_add(m, &def);
+		json_decref(d);
+		if (rc < 0)
+			goto err;
+	}
+	return t;
+err:
+	if (!*why && asprintf(why, "the tools could not be set up: %s", strerror(errno)) < 0)
+		*why = NULL;
+	mtool_free(t);
+	return NULL;
+}
+
+void mtool_set_codemode(struct mtool *t, const struct mtool_codemode *cm)
+{
+	if (cm)
+		t->cm = *cm;
+	else
+		memset(&t->cm, 0, sizeof t->cm);
+}
+
+int mtool_set_execute_suffix(struct mtool *t, const char *suffix)
+{
+	json_t *d = mtool_definition(MTOOL_EXECUTE, suffix);
+	if (!d)
+		return -1;
+	int rc = mrpc_tool_set_description(t->rpc, "execute",
+					   json_string_value(json_object_get(d, "description")));
+	json_decref(d);
+	if (rc == 0)
+		mrpc_tools_changed(t->rpc);
+	return rc;
+}
+
+struct decl_req {
+	void (*done)(void *ctx, const char *typescript, const char *error);
+	void *ctx;
+};
+
+static void on_decl(struct sdc *c, json_t *frame, void *arg)
+{
+	struct decl_req *d = arg;
+	if (frame && !sdc_is_final(frame))
+		return;
+	if (!frame) {
+		d->done(d->ctx, NULL, sdc_error(c));
+	} else if (json_is_true(json_object_get(frame, "ok"))) {
+		const char *ts = json_string_value(json_object_get(frame, "typescript"));
+		d->done(d->ctx, ts, ts ? NULL : "the daemon's answer has no typescript");
+	} else {
+		const char *msg = json_string_value(
+			json_object_get(json_object_get(frame, "error"), "message"));
+		d->done(d->ctx, NULL, msg ? msg : "the daemon refused the declarations");
+	}
+	free(d);
+}
+
+int mtool_declarations(struct mtool *t, const json_t *tools,
+		       void (*done)(void *ctx, const char *typescript, const char *error),
+		       void *ctx)
+{
+	struct decl_req *d = malloc(sizeof *d);
+	json_t *req = json_pack("{s:s, s:O}", "op", "declarations", "tools", tools);
+	const char *why = NULL;
+	if (!d || !req) {
+		free(d);
+		json_decref(req);
+		return -1;
+	}
+	d->done = done;
+	d->ctx = ctx;
+	long long id = conn_send(t, req, on_decl, d, &why);
+	json_decref(req);
+	if (id == 0) {
+		free(d);
+		return -1;
+	}
+	return 0;
+}
+
+static void shutdown_finish(struct mtool *t)
+{
+	ploop_timer_cancel(&t->shutdown_timer);
+	void (*done)(void *) = t->shutdown_done;
+	t->shutdown_done = NULL;
+	if (done)
+		done(t->shutdown_arg);
+}
+
+static void on_shutdown_cancel(struct sdc *c, json_t *frame, void *arg)
+{
+	(void)c;
+	struct mtool *t = arg;
+	if (frame && !sdc_is_final(frame))
+		return;
+	if (t->cancels_pending > 0 && --t->cancels_pending == 0)
+		shutdown_finish(t);
+}
+
+static void on_shutdown_timer(struct ploop_timer *tm)
+{
+	struct mtool *t = tm->arg;
+	log_msg("the daemon did not confirm %u cancel%s in time", t->cancels_pending,
+		t->cancels_pending == 1 ? "" : "s");
+	t->cancels_pending = 0;
+	shutdown_finish(t);
+}
+
+void mtool_shutdown(struct mtool *t, void (*done)(void *arg), void *arg)
+{
+	t->shutting_down = true;
+	t->shutdown_done = done;
+	t->shutdown_arg = arg;
+	/* One more than the cancels, so replies that come at once cannot
+	 * finish before all are sent. */
+	t->cancels_pending = 1;
+	if (t->conn && sdc_status(t->conn) == SDC_OK) {
+		for (struct run *r = t->runs; r; r = r->next) {
+			if (r->exec_id && strcmp(r->op, "async") != 0 &&
+			    (r->id == MTOOL_EXECUTE || r->id == MTOOL_TEST)) {
+				t->cancels_pending++;
+				send_cancel(t, r->exec_id, on_shutdown_cancel, t);
+			}
+		}
+		size_t i;
+		json_t *v;
+		json_array_foreach (t->background, i, v) {
+			t->cancels_pending++;
+			send_cancel(t, json_string_value(v), on_shutdown_cancel, t);
+		}
+	}
+	if (--t->cancels_pending == 0) {
+		shutdown_finish(t);
+		return;
+	}
+	ploop_timer_set(t->loop, &t->shutdown_timer, LIMIT_MCP_SHUTDOWN_MS, on_shutdown_timer, t);
+}
+
+void mtool_free(struct mtool *t)
+{
+	if (!t)
+		return;
+	ploop_timer_cancel(&t->shutdown_timer);
+	ploop_timer_cancel(&t->reap);
+	t->shutdown_done = NULL;
+	conn_drop(t); /* ends every run still waiting */
+	while (t->runs) {
+		struct run *r = t->runs;
+		run_answer(r, mtool_error_result("the bridge is shutting down"));
+		run_execution_ended(r);
+		run_free(r);
+	}
+	json_decref(t->store);
+	json_decref(t->background);
+	free(t->socket_path);
+	free(t->store_file);
+	free(t->suffix);
+	free(t);
+}
