@@ -82,6 +82,8 @@ INT_TESTS  := check_daemon check_lifecycle check_codemode check_cli check_corpus
 # bin/sandboxd-mcp on pipes, as a host runs it.
 INT_TESTS  += check_mcp_main
 INT_TESTS  += check_mcp_upstream check_mcp_codemode
+# The MCP bridge's tools against the real daemon.
+INT_TESTS  += check_mcp_bridge
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -168,6 +170,8 @@ build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/m
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c)
+build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) client/mcp_rpc.c \
+    client/ploop.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)

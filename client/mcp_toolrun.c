@@ -454,8 +454,11 @@ static void run_output(struct run *r, const json_t *ev)
 	bool is_err = strcmp(stream, "stderr") == 0;
 	struct buf *b = is_err ? &r->err : &r->out;
 	uint64_t *total = is_err ? &r->err_len : &r->out_len;
+	uint64_t before = *total;
 	*total += len;
-	if (buf_len(b) < LIMIT_MCP_OUTPUT_BYTES) {
+	/* Kept while nothing before was left out, so the bytes kept are the
+	 * stream's first ones, with no gap. */
+	if (buf_len(b) == before && before < LIMIT_MCP_OUTPUT_BYTES) {
 		size_t room = LIMIT_MCP_OUTPUT_BYTES - buf_len(b);
 		/* Whole characters only: the rest is status's to give. */
 		size_t n = len <= room ? len : room;
@@ -555,6 +558,11 @@ static void run_final(struct run *r, json_t *reply)
 			if (t->cm.execution_ended)
 				t->cm.execution_ended(t->cm.ctx, exec_id);
 		}
+	}
+	if (ok && r->id == MTOOL_CANCEL && exec_id && is_background(t, exec_id)) {
+		forget_background(t, exec_id);
+		if (t->cm.execution_ended)
+			t->cm.execution_ended(t->cm.ctx, exec_id);
 	}
 	if (ok && strcmp(r->op, "async") == 0 && exec_id) {
 		remember_background(t, exec_id);

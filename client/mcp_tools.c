@@ -122,7 +122,7 @@ static const struct arg scripts_args[] = {
 	"stdout_next or stderr_next: call status with stdout_offset = stdout_next and "       \
 	"stderr_offset = stderr_next for it\"},"
 #define S_FIELDS                                                                                \
-	"\"execution_id\":{\"type\":\"string\"},\"state\":" S_STATE ","                         \
+	"\"state\":" S_STATE ","                                                                \
 	"\"queue_position\":{\"type\":\"integer\",\"minimum\":1},"                              \
 	"\"success\":{\"type\":\"boolean\"},\"error\":" S_ERROR ","                             \
 	"\"started_at_ms\":" S_INT ",\"finished_at_ms\":" S_INT ",\"execution_time_ms\":" S_INT \
@@ -139,28 +139,39 @@ static const struct arg scripts_args[] = {
 	"\"content_hash\":{\"type\":\"string\"}},\"required\":[\"name\"],"                \
 	"\"additionalProperties\":false},"
 #define LIMIT_TEXT "16384 bytes of stdout + stderr"
+/* The schemas and descriptions say these numbers in words. */
+_Static_assert(LIMIT_MCP_OUTPUT_BYTES == 16384 && LIMIT_MCP_VALUE_BYTES == 16384,
+	       "the texts of the schemas and descriptions name 16384 bytes");
 
+#define S_VALUE                                                                                \
+	"\"value\":{\"description\":\"the returned value (absent for undefined, or when cut: " \
+	"see value_preview)\"},"                                                               \
+	"\"value_preview\":{\"type\":\"string\",\"description\":\"the first bytes of the "     \
+	"value's JSON, when that is longer than 16384 bytes\"},"                               \
+	"\"value_bytes\":" S_INT ","
+#define S_TESTS                                                                                  \
+	"\"summary\":{\"type\":\"object\",\"properties\":{\"total\":" S_INT ",\"passed\":" S_INT \
+	",\"failed\":" S_INT ",\"skipped\":" S_INT "},"                                          \
+	"\"required\":[\"total\",\"passed\",\"failed\",\"skipped\"],"                            \
+	"\"additionalProperties\":false},"                                                       \
+	"\"tests\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"          \
+	"\"name\":{\"type\":\"string\"},\"passed\":{\"type\":\"boolean\"},"                      \
+	"\"skipped\":{\"type\":\"boolean\"},\"error\":{\"type\":\"string\"},"                    \
+	"\"duration_ms\":{\"type\":\"number\",\"minimum\":0},\"cut\":{\"type\":\"boolean\"}},"   \
+	"\"required\":[\"name\",\"passed\"],\"additionalProperties\":false}},"                   \
+	"\"tests_omitted\":" S_INT ","
+/* The last property (each above ends in a comma), and the rest. */
+#define S_END                                                                                \
+	"\"execution_id\":{\"type\":\"string\"}},\"required\":[\"execution_id\",\"state\"]," \
+	"\"additionalProperties\":false}"
+
+/* execute: an execution's fields. status: the same, or a test run's. */
 static const char execution_schema[] =
-	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_CACHED
-	"\"value\":{\"description\":\"the returned value (absent for undefined, or when cut: see "
-	"value_preview)\"},"
-	"\"value_preview\":{\"type\":\"string\",\"description\":\"the first bytes of the value's "
-	"JSON, when that is longer than 16384 bytes\"},"
-	"\"value_bytes\":" S_INT "},"
-	"\"required\":[\"execution_id\",\"state\"],\"additionalProperties\":false}";
-
+	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_CACHED S_VALUE S_END;
+static const char status_schema[] =
+	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_CACHED S_VALUE S_TESTS S_END;
 static const char test_schema[] =
-	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT
-	"\"summary\":{\"type\":\"object\",\"properties\":{\"total\":" S_INT ",\"passed\":" S_INT
-	",\"failed\":" S_INT ",\"skipped\":" S_INT "},\"required\":[\"total\",\"passed\","
-	"\"failed\",\"skipped\"],\"additionalProperties\":false},"
-	"\"tests\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-	"\"name\":{\"type\":\"string\"},\"passed\":{\"type\":\"boolean\"},"
-	"\"skipped\":{\"type\":\"boolean\"},\"error\":{\"type\":\"string\"},"
-	"\"duration_ms\":{\"type\":\"number\",\"minimum\":0},\"cut\":{\"type\":\"boolean\"}},"
-	"\"required\":[\"name\",\"passed\"],\"additionalProperties\":false}},"
-	"\"tests_omitted\":" S_INT "},"
-	"\"required\":[\"execution_id\",\"state\"],\"additionalProperties\":false}";
+	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_TESTS S_END;
 
 static const char cancel_schema[] =
 	"{\"type\":\"object\",\"properties\":{\"execution_id\":{\"type\":\"string\"},"
@@ -210,7 +221,7 @@ static const struct tool tools[MTOOL_COUNT] = {
 			  "The state, output and (once ended) result of an execution. wait_ms "
 			  "long-polls until it ends; stdout_offset/stderr_offset read output from "
 			  "those bytes on (the previous result's stdout_next/stderr_next).",
-			  status_args, execution_schema, true, false, true},
+			  status_args, status_schema, true, false, true},
 	[MTOOL_CANCEL] = {"cancel", "Cancel an execution",
 			  "Stop a running or queued execution; it ends in state cancelled.",
 			  cancel_args, cancel_schema, false, true, true},
@@ -477,6 +488,20 @@ err:
 }
 
 /* ---- Results. */
+
+/*
+ * The parsed output schema of a tool, parsed once and kept for the
+ * process's life (rendering a result filters by it; parsing it each time
+ * cost more than the rest of the rendering). Borrowed; NULL when out of
+ * memory.
+ */
+static const json_t *schema_of(enum mtool_id id)
+{
+	static json_t *parsed[MTOOL_COUNT];
+	if (!parsed[id])
+		parsed[id] = json_loads(tools[id].output_schema, 0, NULL);
+	return parsed[id];
+}
 
 /*
  * A copy of v keeping only what schema names: an object keeps the members
@@ -783,11 +808,8 @@ static void print_tests(FILE *f, json_t *sc)
 /* execute, status and test: the execution fields, output cut. */
 static json_t *render_execution(enum mtool_id id, const json_t *reply, FILE *f, bool *is_error)
 {
-	json_t *schema = json_loads(tools[id].output_schema, 0, NULL);
-	if (!schema)
-		return NULL;
-	json_t *sc = filter(schema, reply);
-	json_decref(schema);
+	const json_t *schema = schema_of(id);
+	json_t *sc = schema ? filter(schema, reply) : NULL;
 	if (!sc)
 		return NULL;
 	/* Fields the bridge sets itself, not the daemon's. */
@@ -802,10 +824,12 @@ static json_t *render_execution(enum mtool_id id, const json_t *reply, FILE *f, 
 	bool has_output = json_object_get(reply, "stdout") || json_object_get(reply, "stderr");
 	const json_t *e = json_object_get(sc, "error");
 
+	/* A test run's report (test, or status of one). */
+	bool tests_run = id == MTOOL_TEST || json_object_get(sc, "summary");
 	if (done && !json_is_true(json_object_get(sc, "success")))
-		*is_error = id != MTOOL_TEST || !json_object_get(sc, "summary") ||
+		*is_error = !tests_run || !json_object_get(sc, "summary") ||
 			    json_object_get(e, "source");
-	print_heading(f, sc, id == MTOOL_TEST ? "test run" : "execution");
+	print_heading(f, sc, tests_run ? "test run" : "execution");
 	if (!done && !has_output && id == MTOOL_EXECUTE)
 		fprintf(f,
 			"started in the background: call status with execution_id \"%s\" "
@@ -813,7 +837,7 @@ static json_t *render_execution(enum mtool_id id, const json_t *reply, FILE *f, 
 			id_s ? id_s : "");
 	if (e)
 		print_error(f, e);
-	if (id == MTOOL_TEST)
+	if (tests_run)
 		print_tests(f, sc);
 	else
 		value_part(sc, f);
@@ -846,9 +870,8 @@ static json_t *render_execution(enum mtool_id id, const json_t *reply, FILE *f, 
 
 static json_t *render_list(const json_t *reply, FILE *f)
 {
-	json_t *schema = json_loads(list_schema, 0, NULL);
+	const json_t *schema = schema_of(MTOOL_LIST_EXECUTIONS);
 	json_t *sc = schema ? filter(schema, reply) : NULL;
-	json_decref(schema);
 	if (!sc)
 		return NULL;
 	if (!json_object_get(sc, "executions"))
@@ -886,9 +909,8 @@ static json_t *render_list(const json_t *reply, FILE *f)
 
 static json_t *render_scripts(const json_t *reply, FILE *f)
 {
-	json_t *schema = json_loads(scripts_schema, 0, NULL);
+	const json_t *schema = schema_of(MTOOL_LIST_SCRIPTS);
 	json_t *sc = schema ? filter(schema, reply) : NULL;
-	json_decref(schema);
 	if (!sc)
 		return NULL;
 	if (!json_object_get(sc, "scripts"))
@@ -948,9 +970,8 @@ json_t *mtool_result(enum mtool_id id, const json_t *reply)
 	case MTOOL_STATUS:
 	case MTOOL_TEST: sc = render_execution(id, reply, f, &is_error); break;
 	case MTOOL_CANCEL: {
-		json_t *schema = json_loads(cancel_schema, 0, NULL);
+		const json_t *schema = schema_of(MTOOL_CANCEL);
 		sc = schema ? filter(schema, reply) : NULL;
-		json_decref(schema);
 		fprintf(f, "execution %s: %s\n",
 			json_string_value(json_object_get(reply, "execution_id")),
 			json_string_value(json_object_get(reply, "state")));

@@ -597,6 +597,29 @@ START_TEST(test_test_results)
 }
 END_TEST
 
+/* status of a test run: its report, and isError as test's. */
+START_TEST(test_status_of_test_run)
+{
+	json_t *r = render_text(
+		MTOOL_STATUS,
+		"{\"ok\": true, \"execution_id\": \"exec_5\", \"state\": \"completed\", "
+		"\"success\": "
+		"false, \"stdout\": \"\", \"stderr\": \"\", \"stdout_length\": 0, "
+		"\"stderr_length\": "
+		"0, \"stdout_next\": 0, \"stderr_next\": 0, \"output_more\": false, \"summary\": "
+		"{\"total\": 1, \"passed\": 0, \"failed\": 1, \"skipped\": 0}, \"tests\": "
+		"[{\"name\": "
+		"\"t\", \"passed\": false, \"error\": \"boom\", \"duration_ms\": 0}]}");
+	ck_assert(!is_error(r));
+	json_t *sc = json_object_get(r, "structuredContent");
+	ck_assert_int_eq(
+		json_integer_value(json_object_get(json_object_get(sc, "summary"), "failed")), 1);
+	HAS(text_of(r), "test run exec_5: completed");
+	HAS(text_of(r), "FAIL t (0 ms)\n  boom");
+	json_decref(r);
+}
+END_TEST
+
 START_TEST(test_lists)
 {
 	json_t *r = render_text(
@@ -669,6 +692,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_big_value_and_calls);
 	tcase_add_test(tc, test_background);
 	tcase_add_test(tc, test_test_results);
+	tcase_add_test(tc, test_status_of_test_run);
 	tcase_add_test(tc, test_lists);
 	tcase_add_test(tc, test_last_line);
 	suite_add_tcase(s, tc);
