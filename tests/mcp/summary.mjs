@@ -10,12 +10,13 @@ export default async function* summary(source) {
 	for await (const { type, data } of source) {
 		if (type !== "test:pass" && type !== "test:fail")
 			continue;
-		// Suites (describe) report too; count the tests inside them only.
-		if (data.details?.type === "suite")
-			continue;
 		const where = `${data.file ? basename(data.file) : "?"}: ${data.name}`;
+		// A skipped suite (describe) stands for its tests, which do not
+		// report; other suites report too, but only their tests count.
 		if (data.skip !== undefined || data.todo !== undefined)
 			notRun.push(`${where} (${data.skip || data.todo || "skipped"})`);
+		else if (data.details?.type === "suite")
+			continue;
 		else if (type === "test:pass")
 			passed.push(where);
 		else {
