@@ -17,22 +17,22 @@ export const bridgeBin = process.env.SANDBOXD_MCP_BIN || join(root, "bin/sandbox
 export const upstreamScript = join(here, "upstream.mjs");
 
 // Resolves once path exists, checking again each time dir changes (the
-// event), with a deadline so a test never hangs.
+// event), with a deadline so a test never hangs. The watch starts before
+// the first look, so a file made in between is not missed.
 function waitForFile(dir, path, ms) {
 	return new Promise((res, rej) => {
-		if (existsSync(path))
-			return res();
-		const w = watch(dir, () => {
-			if (existsSync(path)) {
-				w.close();
-				clearTimeout(t);
-				res();
-			}
-		});
-		const t = setTimeout(() => {
+		const done = (err) => {
 			w.close();
-			rej(new Error(`${path} did not appear within ${ms} ms`));
-		}, ms);
+			clearTimeout(t);
+			err ? rej(err) : res();
+		};
+		const w = watch(dir, () => {
+			if (existsSync(path))
+				done();
+		});
+		const t = setTimeout(() => done(new Error(`${path} did not appear within ${ms} ms`)), ms);
+		if (existsSync(path))
+			done();
 	});
 }
 
@@ -47,43 +47,50 @@ export async function startDaemon(extra = []) {
 	const notify = join(dir, "notify");
 	const logPath = join(dir, "log");
 	const recv = spawn("socat", ["-u", `UNIX-RECV:${notify}`, "STDOUT"], { stdio: ["ignore", "pipe", "inherit"] });
-	const recvFailed = new Promise((_, rej) => recv.on("error", (e) => rej(new Error(`socat: ${e.message}`))));
-	await Promise.race([waitForFile(dir, notify, 10000), recvFailed]);
-	const args = ["--socket", sock];
-	if (!extra.includes("--cache-dir") && !extra.includes("--no-cache"))
-		args.push("--cache-dir", join(dir, "scripts"));
-	if (!extra.includes("--uid-lock"))
-		args.push("--uid-lock", join(dir, "uids.lock"));
-	args.push(...extra);
-	const logFd = openSync(logPath, "w");
-	const proc = spawn(daemonBin, args, {
-		stdio: ["ignore", "ignore", logFd],
-		env: { ...process.env, NOTIFY_SOCKET: notify },
-	});
-	closeSync(logFd);
-	const d = { dir, sock, log: logPath, proc, exited: null };
-	d.exited = new Promise((res) => proc.on("exit", (code, sig) => res({ code, sig })));
-	let out = "";
+	// socat goes whatever happens: a child left running would keep the
+	// test file's process alive.
 	try {
-		await new Promise((res, rej) => {
-			const t = setTimeout(() => rej(new Error("daemon did not become ready within 10 s")), 10000);
+		const recvFailed = new Promise((_, rej) => recv.on("error", (e) => rej(new Error(`socat: ${e.message}`))));
+		await Promise.race([waitForFile(dir, notify, 10000), recvFailed]);
+		let out = "";
+		const ready = new Promise((res) =>
 			recv.stdout.on("data", (b) => {
 				out += b;
-				if (out.includes("READY=1")) {
-					clearTimeout(t);
+				if (out.includes("READY=1"))
 					res();
-				}
-			});
-			proc.on("error", (e) => rej(new Error(`${daemonBin}: ${e.message}`)));
-			d.exited.then(({ code, sig }) => {
-				clearTimeout(t);
-				rej(new Error(`daemon exited at start (${code ?? sig}): ${readFileSync(logPath, "utf8")}`));
-			});
+			}),
+		);
+		const args = ["--socket", sock];
+		if (!extra.includes("--cache-dir") && !extra.includes("--no-cache"))
+			args.push("--cache-dir", join(dir, "scripts"));
+		if (!extra.includes("--uid-lock"))
+			args.push("--uid-lock", join(dir, "uids.lock"));
+		args.push(...extra);
+		const logFd = openSync(logPath, "w");
+		const proc = spawn(daemonBin, args, {
+			stdio: ["ignore", "ignore", logFd],
+			env: { ...process.env, NOTIFY_SOCKET: notify },
 		});
+		closeSync(logFd);
+		const d = { dir, sock, log: logPath, proc, exited: null };
+		d.exited = new Promise((res) => proc.on("exit", (code, sig) => res({ code, sig })));
+		const failed = new Promise((_, rej) => {
+			proc.on("error", (e) => rej(new Error(`${daemonBin}: ${e.message}`)));
+			d.exited.then(({ code, sig }) =>
+				rej(new Error(`daemon exited at start (${code ?? sig}): ${readFileSync(logPath, "utf8")}`)),
+			);
+		});
+		failed.catch(() => {});
+		try {
+			await within(Promise.race([ready, failed]), 10000, "the daemon did not become ready");
+		} catch (e) {
+			proc.kill("SIGKILL");
+			throw e;
+		}
+		return d;
 	} finally {
 		recv.kill();
 	}
-	return d;
 }
 
 // SIGTERM, wait for the exit, remove the directory. Resolves to the exit.
