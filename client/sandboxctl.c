@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,6 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
-#include "../protocol/io.h"
 #include "sdc.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
@@ -44,12 +44,19 @@ static const char usage[] =
 	"  test --tests FILE [CODE_FILE]                      run tests (test() and assert)\n"
 	"  cache list [FILTER] | cache clear                  the script cache\n"
 	"  health                                             the daemon's state\n"
-	"options:\n"
+	"  declarations [TOOLS_FILE]                          the TypeScript a script sees\n"
+	"                     for --tool's tools and TOOLS_FILE's (a JSON array of\n"
+	"                     {name, description, input_schema, output_schema}, or an\n"
+	"                     MCP tools/list result)\n"
+	"  help                                               this text\n"
+	"options (before or after the command and its operands; -- ends them):\n"
 	"  --socket PATH      daemon socket (env SANDBOXD_SOCKET; default ./" LOCAL_SOCKET
 	" if it\n"
 	"                     exists, else " SYSTEM_SOCKET ")\n"
 	"  -e, --eval CODE    the script (else read from FILE, or stdin for -)\n"
 	"  --timeout-ms N, --memory-bytes N, --output-bytes N   execution limits\n"
+	"                     (numbers take a K, M or G suffix, powers of 1024, as\n"
+	"                     sandboxd's options do: --memory-bytes 16M)\n"
 	"  --no-cache         do not add the script to the cache\n"
 	"  --typescript       the script is TypeScript (implied by a FILE ending in .ts);\n"
 	"                     --javascript: JavaScript (else: JavaScript, or TypeScript\n"
@@ -58,6 +65,8 @@ static const char usage[] =
 	"                     stdin; its stdout is the JSON result, a non-zero exit an error\n"
 	"  --store FILE       the store load() reads, a JSON object; written back on success\n"
 	"  --json             print the raw reply frames instead\n"
+	"  -h, --help         this text\n"
+	"  --version          print sandboxctl's version\n"
 	"exit status: 0 success, 1 the script or the operation failed, 2 usage,\n"
 	"3 connection or protocol error\n";
 
@@ -82,6 +91,18 @@ __attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt,
 	fputc('\n', stderr);
 	va_end(ap);
 	return code;
+}
+
+/* A usage error: one line, and where the whole usage is. */
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "sandboxctl: ");
+	vfprintf(stderr, fmt, ap);
+	fputs(" (try 'sandboxctl help')\n", stderr);
+	va_end(ap);
+	return EXIT_USAGE;
 }
 
 /* ---- the connection */
@@ -216,9 +237,10 @@ static int report_result(json_t *reply)
 	}
 	json_t *e = json_object_get(reply, "error");
 	fflush(stdout);
-	fprintf(stderr, "%s\n", str(e, "stack") ?: str(e, "message") ?: "the script failed");
-	fprintf(stderr, "sandboxctl: %s (%s)\n", str(reply, "state") ?: "failed",
-		str(e, "kind") ?: "unknown");
+	/* One line with the prefix; a stack's frames follow it, indented. */
+	fprintf(stderr, "sandboxctl: %s (%s): %s\n", str(reply, "state") ?: "failed",
+		str(e, "kind") ?: "unknown",
+		str(e, "stack") ?: str(e, "message") ?: "the script failed");
 	return EXIT_FAILED;
 }
 
@@ -273,8 +295,8 @@ static int add_source(json_t *req, const struct opts *o, int argc, char **argv)
 {
 	int sources = !!o->code_arg + !!o->cached + (optind < argc);
 	if (sources != 1 || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s",
-			    "give the script as -e CODE, a FILE, - for stdin, or --cached NAME");
+		return usage_error(
+			"%s", "give the script as -e CODE, a FILE, - for stdin, or --cached NAME");
 	if (o->cached) {
 		json_object_set_new(req, "cached", json_string(o->cached));
 		return -1;
@@ -311,55 +333,100 @@ static void add_limits(json_t *req, const struct opts *o)
 
 /* ---- tools and the store */
 
-/* Runs command with input on stdin; its stdout and stderr, and exit status
- * (-1 when it could not run or was killed). */
-static int run_command(const char *command, const char *name, const char *input, struct buf *out,
-		       struct buf *err)
+static void close_fd(int *fd)
 {
-	int in[2], o[2], e[2];
-	if (pipe(in) < 0 || pipe(o) < 0 || pipe(e) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * Runs command (sh -c, in a process group of its own) with input on stdin;
+ * its stdout and stderr, and exit status (-1 when it could not run or was
+ * killed). While it runs, the daemon's frames go on being dispatched: once
+ * request id (when >= 0) has had its final reply, the execution is over (a
+ * timeout, a cancel) and nobody waits for the answer, so the tool's whole
+ * process group is killed at once and *ended set.
+ */
+static int run_command(struct client *c, long long id, const char *command, const char *name,
+		       const char *input, struct buf *out, struct buf *err, bool *ended)
+{
+	int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
+	pid_t pid = -1;
+	if (pipe2(in, O_CLOEXEC) == 0 && pipe2(o, O_CLOEXEC) == 0 && pipe2(e, O_CLOEXEC) == 0)
+		pid = fork();
 	if (pid == 0) {
+		setpgid(0, 0);
 		dup2(in[0], 0);
 		dup2(o[1], 1);
 		dup2(e[1], 2);
-		close(in[1]);
-		close(o[0]);
-		close(e[0]);
 		setenv("SANDBOXD_TOOL", name, 1);
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		_exit(127);
 	}
-	close(in[0]);
-	close(o[1]);
-	close(e[1]);
+	close_fd(&in[0]);
+	close_fd(&o[1]);
+	close_fd(&e[1]);
+	if (pid < 0) {
+		close_fd(&in[1]);
+		close_fd(&o[0]);
+		close_fd(&e[0]);
+		return -1;
+	}
+	/* Set on both sides, so it is in place whichever runs first. */
+	setpgid(pid, pid);
 	/* A tool that does not read its input must not block us. */
 	signal(SIGPIPE, SIG_IGN);
-	(void)!io_write_all(in[1], input, strlen(input));
-	close(in[1]);
-	struct pollfd p[2] = {{o[0], POLLIN, 0}, {e[0], POLLIN, 0}};
-	int open_fds = 2;
-	while (open_fds > 0) {
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+	size_t len = strlen(input), sent = 0;
+	if (len == 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0)
+		close_fd(&in[1]);
+	struct pollfd p[4] = {{o[0], POLLIN, 0},
+			      {e[0], POLLIN, 0},
+			      {in[1], POLLOUT, 0},
+			      {id >= 0 ? sdc_fd(c->sdc) : -1, POLLIN, 0}};
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		/* The frames read or waiting (the execution's end among them). */
+		while (id >= 0 && sdc_is_pending(c->sdc, id) && sdc_pump(c->sdc, 0) == SDC_OK)
+			;
+		if (id >= 0 && !sdc_is_pending(c->sdc, id)) {
+			*ended = true;
 			break;
+		}
+		if (poll(p, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[2].fd >= 0 && p[2].revents) {
+			ssize_t n = write(p[2].fd, input + sent, len - sent);
+			if (n > 0)
+				sent += (size_t)n;
+			if ((n < 0 && errno != EAGAIN && errno != EINTR) || sent == len) {
+				close_fd(&in[1]);
+				p[2].fd = -1;
+			}
+		}
 		for (int i = 0; i < 2; i++) {
 			if (p[i].fd < 0 || !p[i].revents)
 				continue;
 			struct buf *b = i ? err : out;
 			char *dst = buf_reserve(b, 65536);
 			ssize_t n = dst ? read(p[i].fd, dst, 65536) : -1;
+			if (n < 0 && errno == EINTR)
+				continue;
 			if (n <= 0) {
-				close(p[i].fd);
+				close_fd(i ? &e[0] : &o[0]);
 				p[i].fd = -1;
-				open_fds--;
 			} else {
 				buf_commit(b, (size_t)n);
 			}
 		}
 	}
+	close_fd(&in[1]);
+	close_fd(&o[0]);
+	close_fd(&e[0]);
+	if (*ended)
+		kill(-pid, SIGKILL);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -373,8 +440,18 @@ static void answer_tool_call(struct client *c, json_t *event)
 	const char *command = json_string_value(json_object_get(c->tools, name ? name : ""));
 	char *args = json_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
 	struct buf out = BUF_INIT, err = BUF_INIT;
-	int status = command && args ? run_command(command, name, args, &out, &err) : -1;
+	json_t *rid = json_object_get(event, "id");
+	bool ended = false;
+	int status = command && args
+			     ? run_command(c, json_is_integer(rid) ? json_integer_value(rid) : -1,
+					   command, name, args, &out, &err, &ended)
+			     : -1;
 	free(args);
+	if (ended) { /* the execution is over: nobody to answer */
+		buf_free(&out);
+		buf_free(&err);
+		return;
+	}
 	buf_append(&out, "", 1);
 	buf_append(&err, "", 1);
 	json_t *value = NULL;
@@ -599,16 +676,39 @@ static int cmd_cancel(struct client *c, const char *id)
 	return EXIT_OK;
 }
 
-/* The first line of s, cut to max bytes on a character boundary. */
+/*
+ * The first line of s (text another script or user chose: a code preview,
+ * a cache description), cut to about max bytes on a character boundary,
+ * with its control characters escaped (\t, \r, \xHH, and \u0080-\u009f
+ * for the C1 ones) so that it cannot move the cursor, clear the screen or
+ * retitle the terminal.
+ */
 static void print_line(const char *s, size_t max)
 {
-	size_t n = strcspn(s, "\n");
-	if (n > max) {
-		n = max;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
+	size_t n = strcspn(s, "\n"), shown = 0;
+	for (size_t i = 0; i < n && shown < max;) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\t' || ch == '\r') {
+			shown += (size_t)printf("\\%c", ch == '\t' ? 't' : 'r');
+			i++;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			shown += (size_t)printf("\\x%02x", ch);
+			i++;
+		} else if (ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+			   (unsigned char)s[i + 1] <= 0x9f) {
+			shown += (size_t)printf("\\u%04x", (unsigned char)s[i + 1]);
+			i += 2;
+		} else {
+			/* One whole character (the daemon's strings are UTF-8). */
+			size_t k = 1;
+			while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+				k++;
+			fwrite(s + i, 1, k, stdout);
+			shown += k;
+			i += k;
+		}
 	}
-	printf("%.*s\n", (int)n, s);
+	putchar('\n');
 }
 
 static int cmd_list(struct client *c, const struct opts *o)
@@ -640,7 +740,7 @@ static int cmd_list(struct client *c, const struct opts *o)
 static int cmd_test(struct client *c, const struct opts *o, int argc, char **argv)
 {
 	if (!o->tests_file || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s", "usage: sandboxctl test --tests FILE [CODE_FILE]");
+		return usage_error("%s", "test takes --tests FILE and at most one CODE_FILE");
 	size_t len;
 	char *tests = read_all(o->tests_file, &len);
 	if (!tests)
@@ -719,8 +819,7 @@ static int cmd_cache(struct client *c, int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!sub || strcmp(sub, "list") != 0 || optind < argc - 1)
-		return fail(EXIT_USAGE, "%s",
-			    "usage: sandboxctl cache list [FILTER] | cache clear");
+		return usage_error("%s", "cache takes list [FILTER] or clear");
 	json_t *req = json_object();
 	if (optind < argc)
 		json_object_set_new(req, "filter", json_string(argv[optind]));
@@ -732,6 +831,92 @@ static int cmd_cache(struct client *c, int argc, char **argv)
 		printf("%s  %7lld  ", str(s, "name"),
 		       (long long)json_integer_value(json_object_get(s, "size_bytes")));
 		print_line(str(s, "description") ?: "", 60);
+	}
+	json_decref(reply);
+	return EXIT_OK;
+}
+
+/* A tool list from FILE: a JSON array of tools, or an object holding one
+ * as "tools" (an MCP tools/list result: its inputSchema and outputSchema
+ * are taken as input_schema and output_schema). A new reference, or NULL
+ * after saying why. */
+static json_t *load_tools_file(const char *path)
+{
+	size_t len;
+	char *text = read_all(path, &len);
+	if (!text) {
+		fail(0, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	json_error_t err;
+	json_t *doc = json_loadb(text, len, 0, &err);
+	free(text);
+	if (!doc) {
+		fail(0, "%s: not JSON: %s (line %d, column %d)", path, err.text, err.line,
+		     err.column);
+		return NULL;
+	}
+	json_t *tools =
+		json_is_array(doc) ? json_incref(doc) : json_incref(json_object_get(doc, "tools"));
+	json_decref(doc);
+	if (!json_is_array(tools)) {
+		json_decref(tools);
+		fail(0, "%s: expected a JSON array of tools, or an object with \"tools\"", path);
+		return NULL;
+	}
+	size_t i;
+	json_t *t;
+	json_array_foreach (tools, i, t) {
+		static const char *const mcp[][2] = {{"inputSchema", "input_schema"},
+						     {"outputSchema", "output_schema"}};
+		for (size_t k = 0; k < 2 && json_is_object(t); k++) {
+			json_t *v = json_object_get(t, mcp[k][0]);
+			if (v && !json_object_get(t, mcp[k][1]))
+				json_object_set(t, mcp[k][1], v);
+			json_object_del(t, mcp[k][0]);
+		}
+		/* What the daemon's tools do not take, MCP's annotations and
+		 * titles among them, would only be refused. */
+		if (json_is_object(t)) {
+			json_object_del(t, "annotations");
+			json_object_del(t, "title");
+			json_object_del(t, "_meta");
+		}
+	}
+	return tools;
+}
+
+/* declarations [FILE]: the TypeScript a script sees for the tools of FILE
+ * and of --tool (names only). */
+static int cmd_declarations(struct client *c, const struct opts *o, int argc, char **argv)
+{
+	if (optind < argc - 1)
+		return usage_error("unexpected argument: %s", argv[optind + 1]);
+	json_t *tools = optind < argc ? load_tools_file(argv[optind]) : json_array();
+	if (!tools)
+		return EXIT_USAGE;
+	const char *name;
+	json_t *cmd;
+	json_object_foreach (o->tools, name, cmd) {
+		bool listed = false;
+		size_t i;
+		json_t *t;
+		json_array_foreach (tools, i, t)
+			listed |= json_is_string(json_object_get(t, "name")) &&
+				  strcmp(json_string_value(json_object_get(t, "name")), name) == 0;
+		if (!listed)
+			json_array_append_new(tools, json_pack("{s:s}", "name", name));
+	}
+	json_t *reply;
+	int rc = cmd_simple(c, "declarations", json_pack("{s:o}", "tools", tools), &reply);
+	if (rc >= 0)
+		return rc;
+	if (!c->json) {
+		const char *ts = str(reply, "typescript") ?: "";
+		size_t n = strlen(ts);
+		fputs(ts, stdout);
+		if (n && ts[n - 1] != '\n')
+			fputc('\n', stdout);
 	}
 	json_decref(reply);
 	return EXIT_OK;
@@ -772,6 +957,7 @@ enum {
 	O_TYPESCRIPT,
 	O_JAVASCRIPT,
 	O_HELP,
+	O_VERSION,
 };
 
 static const struct option options[] = {
@@ -793,17 +979,33 @@ static const struct option options[] = {
 	{"typescript", no_argument, NULL, O_TYPESCRIPT},
 	{"javascript", no_argument, NULL, O_JAVASCRIPT},
 	{"help", no_argument, NULL, O_HELP},
+	{"version", no_argument, NULL, O_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
-static int parse_int(const char *s, json_int_t *out)
+/* A decimal count with an optional K, M or G suffix (powers of 1024, either
+ * case), as sandboxd's own options take them (server/config.c). */
+static int parse_size(const char *opt, const char *s, json_int_t *out)
 {
 	char *end;
 	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 0)
-		return fail(EXIT_USAGE, "not a non-negative integer: %s", s);
-	*out = v;
+	unsigned long long v = *s == '-' || *s == '\0' ? 0 : strtoull(s, &end, 10);
+	bool ok = *s != '-' && *s != '\0' && !errno && end != s;
+	unsigned shift = 0;
+	if (ok) {
+		if (*end == 'K' || *end == 'k')
+			shift = 10;
+		else if (*end == 'M' || *end == 'm')
+			shift = 20;
+		else if (*end == 'G' || *end == 'g')
+			shift = 30;
+		end += !!shift;
+		ok = *end == '\0' && v <= ((unsigned long long)INT64_MAX >> shift);
+	}
+	if (!ok)
+		return usage_error("--%s %s: expected a non-negative number (K, M, G allowed)", opt,
+				   s);
+	*out = (json_int_t)(v << shift);
 	return -1;
 }
 
@@ -812,8 +1014,10 @@ static int parse_int(const char *s, json_int_t *out)
  * on, else an exit status. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, "e:h", options, NULL)) != -1) {
+	int opt, rc, idx = 0;
+	/* Our messages, not getopt's (which lead with argv[0], a path). */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":e:h", options, &idx)) != -1) {
 		switch (opt) {
 		case O_SOCKET: o->socket = optarg; break;
 		case 'e': o->code_arg = optarg; break;
@@ -835,7 +1039,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_TOOL: {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || !eq[1])
-				return fail(EXIT_USAGE, "--tool %s: expected NAME=COMMAND", optarg);
+				return usage_error("--tool %s: expected NAME=COMMAND", optarg);
 			if (!o->tools)
 				o->tools = json_object();
 			json_t *cmd = json_string(eq + 1);
@@ -853,16 +1057,27 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_MEMORY:
 		case O_OUTPUT:
 		case O_LIMIT:
-			rc = parse_int(optarg, opt == O_TIMEOUT	 ? &o->timeout_ms
-					       : opt == O_MEMORY ? &o->memory_bytes
-					       : opt == O_OUTPUT ? &o->output_bytes
-								 : &o->limit);
+			rc = parse_size(options[idx].name, optarg,
+					opt == O_TIMEOUT  ? &o->timeout_ms
+					: opt == O_MEMORY ? &o->memory_bytes
+					: opt == O_OUTPUT ? &o->output_bytes
+							  : &o->limit);
 			if (rc >= 0)
 				return rc;
 			break;
 		case 'h':
 		case O_HELP: fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		case O_VERSION: printf("sandboxctl %s\n", SANDBOXD_VERSION); return EXIT_OK;
+		case ':':
+			return usage_error("%s needs an argument",
+					   optopt > 0 && optopt < 256
+						   ? (char[]){'-', (char)optopt, 0}
+						   : argv[optind - 1]);
+		default:
+			return usage_error("unknown option %s",
+					   optopt > 0 && optopt < 256
+						   ? (char[]){'-', (char)optopt, 0}
+						   : argv[optind - 1]);
 		}
 	}
 	return -1;
@@ -878,28 +1093,36 @@ int main(int argc, char **argv)
 	int rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (optind >= argc) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return usage_error("%s", "no command given");
 	const char *cmd = argv[optind++];
+	if (strcmp(cmd, "help") == 0) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
 	const char *id = NULL;
 	if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
 		if (optind >= argc)
-			return fail(EXIT_USAGE, "usage: sandboxctl %s ID", cmd);
+			return usage_error("%s takes an execution ID", cmd);
 		id = argv[optind++];
 		if (optind != argc)
-			return fail(EXIT_USAGE, "unexpected argument: %s", argv[optind]);
+			return usage_error("unexpected argument: %s", argv[optind]);
 	}
 	static const char *const known[] = {"exec", "stream", "submit", "status", "cancel",
-					    "list", "test",   "cache",	"health"};
+					    "list", "test",   "cache",	"health", "declarations"};
 	bool ok = false;
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		ok |= strcmp(cmd, known[i]) == 0;
 	if (!ok)
-		return fail(EXIT_USAGE, "unknown command: %s (try --help)", cmd);
+		return usage_error("unknown command: %s", cmd);
 	if ((strcmp(cmd, "list") == 0 || strcmp(cmd, "health") == 0) && optind != argc)
-		return fail(EXIT_USAGE, "%s takes no arguments", cmd);
+		return usage_error("%s takes no arguments", cmd);
+	/* submit returns once the execution is queued, and a tool call goes
+	 * only to the connection that submitted it: nobody would answer. */
+	if (strcmp(cmd, "submit") == 0 && o.tools)
+		return usage_error("%s", "submit cannot take --tool: nobody would answer the "
+					 "script's tool calls once submit returns (use exec or "
+					 "stream)");
 
 	struct client c;
 	if ((rc = client_open(&c, &o)) >= 0)
@@ -916,6 +1139,8 @@ int main(int argc, char **argv)
 		rc = cmd_cache(&c, argc, argv);
 	else if (strcmp(cmd, "health") == 0)
 		rc = cmd_health(&c);
+	else if (strcmp(cmd, "declarations") == 0)
+		rc = cmd_declarations(&c, &o, argc, argv);
 	else
 		rc = cmd_run(&c, &o, cmd, argc, argv);
 	sdc_close(c.sdc);

@@ -284,16 +284,10 @@ static int next_payload(struct sdc *c, const char **payload, size_t *plen, size_
 	return 1;
 }
 
-/*
- * The next whole frame in the input, parsed (a new reference), or NULL:
- * none yet (status SDC_OK), or the connection failed on a bad one.
- */
-static json_t *next_frame(struct sdc *c)
+/* The frame at payload[0..plen), parsed (a new reference), its used bytes
+ * consumed; NULL when the connection failed on it. */
+static json_t *parse_frame(struct sdc *c, const char *payload, size_t plen, size_t used)
 {
-	const char *payload;
-	size_t plen, used;
-	if (next_payload(c, &payload, &plen, &used) <= 0)
-		return NULL;
 	json_error_t jerr;
 	json_t *m = json_loadb(payload, plen, JSON_ALLOW_NUL, &jerr);
 	buf_consume(&c->in, used);
@@ -307,6 +301,19 @@ static json_t *next_frame(struct sdc *c)
 		return NULL;
 	}
 	return m;
+}
+
+/*
+ * The next whole frame in the input, parsed (a new reference), or NULL:
+ * none yet (status SDC_OK), or the connection failed on a bad one.
+ */
+static json_t *next_frame(struct sdc *c)
+{
+	const char *payload;
+	size_t plen, used;
+	if (next_payload(c, &payload, &plen, &used) <= 0)
+		return NULL;
+	return parse_frame(c, payload, plen, used);
 }
 
 /* Dispatches every whole frame read; how many. Stops at a failure. */
@@ -408,15 +415,14 @@ int sdc_wait(struct sdc *c, long long id, int timeout_ms)
 	return SDC_OK;
 }
 
-/* Waits up to the deadline for a whole frame in the input: SDC_OK once
- * there is one (or the input ended badly: see c->status), else
- * SDC_ETIMEOUT or the failure. */
-static int wait_frame(struct sdc *c, long long deadline)
+/* Waits up to the deadline for a whole frame in the input: SDC_OK with
+ * where it lies (as next_payload gives it), else SDC_ETIMEOUT or the
+ * failure. */
+static int wait_frame(struct sdc *c, long long deadline, const char **payload, size_t *plen,
+		      size_t *used)
 {
 	for (;;) {
-		const char *payload;
-		size_t plen, used;
-		int r = c->status != SDC_OK ? c->status : next_payload(c, &payload, &plen, &used);
+		int r = c->status != SDC_OK ? c->status : next_payload(c, payload, plen, used);
 		if (r != 0)
 			return r < 0 ? r : SDC_OK;
 		if ((r = wait_readable(c, deadline)) <= 0)
@@ -428,8 +434,10 @@ static int wait_frame(struct sdc *c, long long deadline)
 
 json_t *sdc_recv(struct sdc *c, int timeout_ms, int *status)
 {
-	int r = wait_frame(c, deadline_of(timeout_ms));
-	json_t *m = r == SDC_OK ? next_frame(c) : NULL;
+	const char *payload;
+	size_t plen, used;
+	int r = wait_frame(c, deadline_of(timeout_ms), &payload, &plen, &used);
+	json_t *m = r == SDC_OK ? parse_frame(c, payload, plen, used) : NULL;
 	if (status)
 		*status = m ? SDC_OK : r != SDC_OK ? r : c->status;
 	return m;
@@ -437,11 +445,11 @@ json_t *sdc_recv(struct sdc *c, int timeout_ms, int *status)
 
 char *sdc_recv_text(struct sdc *c, int timeout_ms, size_t *len, int *status)
 {
-	int r = wait_frame(c, deadline_of(timeout_ms));
 	const char *payload;
 	size_t plen, used;
+	int r = wait_frame(c, deadline_of(timeout_ms), &payload, &plen, &used);
 	char *text = NULL;
-	if (r == SDC_OK && next_payload(c, &payload, &plen, &used) == 1) {
+	if (r == SDC_OK) {
 		text = malloc(plen + 1);
 		if (!text) {
 			r = fail(c, SDC_ENOMEM, "%s", "out of memory reading the daemon's frames");
@@ -454,7 +462,7 @@ char *sdc_recv_text(struct sdc *c, int timeout_ms, size_t *len, int *status)
 		}
 	}
 	if (status)
-		*status = text ? SDC_OK : r != SDC_OK ? r : c->status;
+		*status = text ? SDC_OK : r;
 	return text;
 }
 
@@ -509,13 +517,63 @@ int sdc_on_writable(struct sdc *c)
 	return flush(c);
 }
 
+/*
+ * Sends the bytes of parts[0..n) in order, written straight from the
+ * caller's memory while nothing is queued before them (no copy); what the
+ * socket does not take at once in event-loop mode is queued. SDC_OK, the
+ * failure, or SDC_ENOMEM when the rest cannot be queued (then nothing
+ * was sent, or the connection is failed: a request cut in two cannot be
+ * taken back).
+ */
+static int send_parts(struct sdc *c, struct iovec *parts, int n)
+{
+	int i = 0;
+	bool sent_any = false;
+	while (buf_len(&c->out) == 0 && i < n) {
+		/* sendmsg for MSG_NOSIGNAL: a closed peer is EPIPE, not a
+		 * signal. */
+		struct msghdr m = {.msg_iov = parts + i, .msg_iovlen = (size_t)(n - i)};
+		ssize_t w = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (c->flags & SDC_NONBLOCK)
+				break;
+			struct pollfd p = {c->fd, POLLOUT, 0};
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				return fail(c, SDC_ESYS, "poll: %s", strerror(errno));
+			continue;
+		}
+		if (w < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return fail(c, SDC_EOF, "%s", "the daemon closed the connection");
+		if (w < 0)
+			return fail(c, SDC_ESYS, "cannot send to the daemon: %s", strerror(errno));
+		sent_any |= w > 0;
+		size_t k = (size_t)w;
+		while (i < n && k >= parts[i].iov_len)
+			k -= parts[i++].iov_len;
+		if (i < n) {
+			parts[i].iov_base = (char *)parts[i].iov_base + k;
+			parts[i].iov_len -= k;
+		}
+	}
+	size_t mark = buf_len(&c->out);
+	for (int k = i; k < n; k++)
+		if (buf_append(&c->out, parts[k].iov_base, parts[k].iov_len) < 0) {
+			c->out.end = c->out.start + mark;
+			return sent_any ? fail(c, SDC_ENOMEM, "%s",
+					       "out of memory queueing a request")
+					: SDC_ENOMEM;
+		}
+	return flush(c);
+}
+
 int sdc_send_raw(struct sdc *c, const void *bytes, size_t len)
 {
 	if (c->status != SDC_OK)
 		return c->status;
-	if (buf_append(&c->out, bytes, len) < 0)
-		return SDC_ENOMEM;
-	return flush(c);
+	struct iovec part = {(void *)bytes, len};
+	return send_parts(c, &part, 1);
 }
 
 int sdc_send_msg(struct sdc *c, const json_t *msg)
@@ -538,20 +596,14 @@ int sdc_request_text(struct sdc *c, long long id, const char *json, size_t len, 
 		return SDC_EINVAL;
 	if (reg_reserve(c) < 0)
 		return SDC_ENOMEM;
-	size_t mark = buf_len(&c->out);
-	int bad = 0;
-	if (c->mode == FRAME_MODE_BINARY) {
-		unsigned char h[4];
-		frame_put_header(h, (uint32_t)len);
-		bad = buf_append(&c->out, h, 4);
-	}
-	bad = bad || buf_append(&c->out, json, len) < 0 ||
-	      (c->mode == FRAME_MODE_LINE && buf_append(&c->out, "\n", 1) < 0);
-	if (bad) {
-		c->out.end = c->out.start + mark;
-		return SDC_ENOMEM;
-	}
-	int r = flush(c);
+	unsigned char h[4];
+	frame_put_header(h, (uint32_t)len);
+	struct iovec parts[2];
+	bool line = c->mode == FRAME_MODE_LINE;
+	/* Binary: the header, then the text; line: the text, then "\n". */
+	parts[!line] = (struct iovec){(void *)json, len};
+	parts[line] = line ? (struct iovec){"\n", 1} : (struct iovec){h, 4};
+	int r = send_parts(c, parts, 2);
 	if (r != SDC_OK)
 		return r;
 	reg_add(c, id, fn, arg);

@@ -21,9 +21,12 @@
  *   Requests that do not go out at once are queued whole, in order.
  *
  * Costs: a frame is parsed once by jansson from the read buffer (no copy),
- * handed to its handler borrowed, and freed after; a request is encoded
- * once into the output buffer and written from there. The registrations are
- * an array kept in id order (ids only grow), searched by bisection.
+ * handed to its handler borrowed, and freed after; a request object is
+ * encoded once into the output buffer and written from there, a request
+ * given as text (and raw bytes) straight from the caller's memory while
+ * nothing is queued before it. The registrations are an array kept in id
+ * order (ids only grow), searched by bisection; nothing is allocated per
+ * frame beyond what jansson allocates.
  *
  * Errors: functions returning int give SDC_OK (0) or a negative enum
  * sdc_status; sdc_error names the connection's failure for humans. A
@@ -53,7 +56,8 @@ enum sdc_status {
 	SDC_EFRAME = -3,   /* the daemon sent a bad frame (empty, or over the size limit) */
 	SDC_EJSON = -4,	   /* a frame that is not a JSON object */
 	SDC_ETIMEOUT = -5, /* blocking: nothing came in time (the connection is still good) */
-	SDC_ENOMEM = -6,   /* out of memory (the connection is failed: a frame was lost) */
+	SDC_ENOMEM = -6,   /* out of memory: sending, nothing was sent (the connection is
+			    * good); reading, a frame was lost (the connection is failed) */
 	SDC_EINVAL = -7,   /* a request that cannot be sent: not an object, not encodable */
 };
 
@@ -159,10 +163,11 @@ long long sdc_tool_result(struct sdc *c, const json_t *call, const json_t *value
 			  sdc_handler *fn, void *arg);
 
 /*
- * Ends the registration of id without a call: its later frames, final reply
- * included, are dropped (not given to the default handler). For a request
- * whose answer nobody waits for any more (a cancelled MCP call). No-op for
- * an id not registered.
+ * Drops the handler of id without a call: its later frames, final reply
+ * included, are dropped (not given to the default handler); the final reply
+ * still ends the registration, so sdc_pending and sdc_is_pending count it
+ * until then. For a request whose answer nobody waits for any more (a
+ * cancelled MCP call). No-op for an id not registered.
  */
 void sdc_forget(struct sdc *c, long long id);
 /* Requests sent and not yet finally answered (registrations). */
@@ -177,8 +182,8 @@ bool sdc_is_pending(const struct sdc *c, long long id);
  * timeout_ms (-1: no limit) for its final reply, which is returned (a new
  * reference the caller frees). Its events go to on_event (may be NULL)
  * before; frames of other ids are dispatched as usual meanwhile. NULL with
- * *status (may be NULL) SDC_ETIMEOUT (the registration is then forgotten),
- * or the connection's failure.
+ * *status (may be NULL) SDC_ETIMEOUT (the request is then sdc_forget-ten:
+ * its late reply is dropped), or the connection's failure.
  */
 json_t *sdc_call(struct sdc *c, json_t *req, sdc_handler *on_event, void *arg, int timeout_ms,
 		 int *status);

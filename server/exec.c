@@ -928,6 +928,12 @@ static void announce(struct exec *e, enum exec_state state)
 	json_decref(ev);
 }
 
+/* The execution exec_submit is submitting, and whether it started (and
+ * was announced) before sched_submit returned: then it may have ended
+ * already, and exec_submit does not look at it again. */
+static struct exec *submitting;
+static bool submitting_started;
+
 static void on_start(struct sched_entry *s)
 {
 	struct exec *e = container_of(s, struct exec, sched);
@@ -938,6 +944,8 @@ static void on_start(struct sched_entry *s)
 		return;
 	}
 	announce(e, STATE_RUNNING); /* it starts now */
+	if (e == submitting)
+		submitting_started = true;
 	run_start(e);
 }
 
@@ -1084,8 +1092,11 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	if (e->mode != EXEC_ASYNC)
 		conn_exec_begin(c);
 	enum sched_result sr = held_queue_full(e);
+	submitting = e;
+	submitting_started = false;
 	if (sr == SCHED_OK)
 		sr = sched_submit(&e->sched, owner_sched_key(&e->owner));
+	submitting = NULL;
 	if (sr != SCHED_OK) {
 		total--;
 		if (e->mode != EXEC_ASYNC)
@@ -1110,7 +1121,8 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	}
 	/* Unless it started already (on_start said so): it waits, queued or
 	 * held (then without a position, as status says). */
-	announce(e, exec_state(e));
+	if (!submitting_started)
+		announce(e, exec_state(e));
 	return e;
 }
 

@@ -142,22 +142,58 @@ static void send_exec(struct client *c, int id)
 	client_send_raw(c, frame, (size_t)n + 4);
 }
 
+/* The final reply of a request, kept by its handler. */
+static void keep_reply(struct sdc *c, json_t *frame, void *arg)
+{
+	(void)c;
+	json_t **out = arg;
+	if (frame && sdc_is_final(frame))
+		*out = json_incref(frame);
+}
+
+static struct sdc *bench_connect(const char *sock)
+{
+	struct sdc *c = sdc_connect(sock, FRAME_MODE_BINARY, 0);
+	if (!c) {
+		fprintf(stderr, "bench: cannot connect: %s\n", strerror(errno));
+		exit(1);
+	}
+	return c;
+}
+
+/* A trivial execute on an sdc connection, as text; its frames go to fn. Its id. */
+static long long exec_send(struct sdc *c, sdc_handler *fn, void *arg)
+{
+	char text[128];
+	long long id = sdc_next_id(c);
+	int n = snprintf(text, sizeof text,
+			 "{\"op\":\"execute\",\"id\":%lld,\"code\":\"return 1+1\"}", id);
+	if (sdc_request_text(c, id, text, (size_t)n, fn, arg) != SDC_OK) {
+		fprintf(stderr, "bench: cannot send: %s\n", sdc_error(c));
+		exit(1);
+	}
+	return id;
+}
+
+/* One trivial execute round trip: its final reply (NULL on failure). */
+static json_t *exec_round_trip(struct sdc *c, int timeout_ms)
+{
+	json_t *r = NULL;
+	long long id = exec_send(c, keep_reply, &r);
+	if (sdc_wait(c, id, timeout_ms) != SDC_OK)
+		sdc_forget(c, id);
+	return r;
+}
+
 static double sequential(const char *sock)
 {
 	static double s[SEQ_RUNS];
-	struct client c;
-	if (client_open(&c, sock, FRAME_MODE_BINARY) < 0) {
-		fprintf(stderr, "bench: cannot connect\n");
-		exit(1);
-	}
-	for (int i = 0; i < 100; i++) { /* warm-up */
-		send_exec(&c, i);
-		json_decref(client_reply(&c, NULL, 10000));
-	}
+	struct sdc *c = bench_connect(sock);
+	for (int i = 0; i < 100; i++) /* warm-up */
+		json_decref(exec_round_trip(c, 10000));
 	for (int i = 0; i < SEQ_RUNS; i++) {
 		double t = now_us();
-		send_exec(&c, i);
-		json_t *r = client_reply(&c, NULL, 10000);
+		json_t *r = exec_round_trip(c, 10000);
 		s[i] = now_us() - t;
 		if (!r || !json_is_true(json_object_get(r, "success"))) {
 			fprintf(stderr, "bench: execution %d failed\n", i);
@@ -165,9 +201,33 @@ static double sequential(const char *sock)
 		}
 		json_decref(r);
 	}
-	client_close(&c);
+	sdc_close(c);
 	row("execute `return 1+1`, sequential round trip", s, SEQ_RUNS);
 	return pct(s, SEQ_RUNS, 50);
+}
+
+/* A throughput client: each final reply is counted and the next execute
+ * sent from its handler. */
+struct tp_client {
+	struct sdc *c;
+	long *done;
+	long long id; /* the execute in flight */
+	bool failed, stop;
+};
+
+static void tp_reply(struct sdc *c, json_t *frame, void *arg)
+{
+	struct tp_client *t = arg;
+	if (!sdc_is_final(frame))
+		return;
+	if (!frame || !json_is_true(json_object_get(frame, "success"))) {
+		t->failed = true;
+		return;
+	}
+	if (t->stop)
+		return;
+	(*t->done)++;
+	t->id = exec_send(c, tp_reply, t);
 }
 
 /* Modern scripts pay for their lowering in the worker: the round trip of
@@ -188,16 +248,15 @@ static double script_latency(const char *sock, const char *label, const char *fi
 	fclose(f);
 	code[len] = 0;
 	json_t *req = json_pack("{s:s, s:s%}", "op", "execute", "code", code, len);
-	struct client c;
-	if (!req || client_open(&c, sock, FRAME_MODE_BINARY) < 0) {
-		fprintf(stderr, "bench: cannot connect\n");
+	if (!req) {
+		fprintf(stderr, "bench: %s is not UTF-8\n", path);
 		exit(1);
 	}
+	struct sdc *c = bench_connect(sock);
 	json_int_t heap = 0, rss = 0;
 	for (int i = -10; i < N; i++) {
 		double t = now_us();
-		client_send(&c, req);
-		json_t *r = client_reply(&c, NULL, 10000);
+		json_t *r = sdc_call(c, req, NULL, NULL, 10000, NULL);
 		if (i >= 0)
 			s[i] = now_us() - t;
 		if (!r || !json_is_true(json_object_get(r, "success"))) {
@@ -208,7 +267,7 @@ static double script_latency(const char *sock, const char *label, const char *fi
 		rss = json_integer_value(json_object_get(r, "memory_peak_bytes"));
 		json_decref(r);
 	}
-	client_close(&c);
+	sdc_close(c);
 	json_decref(req);
 	row(label, s, N);
 	printf("  %-44s %8lld KiB heap peak, %lld KiB RSS peak\n", "", (long long)heap / 1024,
@@ -306,15 +365,10 @@ static void bridge_overhead(const char *sock)
 		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 	if (write(m.in, inited, sizeof inited - 1) != (ssize_t)(sizeof inited - 1))
 		exit(1);
-	struct client c;
-	if (client_open(&c, sock, FRAME_MODE_BINARY) < 0) {
-		fprintf(stderr, "bench: cannot connect\n");
-		exit(1);
-	}
+	struct sdc *c = bench_connect(sock);
 	for (int i = -100; i < N; i++) {
 		double t = now_us();
-		send_exec(&c, i);
-		json_t *r = client_reply(&c, NULL, 10000);
+		json_t *r = exec_round_trip(c, 10000);
 		double t1 = now_us();
 		if (!r || !json_is_true(json_object_get(r, "success"))) {
 			fprintf(stderr, "bench: execution %d failed\n", i);
@@ -328,7 +382,7 @@ static void bridge_overhead(const char *sock)
 			bridged[i] = t2 - t1;
 		}
 	}
-	client_close(&c);
+	sdc_close(c);
 	close(m.in);
 	close(m.out);
 	waitpid(m.pid, NULL, 0);
@@ -342,17 +396,14 @@ static void bridge_overhead(const char *sock)
 
 static void throughput(const char *sock)
 {
-	struct client c[CLIENTS];
+	static struct tp_client t[CLIENTS];
 	struct pollfd p[CLIENTS];
-	for (int i = 0; i < CLIENTS; i++) {
-		if (client_open(&c[i], sock, FRAME_MODE_BINARY) < 0) {
-			fprintf(stderr, "bench: cannot connect\n");
-			exit(1);
-		}
-		p[i] = (struct pollfd){c[i].fd, POLLIN, 0};
-		send_exec(&c[i], i);
-	}
 	long done = 0;
+	for (int i = 0; i < CLIENTS; i++) {
+		t[i] = (struct tp_client){bench_connect(sock), &done, 0, false, false};
+		p[i] = (struct pollfd){sdc_fd(t[i].c), POLLIN, 0};
+		t[i].id = exec_send(t[i].c, tp_reply, &t[i]);
+	}
 	double start = now_us(), end = start + THROUGHPUT_SECONDS * 1e6;
 	while (now_us() < end) {
 		if (poll(p, CLIENTS, 1000) <= 0)
@@ -360,34 +411,20 @@ static void throughput(const char *sock)
 		for (int i = 0; i < CLIENTS; i++) {
 			if (!(p[i].revents & POLLIN))
 				continue;
-			/* The frames that came: each execution's started event
-			 * (skipped), then its reply. A read may bring both, so
-			 * what is buffered is taken too (a 0 ms wait). */
-			json_t *r = client_recv(&c[i], 1000);
-			bool failed = !r;
-			for (; r; r = client_recv(&c[i], 0)) {
-				bool event = json_object_get(r, "event") != NULL;
-				bool success = json_is_true(json_object_get(r, "success"));
-				json_decref(r);
-				if (event)
-					continue;
-				if (!success) {
-					failed = true;
-					break;
-				}
-				done++;
-				send_exec(&c[i], i);
-			}
-			if (failed) {
-				fprintf(stderr, "bench: concurrent execution failed\n");
+			int st = sdc_on_readable(t[i].c);
+			if (st != SDC_OK || t[i].failed) {
+				fprintf(stderr, "bench: concurrent execution failed: %s\n",
+					sdc_error(t[i].c));
 				exit(1);
 			}
 		}
 	}
 	double secs = (now_us() - start) / 1e6;
 	for (int i = 0; i < CLIENTS; i++) {
-		json_decref(client_reply(&c[i], NULL, 10000));
-		client_close(&c[i]);
+		/* The one in flight is answered, not counted. */
+		t[i].stop = true;
+		sdc_wait(t[i].c, t[i].id, 10000);
+		sdc_close(t[i].c);
 	}
 	printf("  %-44s %8.0f executions/s   (%ld in %.1f s)\n",
 	       "execute `return 1+1`, 16 concurrent clients", (double)done / secs, done, secs);

@@ -891,8 +891,8 @@ START_TEST(many_unread_connections)
 		json_decref(r);
 		client_close(&o);
 	} else {
-		printf("bounds: many_unread_connections: the other-owner check NOT RUN as uid %u "
-		       "(switching a client to another uid needs root)\n",
+		printf("bounds: many_unread_connections: the other-owner check not run: needs "
+		       "root (as uid %u: switching a client to another uid needs root)\n",
 		       (unsigned)geteuid());
 	}
 	printf("bounds: %d connections x %d unread 1 MB executes of one owner: peak grew %ld "

@@ -5,10 +5,13 @@
 #include <check.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -253,6 +256,175 @@ START_TEST(test_options_anywhere)
 }
 END_TEST
 
+START_TEST(test_version)
+{
+	static struct run r;
+	run(&r, NULL, (char *const[]){(char *)ctl(), "--version", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "sandboxctl 0.1.0\n");
+	ck_assert_str_eq(r.err, "");
+	/* After a command too, without reaching the daemon. */
+	run(&r, NULL,
+	    (char *const[]){(char *)ctl(), "--socket", "/nonexistent/x.sock", "health", "--version",
+			    NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "sandboxctl 0.1.0\n");
+}
+END_TEST
+
+/* Sizes take K, M and G as the daemon's options do (powers of 1024). */
+START_TEST(test_size_suffixes)
+{
+	static struct run r;
+	/* 1500 bytes of output: over 1k (1024), within 2K (2048). */
+	char *code = "console.log('x'.repeat(1499)); return 1";
+	run(&r, NULL, CTL("exec", "--output-bytes", "1k", "-e", code));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "output"));
+	run(&r, NULL, CTL("exec", "--output-bytes", "2K", "-e", code));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(strlen(r.out), 1500 + 2);
+	/* 16M is 16777216: the daemon's own check of the range sees it so. */
+	run(&r, NULL, CTL("exec", "--memory-bytes", "16M", "-e", "return 1"));
+	ck_assert_int_eq(r.status, 0);
+	run(&r, NULL, CTL("exec", "--memory-bytes", "2G", "-e", "return 1"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "2147483648"));
+	static char *const bad[] = {"12q", "-1", "", "1KB", "k", "99999999999G"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		run(&r, NULL, CTL("exec", "--memory-bytes", bad[i], "-e", "1"));
+		ck_assert_msg(r.status == 2, "%s: exit %d", bad[i], r.status);
+		ck_assert_ptr_nonnull(strstr(r.err, "sandboxctl: --memory-bytes"));
+		ck_assert_ptr_nonnull(strstr(r.err, "K, M, G allowed"));
+	}
+}
+END_TEST
+
+/* Every line sandboxctl writes to stderr of its own starts with its name
+ * (a stack's frames follow their line, indented); s is stderr. */
+static void assert_prefixed(const char *what, const char *s)
+{
+	ck_assert_msg(strncmp(s, "sandboxctl: ", 12) == 0, "%s: \"%s\"", what, s);
+	for (const char *l = s; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		ck_assert_msg(*l == '\n' || strncmp(l, "sandboxctl: ", 12) == 0 || *l == ' ' ||
+				      *l == '\t',
+			      "%s: a line without the prefix in \"%s\"", what, s);
+}
+
+START_TEST(test_one_error_prefix)
+{
+	static struct run r;
+	char tests[] = "/tmp/sandboxctl-badtests-XXXXXX";
+	int fd = mkstemp(tests);
+	ck_assert_int_eq(write(fd, "test('x', (", 11), 11);
+	close(fd);
+	char store[] = "/tmp/sandboxctl-badstore-XXXXXX";
+	fd = mkstemp(store);
+	ck_assert_int_eq(write(fd, "[1]", 3), 3);
+	close(fd);
+	struct {
+		const char *what;
+		char *const *argv;
+		int status;
+	} cases[] = {
+		{"a stack", CTL("exec", "-e", "\nthrow new Error('boom')"), 1},
+		{"a timeout", CTL("exec", "--timeout-ms", "100", "-e", "for(;;){}"), 1},
+		{"a refusal", CTL("exec", "--timeout-ms", "99999999", "-e", "1"), 2},
+		{"no such execution", CTL("cancel", "exec_0000000000000000"), 1},
+		{"tests that do not load", CTL("test", "--tests", tests), 1},
+		{"a store that is not an object", CTL("exec", "--store", store, "-e", "1"), 2},
+		{"a bad size", CTL("exec", "--memory-bytes", "x", "-e", "1"), 2},
+		{"no daemon",
+		 (char *const[]){(char *)ctl(), "--socket", "/nonexistent/x.sock", "health", NULL},
+		 3},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		run(&r, NULL, cases[i].argv);
+		ck_assert_msg(r.status == cases[i].status, "%s: exit %d", cases[i].what, r.status);
+		assert_prefixed(cases[i].what, r.err);
+	}
+	/* getopt's complaints are ours, not led by argv[0] (a path). */
+	run(&r, NULL, CTL("health", "--frob"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: unknown option --frob ("), r.err);
+	run(&r, NULL, CTL("exec", "--timeout-ms"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: --timeout-ms needs an argument ("), r.err);
+	/* The script's own stderr is passed through as it is. */
+	run(&r, NULL, CTL("exec", "-e", "console.error('mine'); throw new Error('x')"));
+	ck_assert_ptr_eq(strstr(r.err, "mine\n"), r.err);
+	assert_prefixed("after the script's stderr", r.err + 5);
+	/* A stack's first line carries the state, kind and message. */
+	run(&r, NULL, CTL("exec", "-e", "\nthrow new Error('boom')"));
+	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: failed (script): Error: boom"), r.err);
+	ck_assert_ptr_nonnull(strstr(r.err, "script.js:2"));
+	unlink(tests);
+	unlink(store);
+}
+END_TEST
+
+/* help: the whole usage on stdout, exit 0, no daemon needed. */
+START_TEST(test_help_command)
+{
+	static struct run r, h;
+	run(&r, NULL,
+	    (char *const[]){(char *)ctl(), "--socket", "/nonexistent/x.sock", "help", NULL});
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_ptr_eq(strstr(r.out, "usage: sandboxctl"), r.out);
+	static const char *const words[] = {"exec|stream", "submit", "status ID", "cancel ID",
+					    "list",	   "test",   "cache",	  "health",
+					    "help",	   "--tool", "--version", "exit status",
+					    "declarations"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		ck_assert_msg(strstr(r.out, words[i]) != NULL, "help lacks %s", words[i]);
+	/* The same text as --help and -h. */
+	run(&h, NULL, (char *const[]){(char *)ctl(), "--help", NULL});
+	ck_assert_int_eq(h.status, 0);
+	ck_assert_str_eq(h.out, r.out);
+	run(&h, NULL, (char *const[]){(char *)ctl(), "exec", "-h", NULL});
+	ck_assert_int_eq(h.status, 0);
+	ck_assert_str_eq(h.out, r.out);
+}
+END_TEST
+
+/* A usage error is one line with a hint, the usage itself only on asking. */
+START_TEST(test_usage_error_one_line)
+{
+	static struct run r;
+	struct {
+		char *const *argv;
+		const char *says;
+	} cases[] = {
+		{(char *const[]){(char *)ctl(), NULL}, "no command given"},
+		{CTL("frobnicate"), "unknown command: frobnicate"},
+		{CTL("--frob", "health"), "unknown option --frob"},
+		{CTL("exec", "-e"), "-e needs an argument"},
+		{CTL("exec"), "give the script as"},
+		{CTL("exec", "-e", "1", "extra-file"), "give the script as"},
+		{CTL("status"), "status takes an execution ID"},
+		{CTL("cancel", "a", "b"), "unexpected argument: b"},
+		{CTL("health", "x"), "health takes no arguments"},
+		{CTL("test"), "test takes --tests FILE"},
+		{CTL("cache", "shred"), "cache takes list [FILTER] or clear"},
+		{CTL("exec", "--tool", "noequals", "-e", "1"), "expected NAME=COMMAND"},
+		{CTL("exec", "--limit", "1x", "-e", "1"), "--limit 1x"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		run(&r, NULL, cases[i].argv);
+		ck_assert_msg(r.status == 2, "%s: exit %d", cases[i].says, r.status);
+		ck_assert_str_eq(r.out, "");
+		ck_assert_msg(strncmp(r.err, "sandboxctl: ", 12) == 0, "%s", r.err);
+		ck_assert_msg(strstr(r.err, cases[i].says) != NULL, "\"%s\" not in %s",
+			      cases[i].says, r.err);
+		/* One line, ending in the hint. */
+		char *nl = strchr(r.err, '\n');
+		ck_assert_msg(nl && nl[1] == '\0', "more than one line: %s", r.err);
+		ck_assert_msg(strstr(r.err, " (try 'sandboxctl help')\n") == nl - 24, "%s", r.err);
+	}
+}
+END_TEST
+
 START_TEST(test_connection_error)
 {
 	static struct run r;
@@ -391,6 +563,54 @@ START_TEST(test_list_command)
 }
 END_TEST
 
+/* No raw control character in s but its line ends; C1 ones (U+0080 to
+ * U+009F) count too. */
+static void assert_no_controls(const char *what, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		ck_assert_msg((*p >= 0x20 && *p != 0x7f &&
+			       !(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) ||
+				      *p == '\n',
+			      "%s: raw control byte %#x in \"%s\"", what, *p, s);
+}
+
+/* Other scripts' previews (list, cache list) cannot drive the terminal:
+ * their control characters are shown escaped. */
+START_TEST(test_previews_escaped)
+{
+	static struct run r;
+	run(&r, NULL,
+	    CTL("exec", "-e",
+		"// \x1b]0;owned\x07 \x1b[31mred\tbell \xc2\x9bx caf\xc3\xa9\x7f\n"
+		"return 1"));
+	ck_assert_int_eq(r.status, 0);
+	const char *shown = "\\x1b]0;owned\\x07 \\x1b[31mred\\tbell \\u009bx caf\xc3\xa9\\x7f";
+	run(&r, NULL, CTL("list", "--limit", "1"));
+	ck_assert_int_eq(r.status, 0);
+	assert_no_controls("list", r.out);
+	ck_assert_msg(strstr(r.out, shown) != NULL, "list: %s", r.out);
+	run(&r, NULL, CTL("cache", "list", "owned"));
+	ck_assert_int_eq(r.status, 0);
+	assert_no_controls("cache list", r.out);
+	ck_assert_msg(strstr(r.out, "\\x1b]0;owned\\x07 \\x1b[31mred") != NULL, "cache list: %s",
+		      r.out);
+	/* --json keeps the data as it is (escaped by JSON itself). */
+	run(&r, NULL, CTL("cache", "list", "owned", "--json"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\\u001B]0;owned"));
+	/* A long preview is cut on a character boundary, after the escapes. */
+	run(&r, NULL,
+	    CTL("exec", "--no-cache", "-e",
+		"// \x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n"
+		"return 2"));
+	run(&r, NULL, CTL("list", "--limit", "1"));
+	assert_no_controls("a long preview", r.out);
+	char *nl = strchr(r.out, '\n');
+	ck_assert_ptr_nonnull(nl);
+	ck_assert_msg((nl[-1] & 0xC0) != 0xC0, "cut inside a character: %s", r.out);
+}
+END_TEST
+
 START_TEST(test_test_command)
 {
 	static struct run r;
@@ -481,6 +701,156 @@ START_TEST(test_tools_from_commands)
 	json_decref(v);
 	run(&r, NULL, CTL("exec", "--tool", "noequals", "-e", "1"));
 	ck_assert_int_eq(r.status, 2);
+}
+END_TEST
+
+/* submit returns at once: a tool call would reach a closed connection. */
+START_TEST(test_submit_tool_refused)
+{
+	static struct run r;
+	run(&r, NULL, CTL("list", "--json"));
+	json_t *before = json_loads(r.out, 0, NULL);
+	size_t n = json_array_size(json_object_get(before, "executions"));
+	json_decref(before);
+	run(&r, NULL, CTL("submit", "--tool", "t=cat", "-e", "return tools.t({})"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_ptr_nonnull(strstr(r.err, "sandboxctl: submit cannot take --tool"));
+	ck_assert_ptr_nonnull(strstr(r.err, "nobody would answer"));
+	/* Refused before anything reached the daemon. */
+	run(&r, NULL, CTL("list", "--json"));
+	json_t *after = json_loads(r.out, 0, NULL);
+	ck_assert_uint_eq(json_array_size(json_object_get(after, "executions")), n);
+	json_decref(after);
+	/* exec and stream still take it. */
+	run(&r, NULL, CTL("stream", "--tool", "t=echo 5", "-e", "return tools.t({})"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "5\n");
+}
+END_TEST
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Gone: no such process, or only its zombie (a killed orphan waits for
+ * whoever reaps orphans here). */
+static bool process_gone(pid_t pid)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true;
+	bool gone = true;
+	if (fgets(line, sizeof line, f)) {
+		char *rp = strrchr(line, ')');
+		gone = rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+	}
+	fclose(f);
+	return gone;
+}
+
+/* A tool still running when its execution ends is killed with its process
+ * group: a 5 s tool does not outlive a 1 s timeout, nor its children. */
+START_TEST(test_tool_killed_with_execution)
+{
+	static struct run r;
+	char pidfile[] = "/tmp/sandboxctl-toolpid-XXXXXX";
+	close(mkstemp(pidfile));
+	char tool[256];
+	/* The sleep is the shell's child: only a group kill reaches it. */
+	snprintf(tool, sizeof tool, "slow=sleep 5 & echo $! > %s; wait", pidfile);
+	long long t0 = mono_ms();
+	run(&r, NULL,
+	    CTL("exec", "--timeout-ms", "1000", "--tool", tool, "-e", "tools.slow({}); return 1"));
+	long long took = mono_ms() - t0;
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "timeout"));
+	/* Nothing refused: no tool_result was sent for the ended execution. */
+	ck_assert_ptr_null(strstr(r.err, "refused"));
+	FILE *f = fopen(pidfile, "re");
+	ck_assert_ptr_nonnull(f);
+	int pid = 0;
+	ck_assert_int_eq(fscanf(f, "%d", &pid), 1);
+	fclose(f);
+	bool gone = process_gone((pid_t)pid);
+	printf("cli: a 5 s tool under a 1 s timeout: sandboxctl exited after %lld ms, the tool's "
+	       "process %s\n",
+	       took, gone ? "gone" : "STILL RUNNING");
+	kill(pid, SIGKILL);
+	ck_assert_msg(gone, "the tool's process %d outlived the execution", pid);
+	ck_assert_int_lt(took, 4000);
+	unlink(pidfile);
+	/* A tool that answers in time still does. */
+	run(&r, NULL,
+	    CTL("exec", "--timeout-ms", "5000", "--tool", "quick=sleep 0.2; echo 3", "-e",
+		"return tools.quick({}) + 1"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "4\n");
+}
+END_TEST
+
+/* declarations: the daemon's TypeScript for --tool names and a tools file
+ * (the protocol's shape, or an MCP tools/list result). */
+START_TEST(test_declarations_command)
+{
+	static struct run r;
+	run(&r, NULL, CTL("declarations", "--tool", "util.echo=cat"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "declare const tools"));
+	ck_assert_ptr_nonnull(strstr(r.out, "util: {"));
+	ck_assert_ptr_nonnull(strstr(r.out, "echo(args?: unknown): unknown;"));
+	ck_assert_ptr_nonnull(strstr(r.out, "declare function load"));
+	char path[] = "/tmp/sandboxctl-tools-XXXXXX";
+	int fd = mkstemp(path);
+	const char mcp[] =
+		"{\"tools\": [{\"name\": \"github.search_issues\", \"title\": \"Search\", "
+		"\"description\": \"Search issues\", \"inputSchema\": {\"type\": \"object\", "
+		"\"properties\": {\"q\": {\"type\": \"string\"}}, \"required\": [\"q\"]}, "
+		"\"outputSchema\": {\"type\": \"object\", \"properties\": {\"total\": "
+		"{\"type\": \"integer\"}}}, \"annotations\": {\"readOnlyHint\": true}}]}";
+	ck_assert_int_eq(write(fd, mcp, sizeof mcp - 1), (ssize_t)sizeof mcp - 1);
+	close(fd);
+	/* The file and --tool together, the option after the operand. */
+	run(&r, NULL, CTL("declarations", path, "--tool", "local=true"));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "/** Search issues */"));
+	ck_assert_ptr_nonnull(strstr(r.out, "search_issues(args: {"));
+	ck_assert_ptr_nonnull(strstr(r.out, "q: string;"));
+	ck_assert_ptr_nonnull(strstr(r.out, "total?: number;"));
+	ck_assert_ptr_nonnull(strstr(r.out, "local(args?: unknown): unknown;"));
+	/* The protocol's own shape: an array, snake_case schemas. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	const char plain[] = "[{\"name\": \"kv.get\", \"input_schema\": {\"type\": \"object\", "
+			     "\"properties\": {\"key\": {\"type\": \"string\"}}}}]";
+	ck_assert_int_eq(write(fd, plain, sizeof plain - 1), (ssize_t)sizeof plain - 1);
+	close(fd);
+	run(&r, NULL, CTL("declarations", path));
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "key?: string;"));
+	/* Not a tool list; a name the daemon refuses; no such file. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "{\"x\": 1}", 8), 8);
+	close(fd);
+	run(&r, NULL, CTL("declarations", path));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "expected a JSON array of tools"));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "[{\"name\": \"a-b\"}]", 17), 17);
+	close(fd);
+	run(&r, NULL, CTL("declarations", path));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "sandboxctl: INVALID_ARGUMENT: tools[0].name"));
+	run(&r, NULL, CTL("declarations", "/nonexistent/tools.json"));
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "cannot read /nonexistent/tools.json"));
+	run(&r, NULL, CTL("declarations", path, "extra"));
+	ck_assert_int_eq(r.status, 2);
+	unlink(path);
 }
 END_TEST
 
@@ -611,15 +981,24 @@ int main(void)
 	tcase_add_test(tc, test_json_frames);
 	tcase_add_test(tc, test_usage_errors);
 	tcase_add_test(tc, test_options_anywhere);
+	tcase_add_test(tc, test_version);
+	tcase_add_test(tc, test_size_suffixes);
+	tcase_add_test(tc, test_one_error_prefix);
+	tcase_add_test(tc, test_help_command);
+	tcase_add_test(tc, test_usage_error_one_line);
 	tcase_add_test(tc, test_connection_error);
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_socat_line_mode);
 	tcase_add_test(tc, test_units_verify);
 	tcase_add_test(tc, test_submit_status_cancel);
 	tcase_add_test(tc, test_list_command);
+	tcase_add_test(tc, test_previews_escaped);
 	tcase_add_test(tc, test_test_command);
 	tcase_add_test(tc, test_cache_commands);
 	tcase_add_test(tc, test_tools_from_commands);
+	tcase_add_test(tc, test_submit_tool_refused);
+	tcase_add_test(tc, test_tool_killed_with_execution);
+	tcase_add_test(tc, test_declarations_command);
 	tcase_add_test(tc, test_store_file);
 	tcase_add_test(tc, test_daemon_bad_options);
 	tcase_add_test(tc, test_daemon_help_version);

@@ -86,7 +86,8 @@ START_TEST(test_health)
 		ck_assert_int_eq(jint(uids, "last"), 2000065535);
 		ck_assert(json_is_null(json_object_get(sb, "worker_uid")));
 	} else {
-		printf("check_daemon: not root: worker_uids not checked\n");
+		printf("check_daemon: health's worker_uids range: not run: needs root (a daemon "
+		       "not root has none, and says null: that is checked)\n");
 		ck_assert(json_is_null(json_object_get(sb, "worker_uids")));
 	}
 	json_decref(h);

@@ -302,7 +302,8 @@ START_TEST(test_lock_file_refused)
 	ck_assert_int_eq(uidpool_lock_open(path, why, sizeof why), -1);
 	ck_assert_msg(strstr(why, "mode 0644"), "why: %s", why);
 	if (geteuid() != 0) {
-		printf("check_uidpool: not root: a lock file of another user is not tried\n");
+		printf("check_uidpool: a lock file of another user: not run: needs root (to "
+		       "make one)\n");
 		return;
 	}
 	/* Planted by another user. */
@@ -396,7 +397,8 @@ START_TEST(test_lock_dir)
 	ck_assert_msg(strstr(why, "names no file"), "why: %s", why);
 
 	if (geteuid() != 0) {
-		printf("check_uidpool: not root: a lock directory of another user is not tried\n");
+		printf("check_uidpool: a lock directory of another user: not run: needs root (to "
+		       "make one)\n");
 		return;
 	}
 	/* Another user's, even 0755: they could replace the file. */
