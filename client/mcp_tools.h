@@ -107,11 +107,11 @@ struct mtool_options {
  * daemon is dialled by the first call, and again by the next call after
  * the connection dropped (the calls in flight then end with an error
  * saying so); a call that finds no daemon is an isError result naming the
- * socket and the reason. With store_file, the
- * store is loaded from it (a missing file is an empty store; one that is
- * not a JSON object is an error) and written back after each change
- * (temporary file, fsync, rename). Strings of o are copied. NULL with *why
- * (malloc'd) on failure.
+ * socket and the reason. With store_file, the store is loaded from it (a
+ * missing file is an empty store; one that is not a JSON object is an
+ * error) and written back after each change (temporary file, fsync,
+ * rename, fsync of the directory). Strings of o are copied. NULL with
+ * *why (malloc'd) on failure.
  */
 struct mtool *mtool_new(struct ploop *p, struct mrpc *m, const struct mtool_options *o, char **why);
 
@@ -127,7 +127,7 @@ void mtool_shutdown(struct mtool *t, void (*done)(void *arg), void *arg);
 void mtool_free(struct mtool *t);
 
 /*
- * Code mode's side of the tools (client/mcp_upstream.c implements it).
+ * Code mode's side of the tools (client/mcp_codemode.c implements it).
  * Every member may be NULL. Called on the bridge's loop only.
  */
 struct mtool_call; /* a tool_call waiting for code mode's answer */
@@ -141,8 +141,9 @@ struct mtool_codemode {
 	 * call may take, on the monotonic clock of ploop_now_ms (the
 	 * execution's timeout counted from its `started` event, or from the
 	 * request when no such event came; 0 for a background execution's
-	 * call, whose start the bridge did not see); name is the declared dotted name
-	 * ("server.tool"); args is borrowed for the duration of the call. */
+	 * call, whose start the bridge did not see); name is the declared
+	 * dotted name ("server.tool"); args is borrowed for the duration of
+	 * the call. */
 	void (*tool_call)(void *ctx, struct mtool_call *call, const char *execution_id,
 			  const char *name, const json_t *args, uint64_t deadline_ms);
 	/* execution_id has ended (or its connection dropped; a background
