@@ -36,6 +36,7 @@ struct mcode {
 	struct suffix_req *suffix_pending;
 	bool suffix_again;
 	bool first_ready; /* every server was up or down once */
+	bool decl_failed; /* the last declarations request failed */
 };
 
 static const char intro[] =
@@ -119,6 +120,8 @@ static void hook_execution_ended(void *ctx, const char *execution_id)
 	unpark(c, execution_id);
 }
 
+static void renew_suffix(struct mcode *c);
+
 static void no_wait(void *arg) { (void)arg; }
 
 static json_t *hook_tools(void *ctx)
@@ -127,6 +130,12 @@ static json_t *hook_tools(void *ctx)
 	/* Servers that are down and due start again: their tools (kept
 	 * from their last listing) restart them on a call anyway. */
 	mup_prepare(c->u, no_wait, NULL);
+	/* The daemon was not there for the declarations (the bridge may start
+	 * before it): a request means it is worth asking again. */
+	if (c->decl_failed && !c->suffix_pending) {
+		c->decl_failed = false;
+		renew_suffix(c);
+	}
 	json_t *tools = mup_tools(c->u, NULL, 0);
 	if (tools && json_array_size(tools) == 0) {
 		json_decref(tools);
@@ -191,8 +200,6 @@ static void set_suffix(struct mcode *c, const char *typescript)
 	free(problems);
 }
 
-static void renew_suffix(struct mcode *c);
-
 static void on_suffix_decl(void *ctx, const char *typescript, const char *error)
 {
 	struct suffix_req *r = ctx;
@@ -201,6 +208,7 @@ static void on_suffix_decl(void *ctx, const char *typescript, const char *error)
 	if (!c)
 		return;
 	c->suffix_pending = NULL;
+	c->decl_failed = error != NULL;
 	if (error)
 		fprintf(stderr,
 			"sandboxd-mcp: the upstream tools' declarations: %s (a catalogue is "
@@ -232,6 +240,7 @@ static void renew_suffix(struct mcode *c)
 		r->c = c;
 	if (!r || mtool_declarations(c->t, tools, on_suffix_decl, r) < 0) {
 		free(r);
+		c->decl_failed = true;
 		set_suffix(c, NULL);
 	} else {
 		c->suffix_pending = r;

@@ -1221,21 +1221,58 @@ static bool matches(const char *query, const char *a, const char *b, const char 
 	}
 }
 
-/* A schema member kept when it is an object of at most 64 KiB. */
-static json_t *schema_or_null(json_t *schema)
+/* Values in v, counting no deeper than depth levels; SIZE_MAX when v is
+ * nested deeper. */
+static size_t values(json_t *v, int depth)
+{
+	if (depth <= 0)
+		return SIZE_MAX;
+	size_t n = 1, k;
+	const char *key;
+	json_t *e;
+	if (json_is_object(v)) {
+		json_object_foreach (v, key, e) {
+			size_t m = values(e, depth - 1);
+			if (m == SIZE_MAX)
+				return SIZE_MAX;
+			n += m;
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach (v, k, e) {
+			size_t m = values(e, depth - 1);
+			if (m == SIZE_MAX)
+				return SIZE_MAX;
+			n += m;
+		}
+	}
+	return n;
+}
+
+/* A schema is declared when the daemon takes it: an object of at most 64
+ * KiB, nested at most LIMIT_MCP_SCHEMA_DEPTH deep (the request around it
+ * adds three levels to the daemon's 64). Else the tool goes without it
+ * (its arguments are then unknown to the declarations, not refused). The
+ * values are added to *nodes. */
+static json_t *schema_or_null(json_t *schema, size_t *nodes)
 {
 	if (!json_is_object(schema))
 		return NULL;
+	size_t n = values(schema, LIMIT_MCP_SCHEMA_DEPTH);
+	if (n == SIZE_MAX)
+		return NULL;
 	char *text = json_dumps(schema, JSON_COMPACT);
-	size_t n = text ? strlen(text) : SIZE_MAX;
+	size_t len = text ? strlen(text) : SIZE_MAX;
 	free(text);
-	return n <= 64u * 1024u ? schema : NULL;
+	if (len > 64u * 1024u)
+		return NULL;
+	*nodes += n;
+	return schema;
 }
 
 json_t *mup_tools(struct mup *u, const char *query, size_t max)
 {
 	json_t *a = json_array();
-	size_t bytes = 0;
+	size_t bytes = 0, nodes = 1;
 	for (size_t i = 0; a && i < u->n; i++) {
 		struct server *s = &u->servers[i];
 		for (size_t j = 0; j < s->ntools; j++) {
@@ -1248,8 +1285,14 @@ json_t *mup_tools(struct mup *u, const char *query, size_t max)
 				continue;
 			if (json_array_size(a) >= LIMIT_TOOLS || (max && json_array_size(a) >= max))
 				return a;
-			json_t *in = schema_or_null(json_object_get(t->def, "inputSchema"));
-			json_t *out = schema_or_null(json_object_get(t->def, "outputSchema"));
+			size_t n = 4; /* the tool's object, name, description */
+			json_t *in = schema_or_null(json_object_get(t->def, "inputSchema"), &n);
+			json_t *out = schema_or_null(json_object_get(t->def, "outputSchema"), &n);
+			/* The daemon takes LIMIT_TOOLS_NODES values of tools in
+			 * all: the tools past them are left out. */
+			if (nodes + n > LIMIT_TOOLS_NODES - 16)
+				return a;
+			nodes += n;
 			json_t *d = json_pack("{s:s, s:s}", "name", name, "description",
 					      desc ? desc : "");
 			if (!d) {

@@ -77,11 +77,13 @@ int mup_prepare(struct mup *u, mup_ready_fn *ready, void *arg);
 bool mup_configured(const struct mup *u);
 
 /* The "tools" array for a daemon request (a new reference): every tool of
- * every server, [{"name": "server.tool", "description", "input_schema",
- * "output_schema"?}], at most LIMIT_TOOLS of them, in server then tool
- * order. Tools whose query words all appear (case-insensitive) in the
- * name or the description when query is not NULL, at most max (0: no
- * bound). NULL on ENOMEM. */
+ * every server, [{"name": "server.tool", "description", "input_schema"?,
+ * "output_schema"?}], in server then tool order, within what the daemon
+ * takes (LIMIT_TOOLS tools, LIMIT_TOOLS_BYTES and LIMIT_TOOLS_NODES in
+ * all; the tools past them are left out), a schema left out when it is
+ * over 64 KiB or nested past LIMIT_MCP_SCHEMA_DEPTH. Tools whose query
+ * words all appear (case-insensitive) in the name or the description when
+ * query is not NULL, at most max (0: no bound). NULL on ENOMEM. */
 json_t *mup_tools(struct mup *u, const char *query, size_t max);
 
 /* The servers that are down, [{"server", "error"}] (a new reference, empty

@@ -388,6 +388,10 @@
  * no wait. */
 #define LIMIT_MCP_BACKOFF_FIRST_MS 1000u
 #define LIMIT_MCP_BACKOFF_MAX_MS 60000u
+/* An upstream tool's schema nested deeper than this is not declared (the
+ * daemon refuses a request nested past 64 levels, and renders anything
+ * past 32 as unknown anyway). */
+#define LIMIT_MCP_SCHEMA_DEPTH 32
 /* When the bridge stops, a server has this long after its stdin closes
  * and SIGTERM to exit before SIGKILL; likewise a server that closed its
  * stdout, to exit (and give its status) before it is killed. */

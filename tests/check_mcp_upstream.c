@@ -173,8 +173,13 @@ START_TEST(test_list_names_filter)
 	prepare(u);
 	ck_assert_int_eq(changes, 1);
 	json_t *tools = mup_tools(u, NULL, 0);
-	/* Eleven tools over four pages, one denied. */
-	ck_assert_uint_eq(json_array_size(tools), 10);
+	/* Twelve tools over four pages, one denied. */
+	ck_assert_uint_eq(json_array_size(tools), 11);
+	/* A schema nested past what the daemon takes is left out, the tool
+	 * kept. */
+	json_t *deep = json_array_get(tools, 10);
+	ck_assert_str_eq(json_string_value(json_object_get(deep, "name")), "my_stub.deep");
+	ck_assert_ptr_null(json_object_get(deep, "input_schema"));
 	ck_assert(has_tool(tools, "my_stub.echo"));
 	ck_assert(has_tool(tools, "my_stub.env"));
 	ck_assert(!has_tool(tools, "my_stub.secret_key"));

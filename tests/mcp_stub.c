@@ -13,8 +13,8 @@
  * image), fail (isError), slow (never answers; a notifications/cancelled
  * naming it is counted), cancelled (the count so far), crash (exits 7),
  * add (adds the tool "added-later" and sends list_changed), env (the
- * variable args.name and the working directory), and secret_key (for the
- * deny filter).
+ * variable args.name and the working directory), secret_key (for the
+ * deny filter) and deep (an input schema nested 40 levels: not declared).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -31,9 +31,9 @@ static int cancelled;
 static json_int_t slow_ids[64];
 static int slow_count;
 
-static const char *const tool_names[] = {"echo", "text", "json",       "blocks",
-					 "fail", "slow", "cancelled",  "crash",
-					 "add",	 "env",	 "secret_key", "added-later"};
+static const char *const tool_names[] = {"echo",       "text",	    "json",	  "blocks", "fail",
+					 "slow",       "cancelled", "crash",	  "add",    "env",
+					 "secret_key", "deep",	    "added-later"};
 
 static void send(json_t *m)
 {
@@ -76,6 +76,17 @@ static void list(json_t *id, json_t *params)
 					 i < fixed ? tool_names[i] : name, "description",
 					 i < fixed ? "a stub tool" : desc, "inputSchema", "type",
 					 "object", "properties", "name", "type", "string"));
+	}
+	/* "deep": an input schema nested 40 levels. */
+	for (size_t i = 0; i < json_array_size(tools); i++) {
+		json_t *t = json_array_get(tools, i);
+		if (strcmp(json_string_value(json_object_get(t, "name")), "deep") != 0)
+			continue;
+		json_t *schema = json_pack("{s:s}", "type", "object");
+		for (int k = 0; k < 40; k++)
+			schema = json_pack("{s:s, s:{s:o}}", "type", "object", "properties", "a",
+					   schema);
+		json_object_set_new(t, "inputSchema", schema);
 	}
 	json_t *r = json_pack("{s:o}", "tools", tools);
 	if (start + page < n) {
