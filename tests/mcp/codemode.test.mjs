@@ -5,7 +5,16 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connectBridge, startDaemon, stopDaemon, text, upstreamEvents, within, writeConfig } from "./lib.mjs";
+import {
+	connectBridge,
+	startDaemon,
+	stopDaemon,
+	text,
+	upstreamEvents,
+	waitForUpstreamEvent,
+	within,
+	writeConfig,
+} from "./lib.mjs";
 
 let d, b, cfg, log;
 const listChanged = [];
@@ -130,6 +139,27 @@ describe("code mode", () => {
 		const slow = ev.lastIndexOf("call slow");
 		assert.ok(slow >= 0, ev.join(","));
 		assert.ok(ev.indexOf("slow-cancelled", slow) > slow, `notifications/cancelled reached the server: ${ev}`);
+	});
+
+	test("a host that cancels the execution cancels its upstream call", async () => {
+		const before = upstreamEvents(log).length;
+		const ac = new AbortController();
+		const p = b.client.callTool(
+			{ name: "execute", arguments: { code: "return tools.up.slow({ms: 30000})" } },
+			undefined,
+			{ signal: ac.signal },
+		);
+		p.catch(() => {});
+		await waitForUpstreamEvent(log, "call slow", before, 10000);
+		ac.abort("test");
+		await assert.rejects(p);
+		// The cancellation goes to the server before the next call does.
+		await value("return tools.up.greet({name: 'next'})");
+		const ev = upstreamEvents(log)
+			.slice(before)
+			.map((e) => e.event);
+		assert.ok(ev.includes("call slow"), `the call reached the server: ${ev}`);
+		assert.ok(ev.indexOf("slow-cancelled") > ev.indexOf("call slow"), `notifications/cancelled reached it: ${ev}`);
 	});
 
 	test("notifications/tools/list_changed is followed", async () => {

@@ -197,6 +197,29 @@ export function writeConfig(dir, { name = "mcp.json", log, page, env = {}, extra
 	return path;
 }
 
+// Resolves once the upstream server's event log (path) holds more than
+// `after` events and one of those is event: watched, not polled.
+export function waitForUpstreamEvent(path, event, after, ms) {
+	const has = () =>
+		upstreamEvents(path)
+			.slice(after)
+			.some((e) => e.event === event);
+	return new Promise((res, rej) => {
+		const done = (err) => {
+			w.close();
+			clearTimeout(t);
+			err ? rej(err) : res();
+		};
+		const w = watch(dirname(path), () => {
+			if (has())
+				done();
+		});
+		const t = setTimeout(() => done(new Error(`the upstream server logged no "${event}" within ${ms} ms`)), ms);
+		if (has())
+			done();
+	});
+}
+
 // The lines of the upstream server's event log ("PID EVENT"), [] when none.
 export function upstreamEvents(path) {
 	if (!existsSync(path))
