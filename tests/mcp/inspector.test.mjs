@@ -19,7 +19,8 @@ const notRun =
 if (notRun)
 	console.log(notRun);
 
-const inspector = join(here, "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+// What `npx mcp-inspector` runs, without npx's look-ups in the registry.
+const inspector = join(here, "node_modules/.bin/mcp-inspector");
 
 let d;
 before(async () => {
