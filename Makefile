@@ -235,10 +235,15 @@ export SANDBOXD_FAULT_BIN := $(CURDIR)/bin/sandboxd-fault
 export SANDBOXD_FUZZ_DIR := $(CURDIR)/tests/fuzz
 export SANDBOXD_MCP_STUB := $(CURDIR)/build/tests/mcp_stub
 
+# The MCP interop suite (tests/mcp/run.sh: Node, the official SDK and the
+# Inspector CLI, installed by npm ci from tests/mcp/package-lock.json) runs
+# after the C suites; MCP_INTEROP= skips it.
+MCP_INTEROP ?= $(CURDIR)/tests/mcp/run.sh
+
 # The unit's checks run after the suites, and fail the target as they do.
 check: deps
 	@$(MAKE) --no-print-directory $(BINS) bin/sandboxd-fault $(TESTS) build/tests/syscall_allow
-	@rc=0; sh scripts/run-tests.sh $(TESTS) || rc=1; \
+	@rc=0; SANDBOXD_MCP_INTEROP=$(MCP_INTEROP) sh scripts/run-tests.sh $(TESTS) || rc=1; \
 	 echo "== sandboxd.service"; \
 	 sh scripts/check-unit.sh sandboxd.service sandboxd.socket $(CURDIR)/bin \
 	    $(CURDIR)/build/tests/syscall_allow || rc=1; exit $$rc

@@ -11,6 +11,11 @@ if [ "${1:-}" = fuzz ]; then
 fi
 
 missing=""
+# Node.js and npm run the MCP interop suite (tests/mcp). Any install that
+# provides both commands will do (nodesource's nodejs includes npm), so
+# Debian's packages are asked for only when a command is missing.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
 		missing="$missing $p"

@@ -26,6 +26,21 @@ for t in "$@"; do
 		failed="$failed $(basename "$t")"
 	fi
 done
+# The MCP interop suite, a script rather than a binary (tests/mcp/run.sh):
+# run when SANDBOXD_MCP_INTEROP names it. Its summary has one line
+# "NOT RUN  FILE: CHECK (NOT RUN: why)" for each check it could not run.
+if [ -n "${SANDBOXD_MCP_INTEROP:-}" ]; then
+	echo "== mcp interop"
+	{
+		sh "$SANDBOXD_MCP_INTEROP" 2>&1
+		echo $? >"$out.rc"
+	} | tee "$out"
+	n=$(grep -c "^NOT RUN  " "$out")
+	notrun=$((notrun + n))
+	if [ "$(cat "$out.rc")" -ne 0 ]; then
+		failed="$failed mcp-interop"
+	fi
+fi
 if [ "$notrun" -gt 0 ]; then
 	echo "not run: $notrun checks, not counted as passed (the lines saying \"not run:\" above say why)"
 fi
