@@ -569,10 +569,15 @@ static void run_final(struct run *r, json_t *reply)
 		if (r->cancel_wanted)
 			send_cancel(t, exec_id, NULL, NULL);
 	}
+	/* Code mode's servers that are down as the call ends (one that died
+	 * during the execution among them). */
+	json_t *problems = NULL;
+	if (ok && (r->id == MTOOL_EXECUTE || r->id == MTOOL_TEST) && t->cm.problems)
+		problems = t->cm.problems(t->cm.ctx);
 	json_t *result;
-	if (ok && strcmp(r->op, "stream") == 0) {
+	if (ok && (strcmp(r->op, "stream") == 0 || problems)) {
 		json_t *copy = json_copy(reply);
-		if (copy) {
+		if (copy && strcmp(r->op, "stream") == 0) {
 			json_object_set_new(copy, "stdout",
 					    json_stringn(buf_peek(&r->out), buf_len(&r->out)));
 			json_object_set_new(copy, "stderr",
@@ -582,11 +587,14 @@ static void run_final(struct run *r, json_t *reply)
 			json_object_set_new(copy, "stderr_length",
 					    json_integer((json_int_t)r->err_len));
 		}
+		if (copy && problems)
+			json_object_set(copy, "upstream_errors", problems);
 		result = copy ? mtool_result(r->id, copy) : NULL;
 		json_decref(copy);
 	} else {
 		result = mtool_result(r->id, reply);
 	}
+	json_decref(problems);
 	run_answer(r, result);
 	if (strcmp(r->op, "async") != 0)
 		run_execution_ended(r);

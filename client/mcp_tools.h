@@ -74,8 +74,10 @@ json_t *mtool_request(enum mtool_id id, const json_t *args, const struct mtool_l
  * as text and no structuredContent; so is a reply that is not an object.
  * isError is true when the script failed (state failed, timeout or
  * cancelled), for test only when the code or the tests failed to load (or
- * the run ended without a report), and for a daemon error. New reference,
- * or NULL when out of memory.
+ * the run ended without a report), and for a daemon error. For execute
+ * and test, the runner may add "upstream_errors" ([{"server", "error"}],
+ * code mode's servers that are down), shown in both renderings. New
+ * reference, or NULL when out of memory.
  */
 json_t *mtool_result(enum mtool_id id, const json_t *reply);
 
@@ -151,6 +153,11 @@ struct mtool_codemode {
 	 * upstream calls. Handles of its calls not yet answered stay valid
 	 * until answered; the answer is then only freed, nothing sent. */
 	void (*execution_ended)(void *ctx, const char *execution_id);
+	/* The upstream servers that are down now, [{"server", "error"}] (a
+	 * new reference), or NULL when none is. Asked when an execute or test
+	 * call ends; the result carries it as "upstream_errors" in both
+	 * renderings. */
+	json_t *(*problems)(void *ctx);
 };
 
 /* Registers code mode (cm is copied; NULL unregisters). */

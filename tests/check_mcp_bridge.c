@@ -534,7 +534,7 @@ START_TEST(test_codemode_hooks)
 	struct bridge b;
 	bridge_open(&b, NULL);
 	struct cm c = {.loop = b.loop, .later = PLOOP_TIMER_INIT};
-	struct mtool_codemode hooks = {&c, cm_tools, cm_call, cm_ended};
+	struct mtool_codemode hooks = {&c, cm_tools, cm_call, cm_ended, NULL};
 	mtool_set_codemode(b.tools, &hooks);
 	uint64_t t0 = now_ms();
 	json_t *r = call(&b, "execute", "{\"code\":\"return tools.host.add({a: 2, b: 3}).sum\"}");

@@ -312,11 +312,55 @@ START_TEST(test_server_down_reported)
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(p, 0), "server")),
 			 "broken");
 	json_decref(p);
-	/* The other server works. */
+	/* The other server works; the result names the one that is down
+	 * (restarted for the call, failed again), in both renderings. */
 	json_t *r = call_tool(&s, "execute", "{\"code\": \"return tools.s.text({})\"}");
-	ck_assert_str_eq(json_string_value(
-				 json_object_get(json_object_get(r, "structuredContent"), "value")),
-			 "plain words");
+	json_t *sc = json_object_get(r, "structuredContent");
+	ck_assert_str_eq(json_string_value(json_object_get(sc, "value")), "plain words");
+	ck_assert(!json_is_true(json_object_get(r, "isError")));
+	json_t *ue = json_object_get(sc, "upstream_errors");
+	ck_assert_uint_eq(json_array_size(ue), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ue, 0), "server")),
+			 "broken");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ue, 0), "error")),
+			 "failed to start: cannot run /nonexistent/server: No such file or "
+			 "directory");
+	ck_assert_msg(strstr(text0(r), "upstream server broken is down (restarted on the next "
+				       "call): failed to start: cannot run /nonexistent/server"),
+		      "%s", text0(r));
+	json_decref(r);
+	/* A server that dies during the execution: the call throws, and the
+	 * result says why it is down. */
+	r = call_tool(&s, "execute",
+		      "{\"code\": \"try { tools.s.crash({}) } catch (e) { return String(e) }\"}");
+	sc = json_object_get(r, "structuredContent");
+	ck_assert_msg(strstr(json_string_value(json_object_get(sc, "value")),
+			     "upstream server s failed during the call: exited with status 7"),
+		      "%s", text0(r));
+	ue = json_object_get(sc, "upstream_errors");
+	ck_assert_uint_eq(json_array_size(ue), 2);
+	char *u = json_dumps(ue, JSON_COMPACT);
+	ck_assert_msg(strstr(u, "{\"server\":\"s\",\"error\":\"exited with status 7\"}"), "%s", u);
+	free(u);
+	ck_assert_msg(strstr(text0(r), "upstream server s is down (restarted on the next call): "
+				       "exited with status 7"),
+		      "%s", text0(r));
+	json_decref(r);
+	/* The next call restarts it: it is not reported any more. */
+	r = call_tool(&s, "execute", "{\"code\": \"return tools.s.text({})\"}");
+	sc = json_object_get(r, "structuredContent");
+	ck_assert_str_eq(json_string_value(json_object_get(sc, "value")), "plain words");
+	u = json_dumps(json_object_get(sc, "upstream_errors"), JSON_COMPACT);
+	ck_assert_msg(u && !strstr(u, "\"s\""), "%s", u);
+	free(u);
+	json_decref(r);
+	/* With every server up, no upstream_errors at all. */
+	session_stop(&s);
+	session_start(&s, "");
+	r = call_tool(&s, "execute", "{\"code\": \"return 1\"}");
+	ck_assert_ptr_null(
+		json_object_get(json_object_get(r, "structuredContent"), "upstream_errors"));
+	ck_assert_ptr_null(strstr(text0(r), "upstream"));
 	json_decref(r);
 	session_stop(&s);
 }
