@@ -600,11 +600,41 @@ static void run_final(struct run *r, json_t *reply)
 		run_execution_ended(r);
 }
 
+/* The answer to a call whose session ended (stdin closed, a signal, or
+ * stdout gone) before its reply came: an execution the bridge cancelled,
+ * or (no id known yet) one the closed connection cancels. */
+static void run_answer_session_end(struct run *r)
+{
+	char *msg = NULL;
+	if (r->exec_id) {
+		if (asprintf(&msg,
+			     "the session ended before execution %s finished: the bridge "
+			     "cancelled it",
+			     r->exec_id) < 0)
+			msg = NULL;
+	} else if (asprintf(&msg, "the session ended before the daemon answered the %s request%s",
+			    mtool_name(r->id),
+			    r->id == MTOOL_EXECUTE || r->id == MTOOL_TEST
+				    ? ": its execution, if it started, was cancelled"
+				    : "") < 0) {
+		msg = NULL;
+	}
+	run_answer(r, mtool_error_result(msg ? msg : "the session ended: cancelled"));
+	free(msg);
+}
+
 static void on_run_frame(struct sdc *c, json_t *frame, void *arg)
 {
 	(void)c;
 	struct run *r = arg;
 	struct mtool *t = r->t;
+	if (!frame && t->shutting_down) {
+		/* The bridge closed the connection at the session's end. */
+		run_answer_session_end(r);
+		run_execution_ended(r);
+		run_free(r);
+		return;
+	}
 	if (!frame) {
 		/* The connection failed before the final reply. */
 		char *msg = NULL;
@@ -908,6 +938,16 @@ static void on_shutdown_cancel(struct sdc *c, json_t *frame, void *arg)
 	struct mtool *t = arg;
 	if (frame && !sdc_is_final(frame))
 		return;
+	/* Confirmed: the host's call for it (if still open) is answered
+	 * now, saying why; its final reply, if it comes before the bridge
+	 * ends, is then only taken in. */
+	const char *id = json_string_value(json_object_get(frame, "execution_id"));
+	for (struct run *r = t->runs; id && json_is_true(json_object_get(frame, "ok")) && r;
+	     r = r->next) {
+		if (r->call && r->exec_id && strcmp(r->exec_id, id) == 0 &&
+		    strcmp(r->op, "async") != 0)
+			run_answer_session_end(r);
+	}
 	if (t->cancels_pending > 0 && --t->cancels_pending == 0)
 		shutdown_finish(t);
 }
@@ -961,7 +1001,7 @@ void mtool_free(struct mtool *t)
 	conn_drop(t); /* ends every run still waiting */
 	while (t->runs) {
 		struct run *r = t->runs;
-		run_answer(r, mtool_error_result("the bridge is shutting down"));
+		run_answer_session_end(r);
 		run_execution_ended(r);
 		run_free(r);
 	}
