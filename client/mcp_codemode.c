@@ -470,6 +470,8 @@ json_t *mcode_problems(struct mcode *c)
 	return p;
 }
 
+size_t mcode_calls_running(const struct mcode *c) { return mup_calls_running(c->u); }
+
 void mcode_free(struct mcode *c)
 {
 	if (!c)

@@ -51,6 +51,9 @@ struct mcode *mcode_open(struct ploop *p, struct mrpc *m, struct mtool *t, const
  * and test's results carry as "upstream_errors". */
 json_t *mcode_problems(struct mcode *c);
 
+/* Upstream calls running now, over all servers (for tests). */
+size_t mcode_calls_running(const struct mcode *c);
+
 /* Stops the servers (their calls answered, nothing sent for them), and
  * unregisters the hooks and search_tools. Call before mtool_free and
  * mrpc_free (after mtool_shutdown's done, at the end of a session). NULL

@@ -140,16 +140,19 @@ struct mtool_codemode {
 	json_t *(*tools)(void *ctx);
 	/* A tool_call event of a running execution. Answer it exactly once
 	 * with mtool_call_answer, now or later. deadline_ms is the latest the
-	 * call may take, on the monotonic clock of ploop_now_ms (the
-	 * execution's timeout counted from its `started` event, or from the
-	 * request when no such event came; 0 for a background execution's
-	 * call, whose start the bridge did not see); name is the declared
+	 * call may take, on the monotonic clock of ploop_now_ms: the
+	 * execution's timeout (the request's, else the daemon's default from
+	 * `health`) counted from its `started` event, or from the request
+	 * when no such event came; for a queued execution, and a background
+	 * one not running at its async reply, from its first call (it runs
+	 * by then); name is the declared
 	 * dotted name ("server.tool"); args is borrowed for the duration of
 	 * the call. */
 	void (*tool_call)(void *ctx, struct mtool_call *call, const char *execution_id,
 			  const char *name, const json_t *args, uint64_t deadline_ms);
 	/* execution_id has ended (or its connection dropped; a background
-	 * execution: when a status call first sees it ended): cancel its
+	 * execution: when a status call first sees it ended, the host's or
+	 * the long-poll the runner keeps while calls of it wait): cancel its
 	 * upstream calls. Handles of its calls not yet answered stay valid
 	 * until answered; the answer is then only freed, nothing sent. */
 	void (*execution_ended)(void *ctx, const char *execution_id);

@@ -241,6 +241,45 @@ START_TEST(test_declarations_and_calls)
 	free(v);
 	json_decref(r);
 
+	/* A background execution waiting on an upstream call, cancelled
+	 * from another connection: the bridge learns it ended without any
+	 * status asked, and cancels the call upstream. */
+	r = call_tool(
+		&s, "execute",
+		"{\"code\": \"tools.s.slow({})\", \"timeout_ms\": 60000, \"background\": true}");
+	char *bg = strdup(json_string_value(
+		json_object_get(json_object_get(r, "structuredContent"), "execution_id")));
+	json_decref(r);
+	uint64_t end = ploop_now_ms() + 10000;
+	while (mcode_calls_running(s.code) == 0) { /* until its call is upstream */
+		ck_assert_msg(ploop_now_ms() < end, "the call never went upstream");
+		ck_assert_int_eq(ploop_once(s.loop, 100), 0);
+	}
+	uint64_t t0 = ploop_now_ms();
+	json_t *cr =
+		call_once(s.d.sock, json_pack("{s:s, s:s}", "op", "cancel", "execution_id", bg));
+	ck_assert(json_is_true(json_object_get(cr, "ok")));
+	json_decref(cr);
+	while (mcode_calls_running(s.code) > 0) {
+		ck_assert_msg(ploop_now_ms() - t0 < 10000, "the call still runs 10 s after");
+		ck_assert_int_eq(ploop_once(s.loop, 100), 0);
+	}
+	fprintf(stderr, "background execution's upstream call ended %llu ms after it\n",
+		(unsigned long long)(ploop_now_ms() - t0));
+	for (;;) {
+		r = call_tool(&s, "execute", "{\"code\": \"return tools.s.cancelled({})\"}");
+		v = json_dumps(json_object_get(json_object_get(r, "structuredContent"), "value"),
+			       JSON_COMPACT);
+		json_decref(r);
+		bool seen = strcmp(v, "{\"cancelled\":2}") == 0;
+		free(v);
+		if (seen)
+			break;
+		ck_assert_msg(ploop_now_ms() - t0 < 10000, "not cancelled upstream in 10 s");
+		ploop_once(s.loop, 50);
+	}
+	free(bg);
+
 	/* search_tools: the declarations of the matches. */
 	r = call_tool(&s, "search_tools", "{\"query\": \"cancel\"}");
 	ck_assert_msg(!json_is_true(json_object_get(r, "isError")), "%s", text0(r));
