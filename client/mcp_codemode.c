@@ -120,6 +120,8 @@ static void hook_execution_ended(void *ctx, const char *execution_id)
 	unpark(c, execution_id);
 }
 
+static json_t *hook_problems(void *ctx) { return mcode_problems(ctx); }
+
 static void renew_suffix(struct mcode *c);
 
 static void no_wait(void *arg) { (void)arg; }
@@ -420,6 +422,7 @@ struct mcode *mcode_new(struct ploop *p, struct mrpc *m, struct mtool *t, struct
 		.tools = hook_tools,
 		.tool_call = hook_tool_call,
 		.execution_ended = hook_execution_ended,
+		.problems = hook_problems,
 	};
 	mtool_set_codemode(t, &cm);
 	mrpc_tools_changed(m);
@@ -466,6 +469,8 @@ json_t *mcode_problems(struct mcode *c)
 	}
 	return p;
 }
+
+size_t mcode_calls_running(const struct mcode *c) { return mup_calls_running(c->u); }
 
 void mcode_free(struct mcode *c)
 {

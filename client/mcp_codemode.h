@@ -4,7 +4,8 @@
  * (mcp_tools.h) and the MCP session (mcp_rpc.h).
  *
  * - every execute and test request declares the upstream tools (and
- *   restarts servers that are down and due);
+ *   restarts servers that are down and due), and its result names the
+ *   servers that are down as it ends ("upstream_errors");
  * - a script's tool_call goes to the upstream server, bounded by the
  *   execution's remaining time; a call still pending when that passes is
  *   not answered (the daemon ends the execution as kind "timeout") and is
@@ -46,9 +47,12 @@ struct mcode *mcode_open(struct ploop *p, struct mrpc *m, struct mtool *t, const
 			 char **why);
 
 /* The servers that are down, [{"server", "error"}] (a new reference), or
- * NULL when all are up: what execute's result should report (a hook of
- * the tools runner would add it as "upstream_errors"). */
+ * NULL when all are up: the tools runner's problems hook, which execute's
+ * and test's results carry as "upstream_errors". */
 json_t *mcode_problems(struct mcode *c);
+
+/* Upstream calls running now, over all servers (for tests). */
+size_t mcode_calls_running(const struct mcode *c);
 
 /* Stops the servers (their calls answered, nothing sent for them), and
  * unregisters the hooks and search_tools. Call before mtool_free and

@@ -30,12 +30,16 @@
 
 struct run;
 
+struct bg;
+
 /* A tool_call event waiting for code mode's answer. Not live once the
- * execution ended: the answer is then only freed. run is the call's run, or
- * NULL for a background execution's call (which came to no request). */
+ * execution ended: the answer is then only freed. run is the call's run,
+ * or for a background execution's call (which came to no request) bg its
+ * execution; both NULL once it is not live. */
 struct mtool_call {
 	struct mtool *t;
 	struct run *run;
+	struct bg *bg;
 	bool live;
 	json_t *event;
 	struct mtool_call *next;
@@ -50,14 +54,14 @@ struct run {
 	struct mtool *t;
 	struct mrpc_call *call; /* NULL once the call was ended */
 	enum mtool_id id;
-	const char *op;	    /* the daemon op sent */
-	long long rid;	    /* the daemon request's id; 0 when not registered */
-	char *exec_id;	    /* once known: `started`, or the reply */
-	bool cancel_wanted; /* the host cancelled before exec_id was known */
-	bool declared;	    /* code mode gave tools for it */
-	bool queued;	    /* `started` said pending */
-	uint64_t timeout_ms;
-	uint64_t deadline_ms; /* for code mode's calls */
+	const char *op;	     /* the daemon op sent */
+	long long rid;	     /* the daemon request's id; 0 when not registered */
+	char *exec_id;	     /* once known: `started`, or the reply */
+	bool cancel_wanted;  /* the host cancelled before exec_id was known */
+	bool declared;	     /* code mode gave tools for it */
+	bool queued;	     /* `started` said pending */
+	uint64_t timeout_ms; /* the request's; 0: the daemon's default */
+	uint64_t base_ms;    /* its timeout counts from here (code mode's calls) */
 	/* stream: the first LIMIT_MCP_OUTPUT_BYTES of each stream, and their
 	 * whole lengths. */
 	struct buf out, err;
@@ -73,7 +77,25 @@ struct run {
 	struct run *prev, *next;
 };
 
-/* A daemon cancel of the session's end, counted down. */
+/*
+ * A background (async) execution the bridge started. Its tool calls come
+ * as frames of no request, so the bridge keeps what bounds them (the
+ * timeout, counted from the async reply when it was running then, else
+ * from its first call: it cannot run past either) and, while calls of it
+ * wait, a `status` long-poll: when that says it ended, the calls end
+ * (code mode cancels them upstream) even if the host never asks.
+ */
+struct bg {
+	struct mtool *t;
+	char *exec_id;
+	uint64_t timeout_ms;	   /* the request's; 0: the daemon's default */
+	uint64_t base_ms;	   /* 0 until known */
+	long long poll_rid;	   /* the long-poll's request id; 0: none */
+	uint64_t out_off, err_off; /* the poll reads no output twice */
+	struct mtool_call *calls;
+	struct bg *prev, *next;
+};
+
 struct mtool {
 	struct ploop *loop;
 	struct mrpc *rpc;
@@ -88,7 +110,9 @@ struct mtool {
 	struct tool_slot slots[MTOOL_COUNT];
 	struct mtool_codemode cm;
 	char *suffix;
-	json_t *background; /* ids of async executions started, to cancel at the end */
+	struct bg *bgs, *bgs_tail; /* async executions started, oldest first */
+	size_t nbg;
+	uint64_t daemon_timeout_ms; /* health's limits.timeout_ms; 0: not known */
 	bool shutting_down;
 	unsigned cancels_pending;
 	void (*shutdown_done)(void *);
@@ -275,8 +299,22 @@ static void on_conn(struct ploop_watch *w, unsigned events)
 	conn_watch_update(t);
 }
 
-/* The connection, dialled when there is none. NULL with *why (static or
- * the connection's message, borrowed until the next call). */
+/* health's answer: the daemon's default timeout, which bounds the code
+ * mode calls of executions that name none. */
+static void on_health(struct sdc *c, json_t *frame, void *arg)
+{
+	(void)c;
+	struct mtool *t = arg;
+	if (!frame || !sdc_is_final(frame))
+		return;
+	const json_t *v = json_object_get(json_object_get(frame, "limits"), "timeout_ms");
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		t->daemon_timeout_ms = (uint64_t)json_integer_value(v);
+}
+
+/* The connection, dialled when there is none (and asked for health's
+ * limits). NULL with *why (static or the connection's message, borrowed
+ * until the next call). */
 static struct sdc *conn_get(struct mtool *t, const char **why)
 {
 	static char msg[512];
@@ -298,6 +336,10 @@ static struct sdc *conn_get(struct mtool *t, const char **why)
 	}
 	sdc_set_default(c, on_other_frame, t);
 	t->conn = c;
+	json_t *health = json_pack("{s:s}", "op", "health");
+	if (health && sdc_request(c, health, on_health, t) > 0)
+		conn_watch_update(t);
+	json_decref(health);
 	return c;
 }
 
@@ -374,34 +416,156 @@ static void run_execution_ended(struct run *r)
 
 static void send_cancel(struct mtool *t, const char *exec_id, sdc_handler *fn, void *arg);
 
-static void remember_background(struct mtool *t, const char *exec_id)
+/* The timeout an execution runs under: the request's, else the daemon's
+ * default (health), else the documented default. */
+static uint64_t timeout_of(const struct mtool *t, uint64_t requested)
 {
-	if (json_array_size(t->background) >= LIMIT_MCP_BACKGROUND)
-		json_array_remove(t->background, 0);
-	json_array_append_new(t->background, json_string(exec_id));
+	if (requested)
+		return requested;
+	return t->daemon_timeout_ms ? t->daemon_timeout_ms : LIMIT_TIMEOUT_MS_DEFAULT;
+}
+
+static struct bg *bg_find(struct mtool *t, const char *exec_id)
+{
+	for (struct bg *b = t->bgs; exec_id && b; b = b->next)
+		if (strcmp(b->exec_id, exec_id) == 0)
+			return b;
+	return NULL;
+}
+
+/* Forgets b: its calls are no longer live (their answers only freed), its
+ * poll dropped. Code mode is not told (bg_ended does that). */
+static void bg_free(struct mtool *t, struct bg *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		t->bgs = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	else
+		t->bgs_tail = b->prev;
+	t->nbg--;
+	for (struct mtool_call *c = b->calls; c; c = c->next) {
+		c->bg = NULL;
+		c->live = false;
+	}
+	if (b->poll_rid && t->conn)
+		sdc_forget(t->conn, b->poll_rid);
+	free(b->exec_id);
+	free(b);
+}
+
+/* b has ended (or can no longer be answered): forgotten, and code mode
+ * told, so that its upstream calls are cancelled. */
+static void bg_ended(struct mtool *t, struct bg *b)
+{
+	char *id = b->exec_id;
+	b->exec_id = NULL;
+	bg_free(t, b);
+	if (id && t->cm.execution_ended)
+		t->cm.execution_ended(t->cm.ctx, id);
+	free(id);
+}
+
+/*
+ * Remembers an async execution (to bound and end its calls, and to cancel
+ * it at the session's end): timeout_ms the request's (0: the daemon's
+ * default); running when the reply said so (its timeout then counts from
+ * now at the latest). Past LIMIT_MCP_BACKGROUND, the oldest with no call
+ * waiting is forgotten (else the oldest, ended). NULL when out of memory.
+ */
+static struct bg *remember_background(struct mtool *t, const char *exec_id, uint64_t timeout_ms,
+				      bool running)
+{
+	if (t->nbg >= LIMIT_MCP_BACKGROUND) {
+		struct bg *old = t->bgs;
+		while (old && old->calls)
+			old = old->next;
+		if (old)
+			bg_free(t, old);
+		else
+			bg_ended(t, t->bgs);
+	}
+	struct bg *b = calloc(1, sizeof *b);
+	if (b)
+		b->exec_id = strdup(exec_id);
+	if (!b || !b->exec_id) {
+		free(b);
+		return NULL;
+	}
+	b->t = t;
+	b->timeout_ms = timeout_ms;
+	b->base_ms = running ? ploop_now_ms() : 0;
+	b->prev = t->bgs_tail;
+	if (t->bgs_tail)
+		t->bgs_tail->next = b;
+	else
+		t->bgs = b;
+	t->bgs_tail = b;
+	t->nbg++;
+	return b;
 }
 
 static bool is_background(struct mtool *t, const char *exec_id)
 {
-	size_t i;
-	json_t *v;
-	json_array_foreach (t->background, i, v) {
-		if (strcmp(json_string_value(v), exec_id) == 0)
-			return true;
-	}
-	return false;
+	return bg_find(t, exec_id) != NULL;
 }
 
-static void forget_background(struct mtool *t, const char *exec_id)
+static void bg_poll(struct bg *b);
+
+/* The long-poll's answer: the execution ended (its calls end with it), or
+ * the wait passed (polled again while calls of it wait). */
+static void on_bg_poll(struct sdc *c, json_t *frame, void *arg)
 {
-	size_t i;
-	json_t *v;
-	json_array_foreach (t->background, i, v) {
-		if (strcmp(json_string_value(v), exec_id) == 0) {
-			json_array_remove(t->background, i);
-			return;
-		}
+	(void)c;
+	struct bg *b = arg;
+	struct mtool *t = b->t;
+	if (frame && !sdc_is_final(frame))
+		return;
+	b->poll_rid = 0;
+	if (!frame || !json_is_true(json_object_get(frame, "ok"))) {
+		/* The connection is gone (nobody can answer its calls now),
+		 * or the daemon no longer knows it. */
+		bg_ended(t, b);
+		return;
 	}
+	const char *state = json_string_value(json_object_get(frame, "state"));
+	if (!state || (strcmp(state, "pending") != 0 && strcmp(state, "running") != 0)) {
+		/* Seen ended here first: its writes are applied here. */
+		if (json_is_true(json_object_get(frame, "success")))
+			store_apply(t, json_object_get(frame, "store_writes"));
+		bg_ended(t, b);
+		return;
+	}
+	const json_t *on = json_object_get(frame, "stdout_next");
+	const json_t *en = json_object_get(frame, "stderr_next");
+	if (json_is_integer(on))
+		b->out_off = (uint64_t)json_integer_value(on);
+	if (json_is_integer(en))
+		b->err_off = (uint64_t)json_integer_value(en);
+	if (b->calls)
+		bg_poll(b);
+}
+
+/* Starts b's long-poll unless one runs: `status` with wait, from the output
+ * already seen on (so its chunk is only what is new). */
+static void bg_poll(struct bg *b)
+{
+	struct mtool *t = b->t;
+	if (b->poll_rid || t->shutting_down)
+		return;
+	json_t *req = json_pack("{s:s, s:s, s:b, s:I, s:I}", "op", "status", "execution_id",
+				b->exec_id, "wait", 1, "stdout_offset", (json_int_t)b->out_off,
+				"stderr_offset", (json_int_t)b->err_off);
+	const char *why = NULL;
+	long long rid = req ? conn_send(t, req, on_bg_poll, b, &why) : 0;
+	json_decref(req);
+	if (rid > 0)
+		b->poll_rid = rid;
+	else
+		log_msg("execution %s: cannot watch for its end: %s", b->exec_id,
+			why ? why : "out of memory");
 }
 
 /* Sends a progress notification now: the next count, the last line. */
@@ -503,13 +667,33 @@ static void tool_call(struct mtool *t, struct run *r, json_t *ev)
 	c->run = r;
 	c->live = true;
 	c->event = json_incref(ev);
+	const char *exec_id = json_string_value(json_object_get(ev, "execution_id"));
+	uint64_t deadline;
 	if (r) {
 		c->next = r->calls;
 		r->calls = c;
+		deadline = r->base_ms + timeout_of(t, r->timeout_ms);
+	} else {
+		/* A background execution's: one the bridge does not know (one
+		 * forgotten past LIMIT_MCP_BACKGROUND) is remembered now, its
+		 * timeout the daemon's default. */
+		struct bg *b = bg_find(t, exec_id);
+		if (!b && exec_id)
+			b = remember_background(t, exec_id, 0, false);
+		if (b) {
+			if (!b->base_ms)
+				b->base_ms = ploop_now_ms(); /* it runs now at the latest */
+			c->bg = b;
+			c->next = b->calls;
+			b->calls = c;
+			deadline = b->base_ms + timeout_of(t, b->timeout_ms);
+			bg_poll(b);
+		} else {
+			deadline = ploop_now_ms() + timeout_of(t, 0);
+		}
 	}
-	const char *exec_id = json_string_value(json_object_get(ev, "execution_id"));
 	t->cm.tool_call(t->cm.ctx, c, exec_id ? exec_id : "", name, json_object_get(ev, "args"),
-			r ? r->deadline_ms : 0);
+			deadline);
 }
 
 void mtool_call_answer(struct mtool_call *c, const json_t *value, const char *error)
@@ -518,7 +702,8 @@ void mtool_call_answer(struct mtool_call *c, const json_t *value, const char *er
 		return;
 	struct run *r = c->run;
 	if (c->live) {
-		for (struct mtool_call **p = r ? &r->calls : NULL; p && *p; p = &(*p)->next) {
+		struct mtool_call **head = r ? &r->calls : c->bg ? &c->bg->calls : NULL;
+		for (struct mtool_call **p = head; p && *p; p = &(*p)->next) {
 			if (*p == c) {
 				*p = c->next;
 				break;
@@ -553,26 +738,31 @@ static void run_final(struct run *r, json_t *reply)
 	}
 	if (ok && r->id == MTOOL_STATUS && exec_id && is_background(t, exec_id)) {
 		const char *state = json_string_value(json_object_get(reply, "state"));
-		if (state && strcmp(state, "pending") != 0 && strcmp(state, "running") != 0) {
-			forget_background(t, exec_id);
-			if (t->cm.execution_ended)
-				t->cm.execution_ended(t->cm.ctx, exec_id);
-		}
+		if (state && strcmp(state, "pending") != 0 && strcmp(state, "running") != 0)
+			bg_ended(t, bg_find(t, exec_id));
 	}
-	if (ok && r->id == MTOOL_CANCEL && exec_id && is_background(t, exec_id)) {
-		forget_background(t, exec_id);
-		if (t->cm.execution_ended)
-			t->cm.execution_ended(t->cm.ctx, exec_id);
-	}
+	if (ok && r->id == MTOOL_CANCEL && exec_id && is_background(t, exec_id))
+		bg_ended(t, bg_find(t, exec_id));
 	if (ok && strcmp(r->op, "async") == 0 && exec_id) {
-		remember_background(t, exec_id);
+		const char *state = json_string_value(json_object_get(reply, "state"));
+		struct bg *b = bg_find(t, exec_id); /* its first call may have come first */
+		if (!b && !remember_background(t, exec_id, r->timeout_ms,
+					       state && strcmp(state, "running") == 0))
+			log_msg("execution %s: out of memory remembering it", exec_id);
+		if (b && !b->timeout_ms)
+			b->timeout_ms = r->timeout_ms;
 		if (r->cancel_wanted)
 			send_cancel(t, exec_id, NULL, NULL);
 	}
+	/* Code mode's servers that are down as the call ends (one that died
+	 * during the execution among them). */
+	json_t *problems = NULL;
+	if (ok && (r->id == MTOOL_EXECUTE || r->id == MTOOL_TEST) && t->cm.problems)
+		problems = t->cm.problems(t->cm.ctx);
 	json_t *result;
-	if (ok && strcmp(r->op, "stream") == 0) {
+	if (ok && (strcmp(r->op, "stream") == 0 || problems)) {
 		json_t *copy = json_copy(reply);
-		if (copy) {
+		if (copy && strcmp(r->op, "stream") == 0) {
 			json_object_set_new(copy, "stdout",
 					    json_stringn(buf_peek(&r->out), buf_len(&r->out)));
 			json_object_set_new(copy, "stderr",
@@ -582,14 +772,40 @@ static void run_final(struct run *r, json_t *reply)
 			json_object_set_new(copy, "stderr_length",
 					    json_integer((json_int_t)r->err_len));
 		}
+		if (copy && problems)
+			json_object_set(copy, "upstream_errors", problems);
 		result = copy ? mtool_result(r->id, copy) : NULL;
 		json_decref(copy);
 	} else {
 		result = mtool_result(r->id, reply);
 	}
+	json_decref(problems);
 	run_answer(r, result);
 	if (strcmp(r->op, "async") != 0)
 		run_execution_ended(r);
+}
+
+/* The answer to a call whose session ended (stdin closed, a signal, or
+ * stdout gone) before its reply came: an execution the bridge cancelled,
+ * or (no id known yet) one the closed connection cancels. */
+static void run_answer_session_end(struct run *r)
+{
+	char *msg = NULL;
+	if (r->exec_id) {
+		if (asprintf(&msg,
+			     "the session ended before execution %s finished: the bridge "
+			     "cancelled it",
+			     r->exec_id) < 0)
+			msg = NULL;
+	} else if (asprintf(&msg, "the session ended before the daemon answered the %s request%s",
+			    mtool_name(r->id),
+			    r->id == MTOOL_EXECUTE || r->id == MTOOL_TEST
+				    ? ": its execution, if it started, was cancelled"
+				    : "") < 0) {
+		msg = NULL;
+	}
+	run_answer(r, mtool_error_result(msg ? msg : "the session ended: cancelled"));
+	free(msg);
 }
 
 static void on_run_frame(struct sdc *c, json_t *frame, void *arg)
@@ -597,6 +813,13 @@ static void on_run_frame(struct sdc *c, json_t *frame, void *arg)
 	(void)c;
 	struct run *r = arg;
 	struct mtool *t = r->t;
+	if (!frame && t->shutting_down) {
+		/* The bridge closed the connection at the session's end. */
+		run_answer_session_end(r);
+		run_execution_ended(r);
+		run_free(r);
+		return;
+	}
 	if (!frame) {
 		/* The connection failed before the final reply. */
 		char *msg = NULL;
@@ -632,7 +855,7 @@ static void on_run_frame(struct sdc *c, json_t *frame, void *arg)
 			 * tells; its first tool call is the next best bound. */
 			const char *state = json_string_value(json_object_get(frame, "state"));
 			r->queued = state && strcmp(state, "pending") == 0;
-			r->deadline_ms = ploop_now_ms() + r->timeout_ms;
+			r->base_ms = ploop_now_ms();
 			if (r->cancel_wanted)
 				send_cancel(t, id, NULL, NULL);
 		}
@@ -651,7 +874,7 @@ static void on_run_frame(struct sdc *c, json_t *frame, void *arg)
 	else if (strcmp(ev, "tool_call") == 0) {
 		if (r->queued) {
 			r->queued = false;
-			r->deadline_ms = ploop_now_ms() + r->timeout_ms;
+			r->base_ms = ploop_now_ms();
 		}
 		tool_call(t, r, frame);
 	}
@@ -735,8 +958,8 @@ static void tool_fn(void *arg, struct mrpc_call *call, json_t *args)
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
 		if (strcmp(ops[i], r->op) == 0)
 			r->op = ops[i]; /* static: the request is freed below */
-	r->timeout_ms = req_uint(req, "timeout_ms", LIMIT_TIMEOUT_MS_DEFAULT);
-	r->deadline_ms = ploop_now_ms() + r->timeout_ms;
+	r->timeout_ms = req_uint(req, "timeout_ms", 0);
+	r->base_ms = ploop_now_ms();
 	if (slot->id == MTOOL_EXECUTE || slot->id == MTOOL_TEST) {
 		if (t->cm.tools) {
 			json_t *tools = t->cm.tools(t->cm.ctx);
@@ -785,8 +1008,7 @@ struct mtool *mtool_new(struct ploop *p, struct mrpc *m, const struct mtool_opti
 	t->lim = o->limits;
 	t->socket_path = strdup(o->socket_path ? o->socket_path : sdc_default_socket());
 	t->store_file = o->store_file ? strdup(o->store_file) : NULL;
-	t->background = json_array();
-	if (!t->socket_path || (o->store_file && !t->store_file) || !t->background)
+	if (!t->socket_path || (o->store_file && !t->store_file))
 		goto err;
 	if (store_load(t, why) < 0)
 		goto err;
@@ -900,6 +1122,16 @@ static void on_shutdown_cancel(struct sdc *c, json_t *frame, void *arg)
 	struct mtool *t = arg;
 	if (frame && !sdc_is_final(frame))
 		return;
+	/* Confirmed: the host's call for it (if still open) is answered
+	 * now, saying why; its final reply, if it comes before the bridge
+	 * ends, is then only taken in. */
+	const char *id = json_string_value(json_object_get(frame, "execution_id"));
+	for (struct run *r = t->runs; id && json_is_true(json_object_get(frame, "ok")) && r;
+	     r = r->next) {
+		if (r->call && r->exec_id && strcmp(r->exec_id, id) == 0 &&
+		    strcmp(r->op, "async") != 0)
+			run_answer_session_end(r);
+	}
 	if (t->cancels_pending > 0 && --t->cancels_pending == 0)
 		shutdown_finish(t);
 }
@@ -929,11 +1161,9 @@ void mtool_shutdown(struct mtool *t, void (*done)(void *arg), void *arg)
 				send_cancel(t, r->exec_id, on_shutdown_cancel, t);
 			}
 		}
-		size_t i;
-		json_t *v;
-		json_array_foreach (t->background, i, v) {
+		for (struct bg *b = t->bgs; b; b = b->next) {
 			t->cancels_pending++;
-			send_cancel(t, json_string_value(v), on_shutdown_cancel, t);
+			send_cancel(t, b->exec_id, on_shutdown_cancel, t);
 		}
 	}
 	if (--t->cancels_pending == 0) {
@@ -953,12 +1183,13 @@ void mtool_free(struct mtool *t)
 	conn_drop(t); /* ends every run still waiting */
 	while (t->runs) {
 		struct run *r = t->runs;
-		run_answer(r, mtool_error_result("the bridge is shutting down"));
+		run_answer_session_end(r);
 		run_execution_ended(r);
 		run_free(r);
 	}
 	json_decref(t->store);
-	json_decref(t->background);
+	while (t->bgs)
+		bg_free(t, t->bgs);
 	free(t->socket_path);
 	free(t->store_file);
 	free(t->suffix);

@@ -160,6 +160,12 @@ _Static_assert(LIMIT_MCP_OUTPUT_BYTES == 16384 && LIMIT_MCP_VALUE_BYTES == 16384
 	"\"duration_ms\":{\"type\":\"number\",\"minimum\":0},\"cut\":{\"type\":\"boolean\"}},"   \
 	"\"required\":[\"name\",\"passed\"],\"additionalProperties\":false}},"                   \
 	"\"tests_omitted\":" S_INT ","
+#define S_UPSTREAM                                                                            \
+	"\"upstream_errors\":{\"type\":\"array\",\"description\":\"code mode's upstream "     \
+	"servers that are down (failed to start or died), each restarted on the next call\"," \
+	"\"items\":{\"type\":\"object\",\"properties\":{\"server\":{\"type\":\"string\"},"    \
+	"\"error\":{\"type\":\"string\"}},\"required\":[\"server\",\"error\"],"               \
+	"\"additionalProperties\":false}},"
 /* The last property (each above ends in a comma), and the rest. */
 #define S_END                                                                                \
 	"\"execution_id\":{\"type\":\"string\"}},\"required\":[\"execution_id\",\"state\"]," \
@@ -167,11 +173,11 @@ _Static_assert(LIMIT_MCP_OUTPUT_BYTES == 16384 && LIMIT_MCP_VALUE_BYTES == 16384
 
 /* execute: an execution's fields. status: the same, or a test run's. */
 static const char execution_schema[] =
-	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_CACHED S_VALUE S_END;
+	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_CACHED S_VALUE S_UPSTREAM S_END;
 static const char status_schema[] =
 	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_CACHED S_VALUE S_TESTS S_END;
 static const char test_schema[] =
-	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_TESTS S_END;
+	"{\"type\":\"object\",\"properties\":{" S_FIELDS S_OUTPUT S_TESTS S_UPSTREAM S_END;
 
 static const char cancel_schema[] =
 	"{\"type\":\"object\",\"properties\":{\"execution_id\":{\"type\":\"string\"},"
@@ -805,6 +811,17 @@ static void print_tests(FILE *f, json_t *sc)
 			(unsigned long long)get_uint(sc, "tests_omitted", 0));
 }
 
+/* Code mode's servers that are down, one line each. */
+static void print_upstream(FILE *f, const json_t *sc)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach (json_object_get(sc, "upstream_errors"), i, e)
+		fprintf(f, "upstream server %s is down (restarted on the next call): %s\n",
+			json_string_value(json_object_get(e, "server")),
+			json_string_value(json_object_get(e, "error")));
+}
+
 /* execute, status and test: the execution fields, output cut. */
 static json_t *render_execution(enum mtool_id id, const json_t *reply, FILE *f, bool *is_error)
 {
@@ -860,6 +877,7 @@ static json_t *render_execution(enum mtool_id id, const json_t *reply, FILE *f, 
 	cut_array(sc, "calls", LIMIT_MCP_CALLS, "calls_omitted");
 	cut_array(sc, "tests", LIMIT_MCP_TESTS, "tests_omitted");
 	print_calls(f, sc);
+	print_upstream(f, sc);
 	json_t *cached = json_object_get(sc, "cached");
 	if (cached)
 		fprintf(f, "cached as %s (run it again with execute {\"cached\": \"%s\"})\n",

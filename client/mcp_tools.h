@@ -74,8 +74,10 @@ json_t *mtool_request(enum mtool_id id, const json_t *args, const struct mtool_l
  * as text and no structuredContent; so is a reply that is not an object.
  * isError is true when the script failed (state failed, timeout or
  * cancelled), for test only when the code or the tests failed to load (or
- * the run ended without a report), and for a daemon error. New reference,
- * or NULL when out of memory.
+ * the run ended without a report), and for a daemon error. For execute
+ * and test, the runner may add "upstream_errors" ([{"server", "error"}],
+ * code mode's servers that are down), shown in both renderings. New
+ * reference, or NULL when out of memory.
  */
 json_t *mtool_result(enum mtool_id id, const json_t *reply);
 
@@ -138,19 +140,27 @@ struct mtool_codemode {
 	json_t *(*tools)(void *ctx);
 	/* A tool_call event of a running execution. Answer it exactly once
 	 * with mtool_call_answer, now or later. deadline_ms is the latest the
-	 * call may take, on the monotonic clock of ploop_now_ms (the
-	 * execution's timeout counted from its `started` event, or from the
-	 * request when no such event came; 0 for a background execution's
-	 * call, whose start the bridge did not see); name is the declared
+	 * call may take, on the monotonic clock of ploop_now_ms: the
+	 * execution's timeout (the request's, else the daemon's default from
+	 * `health`) counted from its `started` event, or from the request
+	 * when no such event came; for a queued execution, and a background
+	 * one not running at its async reply, from its first call (it runs
+	 * by then); name is the declared
 	 * dotted name ("server.tool"); args is borrowed for the duration of
 	 * the call. */
 	void (*tool_call)(void *ctx, struct mtool_call *call, const char *execution_id,
 			  const char *name, const json_t *args, uint64_t deadline_ms);
 	/* execution_id has ended (or its connection dropped; a background
-	 * execution: when a status call first sees it ended): cancel its
+	 * execution: when a status call first sees it ended, the host's or
+	 * the long-poll the runner keeps while calls of it wait): cancel its
 	 * upstream calls. Handles of its calls not yet answered stay valid
 	 * until answered; the answer is then only freed, nothing sent. */
 	void (*execution_ended)(void *ctx, const char *execution_id);
+	/* The upstream servers that are down now, [{"server", "error"}] (a
+	 * new reference), or NULL when none is. Asked when an execute or test
+	 * call ends; the result carries it as "upstream_errors" in both
+	 * renderings. */
+	json_t *(*problems)(void *ctx);
 };
 
 /* Registers code mode (cm is copied; NULL unregisters). */

@@ -100,6 +100,7 @@ struct mup {
 };
 
 static void srv_down(struct server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void close_fd(struct ploop_watch *w, int *fd);
 static int fail_later(struct ucall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void call_end(struct ucall *c, enum mup_outcome o, json_t *value, const char *error);
 static void send_call(struct ucall *c);
@@ -120,11 +121,18 @@ static void logf_(const struct server *s, const char *fmt, ...)
 
 static void on_in(struct ploop_watch *w, unsigned events);
 
-/* Queues one message (borrowed) as a line for the server's stdin. */
+/*
+ * Queues one message (borrowed) as a line for the server's stdin. 0 also
+ * when the server closed its stdin (the message is dropped: the server is
+ * ending, and its end says why and fails what waits on it). -1 when out of
+ * memory, or when the server is down (also when it went down here): the
+ * caller tells one from the other by s->state, and reports out of memory
+ * only while the server is not down.
+ */
 static int srv_send(struct server *s, json_t *msg)
 {
 	if (s->in_fd < 0)
-		return -1;
+		return s->state == SRV_DOWN ? -1 : 0;
 	char *text = json_dumps(msg, JSON_COMPACT);
 	if (!text)
 		return -1;
@@ -152,7 +160,22 @@ static int srv_send(struct server *s, json_t *msg)
 		srv_down(s, "does not read its stdin (%zu bytes waiting)", s->wlen - s->woff);
 		return -1;
 	}
-	return s->in_fd >= 0 ? 0 : -1;
+	return s->state == SRV_DOWN ? -1 : 0;
+}
+
+static void on_stdin_grace(struct ploop_timer *t) { srv_down(t->arg, "closed its stdin"); }
+
+/* The server closed its stdin (EPIPE): most likely it has exited, and its
+ * exit status (through the pidfd) is the reason to report, not the write
+ * that found it gone. Nothing more is written; it is down when its process
+ * ends, or after LIMIT_MCP_STOP_MS if it goes on without its stdin. */
+static void stdin_gone(struct server *s)
+{
+	close_fd(&s->w_in, &s->in_fd);
+	s->wlen = s->woff = 0;
+	if (s->pidfd < 0 ||
+	    ploop_timer_set(s->u->loop, &s->start_timer, LIMIT_MCP_STOP_MS, on_stdin_grace, s) < 0)
+		srv_down(s, "closed its stdin");
 }
 
 static void on_in(struct ploop_watch *w, unsigned events)
@@ -165,6 +188,10 @@ static void on_in(struct ploop_watch *w, unsigned events)
 			continue;
 		if (k < 0 && errno == EAGAIN)
 			break;
+		if (k < 0 && errno == EPIPE) {
+			stdin_gone(s);
+			return;
+		}
 		if (k < 0) {
 			srv_down(s, "its stdin failed: %s", strerror(errno));
 			return;
@@ -411,7 +438,11 @@ static int list_page(struct server *s, const char *cursor)
 {
 	json_t *params = cursor ? json_pack("{s:s}", "cursor", cursor) : json_object();
 	s->list_id = srv_request(s, "tools/list", params);
-	return s->list_id < 0 ? -1 : 0;
+	if (s->list_id < 0) {
+		s->list_id = 0;
+		return -1;
+	}
+	return 0;
 }
 
 static int list_start(struct server *s)
@@ -443,7 +474,7 @@ static void on_list(struct server *s, json_t *result, json_t *error)
 	s->pages++;
 	const char *cursor = json_string_value(json_object_get(result, "nextCursor"));
 	if (cursor && *cursor && s->pages < LIMIT_MCP_LIST_PAGES) {
-		if (list_page(s, cursor) < 0)
+		if (list_page(s, cursor) < 0 && s->state != SRV_DOWN)
 			srv_down(s, "out of memory listing its tools");
 		return;
 	}
@@ -471,7 +502,7 @@ static void on_list(struct server *s, json_t *result, json_t *error)
 	if (s->u->changed)
 		s->u->changed(s->u->changed_arg);
 	check_waiters(s->u);
-	if (s->relist && s->state == SRV_UP && list_start(s) < 0)
+	if (s->relist && s->state == SRV_UP && list_start(s) < 0 && s->state != SRV_DOWN)
 		logf_(s, "out of memory listing its tools again");
 }
 
@@ -489,7 +520,7 @@ static void send_discover(struct server *s)
 {
 	s->modern = true;
 	s->discover_id = srv_request(s, "server/discover", NULL);
-	if (s->discover_id < 0)
+	if (s->discover_id < 0 && s->state != SRV_DOWN)
 		srv_down(s, "out of memory sending server/discover");
 }
 
@@ -514,7 +545,7 @@ static void on_init(struct server *s, json_t *result, json_t *error)
 			 v ? v : "(none)");
 		return;
 	}
-	if (list_start(s) < 0)
+	if (list_start(s) < 0 && s->state != SRV_DOWN)
 		srv_down(s, "out of memory listing its tools");
 }
 
@@ -532,7 +563,7 @@ static void on_discover(struct server *s, json_t *result, json_t *error)
 			 msg ? msg : " offers no version the bridge speaks");
 		return;
 	}
-	if (list_start(s) < 0)
+	if (list_start(s) < 0 && s->state != SRV_DOWN)
 		srv_down(s, "out of memory listing its tools");
 }
 
@@ -621,7 +652,7 @@ static void handle_line(struct server *s, const char *line, size_t len)
 			answer_server(s, msg, method);
 		else if (strcmp(method, "notifications/tools/list_changed") == 0) {
 			if (s->state == SRV_UP && !s->list_id) {
-				if (list_start(s) < 0)
+				if (list_start(s) < 0 && s->state != SRV_DOWN)
 					logf_(s, "out of memory listing its tools again");
 			} else {
 				s->relist = true;
@@ -905,7 +936,9 @@ static void srv_start(struct server *s)
 				   legacy_versions[0], "capabilities", "clientInfo", "name",
 				   "sandboxd-mcp", "version", SANDBOXD_VERSION);
 	s->init_id = srv_request(s, "initialize", params);
-	if (s->init_id < 0)
+	/* A server that exits at once is down already, for the reason it
+	 * gave (its exit status), which must stay the reason said. */
+	if (s->init_id < 0 && s->state != SRV_DOWN)
 		srv_down(s, "failed to start: out of memory");
 }
 
@@ -966,6 +999,10 @@ static void send_call(struct ucall *c)
 		return; /* it went down meanwhile: c fails on its timer */
 	json_t *params = json_pack("{s:s, s:O}", "name", c->tool, "arguments", c->args);
 	c->rpc_id = srv_request(c->s, "tools/call", params);
+	if (c->rpc_id < 0 && c->s->state == SRV_DOWN) {
+		c->rpc_id = 0; /* srv_down failed it, saying why */
+		return;
+	}
 	if (c->rpc_id < 0) {
 		c->rpc_id = 0;
 		c->fail = strdup("out of memory sending the call upstream");

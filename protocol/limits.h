@@ -336,7 +336,8 @@
 /* At the end of a session the bridge cancels what it started and waits
  * this long at most for the daemon to confirm. */
 #define LIMIT_MCP_SHUTDOWN_MS 2000u
-/* Background executions a session remembers, to cancel at its end. */
+/* Background executions a session remembers: to bound and end their code
+ * mode calls, and to cancel them at its end. */
 #define LIMIT_MCP_BACKGROUND 1024u
 
 /* ---- The MCP bridge (bin/sandboxd-mcp).

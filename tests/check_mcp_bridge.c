@@ -534,7 +534,7 @@ START_TEST(test_codemode_hooks)
 	struct bridge b;
 	bridge_open(&b, NULL);
 	struct cm c = {.loop = b.loop, .later = PLOOP_TIMER_INIT};
-	struct mtool_codemode hooks = {&c, cm_tools, cm_call, cm_ended};
+	struct mtool_codemode hooks = {&c, cm_tools, cm_call, cm_ended, NULL};
 	mtool_set_codemode(b.tools, &hooks);
 	uint64_t t0 = now_ms();
 	json_t *r = call(&b, "execute", "{\"code\":\"return tools.host.add({a: 2, b: 3}).sum\"}");
@@ -562,6 +562,43 @@ START_TEST(test_codemode_hooks)
 	mtool_call_answer(c.pending, NULL, "too late");
 	c.pending = NULL;
 	ck_assert_int_eq(c.calls, 2);
+
+	/* A background execution's call: bounded by its timeout (counted
+	 * from the async reply, which said running), and ended when the
+	 * execution ends, though nobody asks its status (it is cancelled
+	 * from another connection, which the bridge does not see). */
+	uint64_t t1 = now_ms();
+	r = call(&b, "execute",
+		 "{\"code\":\"tools.host.hang({}); return 1\",\"timeout_ms\":60000,"
+		 "\"background\":true}");
+	char *bg = strdup(jstr(sc_of(r), "execution_id"));
+	uint64_t end = now_ms() + 10000;
+	while (c.calls < 3 && now_ms() < end)
+		ploop_once(b.loop, 20);
+	ck_assert_int_eq(c.calls, 3);
+	ck_assert_uint_ge(c.deadline, t1 + 60000);
+	ck_assert_uint_le(c.deadline, now_ms() + 60000);
+	json_t *cr = call_once(d.sock, json_pack("{s:s, s:s}", "op", "cancel", "execution_id", bg));
+	ck_assert(json_is_true(json_object_get(cr, "ok")));
+	json_decref(cr);
+	uint64_t t2 = now_ms();
+	while (c.ends < 3 && now_ms() < end)
+		ploop_once(b.loop, 20);
+	ck_assert_int_eq(c.ends, 3);
+	ck_assert_str_eq(c.ended, bg);
+	fprintf(stderr, "background call ended %llu ms after its execution was cancelled\n",
+		(unsigned long long)(now_ms() - t2));
+	ck_assert_ptr_nonnull(c.pending);
+	mtool_call_answer(c.pending, NULL, "too late"); /* only freed */
+	c.pending = NULL;
+	/* The host's status after it says it ended; code mode is not told
+	 * again. */
+	char args[128];
+	snprintf(args, sizeof args, "{\"execution_id\":\"%s\"}", bg);
+	r = call(&b, "status", args);
+	ck_assert_str_eq(jstr(sc_of(r), "state"), "cancelled");
+	ck_assert_int_eq(c.ends, 3);
+	free(bg);
 
 	/* The description suffix reaches tools/list. */
 	ck_assert_int_eq(mtool_set_execute_suffix(b.tools, "declare const tools: {host: {}};"), 0);

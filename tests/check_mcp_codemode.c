@@ -241,6 +241,45 @@ START_TEST(test_declarations_and_calls)
 	free(v);
 	json_decref(r);
 
+	/* A background execution waiting on an upstream call, cancelled
+	 * from another connection: the bridge learns it ended without any
+	 * status asked, and cancels the call upstream. */
+	r = call_tool(
+		&s, "execute",
+		"{\"code\": \"tools.s.slow({})\", \"timeout_ms\": 60000, \"background\": true}");
+	char *bg = strdup(json_string_value(
+		json_object_get(json_object_get(r, "structuredContent"), "execution_id")));
+	json_decref(r);
+	uint64_t end = ploop_now_ms() + 10000;
+	while (mcode_calls_running(s.code) == 0) { /* until its call is upstream */
+		ck_assert_msg(ploop_now_ms() < end, "the call never went upstream");
+		ck_assert_int_eq(ploop_once(s.loop, 100), 0);
+	}
+	uint64_t t0 = ploop_now_ms();
+	json_t *cr =
+		call_once(s.d.sock, json_pack("{s:s, s:s}", "op", "cancel", "execution_id", bg));
+	ck_assert(json_is_true(json_object_get(cr, "ok")));
+	json_decref(cr);
+	while (mcode_calls_running(s.code) > 0) {
+		ck_assert_msg(ploop_now_ms() - t0 < 10000, "the call still runs 10 s after");
+		ck_assert_int_eq(ploop_once(s.loop, 100), 0);
+	}
+	fprintf(stderr, "background execution's upstream call ended %llu ms after it\n",
+		(unsigned long long)(ploop_now_ms() - t0));
+	for (;;) {
+		r = call_tool(&s, "execute", "{\"code\": \"return tools.s.cancelled({})\"}");
+		v = json_dumps(json_object_get(json_object_get(r, "structuredContent"), "value"),
+			       JSON_COMPACT);
+		json_decref(r);
+		bool seen = strcmp(v, "{\"cancelled\":2}") == 0;
+		free(v);
+		if (seen)
+			break;
+		ck_assert_msg(ploop_now_ms() - t0 < 10000, "not cancelled upstream in 10 s");
+		ploop_once(s.loop, 50);
+	}
+	free(bg);
+
 	/* search_tools: the declarations of the matches. */
 	r = call_tool(&s, "search_tools", "{\"query\": \"cancel\"}");
 	ck_assert_msg(!json_is_true(json_object_get(r, "isError")), "%s", text0(r));
@@ -312,11 +351,55 @@ START_TEST(test_server_down_reported)
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(p, 0), "server")),
 			 "broken");
 	json_decref(p);
-	/* The other server works. */
+	/* The other server works; the result names the one that is down
+	 * (restarted for the call, failed again), in both renderings. */
 	json_t *r = call_tool(&s, "execute", "{\"code\": \"return tools.s.text({})\"}");
-	ck_assert_str_eq(json_string_value(
-				 json_object_get(json_object_get(r, "structuredContent"), "value")),
-			 "plain words");
+	json_t *sc = json_object_get(r, "structuredContent");
+	ck_assert_str_eq(json_string_value(json_object_get(sc, "value")), "plain words");
+	ck_assert(!json_is_true(json_object_get(r, "isError")));
+	json_t *ue = json_object_get(sc, "upstream_errors");
+	ck_assert_uint_eq(json_array_size(ue), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ue, 0), "server")),
+			 "broken");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ue, 0), "error")),
+			 "failed to start: cannot run /nonexistent/server: No such file or "
+			 "directory");
+	ck_assert_msg(strstr(text0(r), "upstream server broken is down (restarted on the next "
+				       "call): failed to start: cannot run /nonexistent/server"),
+		      "%s", text0(r));
+	json_decref(r);
+	/* A server that dies during the execution: the call throws, and the
+	 * result says why it is down. */
+	r = call_tool(&s, "execute",
+		      "{\"code\": \"try { tools.s.crash({}) } catch (e) { return String(e) }\"}");
+	sc = json_object_get(r, "structuredContent");
+	ck_assert_msg(strstr(json_string_value(json_object_get(sc, "value")),
+			     "upstream server s failed during the call: exited with status 7"),
+		      "%s", text0(r));
+	ue = json_object_get(sc, "upstream_errors");
+	ck_assert_uint_eq(json_array_size(ue), 2);
+	char *u = json_dumps(ue, JSON_COMPACT);
+	ck_assert_msg(strstr(u, "{\"server\":\"s\",\"error\":\"exited with status 7\"}"), "%s", u);
+	free(u);
+	ck_assert_msg(strstr(text0(r), "upstream server s is down (restarted on the next call): "
+				       "exited with status 7"),
+		      "%s", text0(r));
+	json_decref(r);
+	/* The next call restarts it: it is not reported any more. */
+	r = call_tool(&s, "execute", "{\"code\": \"return tools.s.text({})\"}");
+	sc = json_object_get(r, "structuredContent");
+	ck_assert_str_eq(json_string_value(json_object_get(sc, "value")), "plain words");
+	u = json_dumps(json_object_get(sc, "upstream_errors"), JSON_COMPACT);
+	ck_assert_msg(u && !strstr(u, "\"s\""), "%s", u);
+	free(u);
+	json_decref(r);
+	/* With every server up, no upstream_errors at all. */
+	session_stop(&s);
+	session_start(&s, "");
+	r = call_tool(&s, "execute", "{\"code\": \"return 1\"}");
+	ck_assert_ptr_null(
+		json_object_get(json_object_get(r, "structuredContent"), "upstream_errors"));
+	ck_assert_ptr_null(strstr(text0(r), "upstream"));
 	json_decref(r);
 	session_stop(&s);
 }

@@ -401,6 +401,59 @@ START_TEST(stdin_close_cancels)
 	fprintf(stderr, "stdin closed: the bridge exited in %ld ms\n", ms);
 	/* The execution it started ended as cancelled, not by its timeout. */
 	ck_assert_str_eq(exec_state(marker, state, sizeof state), "cancelled");
+	/* The host still reading its stdout is told why the call ended:
+	 * the session, not a daemon failure. */
+	json_t *r = bridge_msg(&b, 1000);
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "id")), 1);
+	json_t *res = json_object_get(r, "result");
+	ck_assert(json_is_true(json_object_get(res, "isError")));
+	const char *text = json_string_value(
+		json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
+	ck_assert_msg(text && strstr(text, "the session ended before execution ") &&
+			      strstr(text, "finished: the bridge cancelled it") &&
+			      !strstr(text, "connection"),
+		      "%s", text);
+	json_decref(r);
+	ck_assert_ptr_null(bridge_line(&b, 1000)); /* then EOF */
+	bridge_close(&b);
+}
+END_TEST
+
+/* stdout gone with an execution running: the bridge cancels it and ends,
+ * writing nothing more (no SIGPIPE, status 0), and says so on stderr. */
+START_TEST(stdout_gone_cancels)
+{
+	struct bridge b;
+	bridge_start(&b, NULL);
+	initialize(&b);
+	char marker[64], code[160], line[512], state[32];
+	snprintf(marker, sizeof marker, "/*gone-%d*/", (int)getpid());
+	snprintf(code, sizeof code, "%s while (true) {}", marker);
+	snprintf(line, sizeof line,
+		 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+		 "\"execute\",\"arguments\":{\"code\":\"%s\",\"timeout_ms\":60000}}}",
+		 code);
+	bridge_send(&b, line);
+	for (int i = 0; i < 1000 && strcmp(exec_state(marker, state, sizeof state), "running");
+	     i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	ck_assert_str_eq(state, "running");
+	close(b.out);
+	b.out = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* The next answer finds stdout gone. */
+	bridge_send(&b, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+	int st = bridge_wait(&b, 10000);
+	ck_assert_msg(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	ck_assert_str_eq(exec_state(marker, state, sizeof state), "cancelled");
+	char err[8192];
+	ssize_t n = read(b.err, err, sizeof err - 1);
+	err[n > 0 ? n : 0] = '\0';
+	ck_assert_msg(strstr(err, "the host is gone"), "%s", err);
+	/* One complaint about stdout: nothing was written to it after. */
+	char *first = strstr(err, "stdout:");
+	ck_assert_msg(first && !strstr(first + 1, "stdout:"), "%s", err);
 	bridge_close(&b);
 }
 END_TEST
@@ -531,6 +584,7 @@ int main(void)
 	tcase_add_test(tc, long_line_skipped);
 	tcase_add_test(tc, slow_host_queued);
 	tcase_add_test(tc, stdin_close_cancels);
+	tcase_add_test(tc, stdout_gone_cancels);
 	tcase_add_test(tc, host_gone_and_sigterm);
 	tcase_add_test(tc, config_handed_to_code_mode);
 	suite_add_tcase(s, tc);

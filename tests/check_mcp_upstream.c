@@ -383,6 +383,40 @@ START_TEST(test_cannot_start)
 }
 END_TEST
 
+/* A server that exits at once is reported by its exit status, whether the
+ * bridge's first write (initialize) reached it before it ended or found
+ * its stdin gone (EPIPE): never as out of memory. Sixteen of them, so the
+ * second case comes up in every run. */
+START_TEST(test_exit_at_once_reported_by_status)
+{
+	char text[4096];
+	size_t off = (size_t)snprintf(text, sizeof text, "{\"mcpServers\": {");
+	for (int i = 0; i < 16; i++)
+		off += (size_t)snprintf(text + off, sizeof text - off,
+					"%s\"q%d\": {\"command\": \"STUB\", \"args\": [\"--exit\", "
+					"\"3\"]}",
+					i ? ", " : "", i);
+	snprintf(text + off, sizeof text - off, "}}");
+	for (int round = 0; round < 4; round++) {
+		struct mup *u = set_new(text);
+		prepare(u);
+		json_t *p = mup_problems(u);
+		ck_assert_uint_eq(json_array_size(p), 16);
+		size_t i;
+		json_t *e;
+		json_array_foreach (p, i, e) {
+			const char *why = json_string_value(json_object_get(e, "error"));
+			ck_assert_msg(why && strstr(why, "exited with status 3") &&
+					      !strstr(why, "memory"),
+				      "%s: %s", json_string_value(json_object_get(e, "server")),
+				      why);
+		}
+		json_decref(p);
+		set_free(u);
+	}
+}
+END_TEST
+
 /* ---- with the daemon */
 
 struct conn {
@@ -569,6 +603,7 @@ int main(void)
 	tcase_add_test(tc, test_deadline_and_cancel);
 	tcase_add_test(tc, test_crash_restart_backoff);
 	tcase_add_test(tc, test_cannot_start);
+	tcase_add_test(tc, test_exit_at_once_reported_by_status);
 	tcase_add_test(tc, test_scripts_through_the_daemon);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
