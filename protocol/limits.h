@@ -378,6 +378,14 @@
 /* Pages of tools/list followed for one server, and tools kept of it: a
  * server that never stops paging is cut there, not followed forever. */
 #define LIMIT_MCP_LIST_PAGES 64u
+/* Tools kept of one server (those its filter lets through), and the bytes
+ * of tools/list answers read for one listing: the largest servers in use
+ * list a few hundred tools; a server that lists hundreds of thousands
+ * (one 16 MiB line holds a million small ones) would otherwise be held,
+ * named and declared whole, hundreds of MiB and minutes of the bridge's
+ * loop. Past either, the rest is left out and the log says so. */
+#define LIMIT_MCP_SERVER_TOOLS 1024u
+#define LIMIT_MCP_LISTING_BYTES (16u * 1024u * 1024u)
 /* Time an upstream server has to answer initialize and each tools/list
  * page: a server started by npx may first download itself. */
 #define LIMIT_MCP_START_MS 30000u
