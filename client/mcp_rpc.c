@@ -73,6 +73,7 @@ struct mrpc {
 	struct tool *tools;
 	size_t ntools, captools;
 	struct mrpc_call *calls; /* running, not cancelled */
+	size_t ncalls;		 /* of them */
 	struct sub *subs;
 	size_t nsubs;
 	bool closing;
@@ -396,6 +397,7 @@ static void call_unlink(struct mrpc_call *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	c->prev = c->next = NULL;
+	m->ncalls--;
 }
 
 static void call_free(struct mrpc_call *c)
@@ -887,6 +889,16 @@ static void do_tools_call(struct mrpc *m, const struct req *r)
 			   NULL);
 		return;
 	}
+	/* Each running call holds its arguments, a daemon request and, for a
+	 * long-poll, up to two minutes: a host sending them without end would
+	 * grow the bridge without end. */
+	if (m->ncalls >= LIMIT_MCP_CALLS_RUNNING) {
+		send_errorf(m, r->idraw, MRPC_INTERNAL_ERROR,
+			    "Too many tool calls running at once (at most %u): wait for one to "
+			    "end, or cancel one (notifications/cancelled)",
+			    LIMIT_MCP_CALLS_RUNNING);
+		return;
+	}
 	struct mrpc_call *c = calloc(1, sizeof *c);
 	if (!c)
 		goto nomem;
@@ -905,6 +917,7 @@ static void do_tools_call(struct mrpc *m, const struct req *r)
 	if (m->calls)
 		m->calls->prev = c;
 	m->calls = c;
+	m->ncalls++;
 	/* The table may change under the call (a tool added in fn): copy what
 	 * the call needs first. */
 	mrpc_tool_fn fn = t->fn;

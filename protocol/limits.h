@@ -359,6 +359,13 @@
  * client opening them without end gets -32603 instead of growing the
  * bridge. */
 #define LIMIT_MCP_SUBSCRIPTIONS 16u
+/* tools/call requests one session runs at once. A host runs a few side by
+ * side, and the daemon queues 64 executions of one owner anyway; each call
+ * holds its arguments and a daemon request (a status long-poll for up to
+ * two minutes), so 20000 of them held 56 MiB and a host sending them
+ * without end grew the bridge without end. One more is answered -32603
+ * at once. */
+#define LIMIT_MCP_CALLS_RUNNING 256u
 
 /* ---- Code mode over upstream MCP servers (the bridge, client/mcp_*).
  *

@@ -91,7 +91,7 @@ static json_t *expect_result(void)
 
 /* ---- A tool that keeps its calls to answer them later. */
 
-static struct mrpc_call *held[16];
+static struct mrpc_call *held[LIMIT_MCP_CALLS_RUNNING + 16];
 static size_t nheld;
 static int cancels;
 static struct mrpc_call *cancelled_call;
@@ -117,6 +117,7 @@ static void hold_tool(void *arg, struct mrpc_call *c, json_t *args)
 	json_decref(last_args);
 	last_args = json_deep_copy(args);
 	mrpc_call_on_cancel(c, on_cancel, NULL);
+	ck_assert_uint_lt(nheld, sizeof held / sizeof *held);
 	held[nheld++] = c;
 }
 
@@ -490,6 +491,55 @@ START_TEST(legacy_tools_list)
 END_TEST
 
 /* ---- Calls: later answers, cancellation, progress. */
+
+/* Calls running at once are bounded: one past LIMIT_MCP_CALLS_RUNNING is
+ * answered -32603 at once (its tool never runs), and room comes back as
+ * calls end or are cancelled. */
+START_TEST(calls_running_bounded)
+{
+	struct mrpc *m = new_session();
+	legacy_init(m);
+	char line[200];
+	for (unsigned i = 0; i < LIMIT_MCP_CALLS_RUNNING; i++) {
+		snprintf(line, sizeof line,
+			 "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/call\",\"params\":{"
+			 "\"name\":\"hold\"}}",
+			 i);
+		feed(m, line);
+	}
+	assert_nothing_more();
+	ck_assert_uint_eq(nheld, LIMIT_MCP_CALLS_RUNNING);
+	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":\"over\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\"}}");
+	const char *raw = expect_error(MRPC_INTERNAL_ERROR);
+	ck_assert_ptr_nonnull(strstr(raw, "\"id\":\"over\""));
+	ck_assert_ptr_nonnull(strstr(raw, "Too many tool calls"));
+	ck_assert_uint_eq(nheld, LIMIT_MCP_CALLS_RUNNING);
+	/* Other requests are still served. */
+	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}");
+	json_decref(expect_result());
+	/* One ends: room for one more. */
+	mrpc_call_result(held[0], json_pack("{s:[]}", "content"));
+	json_decref(expect_result());
+	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\"}}");
+	assert_nothing_more();
+	ck_assert_uint_eq(nheld, LIMIT_MCP_CALLS_RUNNING + 1);
+	/* One is cancelled: room again, nothing sent for it. */
+	feed(m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+		"\"requestId\":1}}");
+	ck_assert_int_eq(cancels, 1);
+	mrpc_call_result(held[1], json_pack("{s:[]}", "content"));
+	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\"}}");
+	assert_nothing_more();
+	ck_assert_uint_eq(nheld, LIMIT_MCP_CALLS_RUNNING + 2);
+	for (size_t i = 2; i < nheld; i++)
+		mrpc_call_result(held[i], json_pack("{s:[]}", "content"));
+	mrpc_free(m);
+	reset_out();
+}
+END_TEST
 
 START_TEST(calls_answered_later)
 {
@@ -874,6 +924,7 @@ static Suite *mrpc_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("calls");
 	tcase_add_test(tc, calls_answered_later);
+	tcase_add_test(tc, calls_running_bounded);
 	tcase_add_test(tc, cancellation_routing);
 	tcase_add_test(tc, progress_notifications);
 	suite_add_tcase(s, tc);
