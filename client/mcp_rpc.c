@@ -130,9 +130,30 @@ static void emit_response(struct mrpc *m, const char *idraw, json_t *body)
 	emit(m, t);
 }
 
+/* Cuts s (valid UTF-8 but maybe for a character cut at its end, as a
+ * printf precision or a full buffer leaves it) before that character. */
+static void utf8_trim_tail(char *s)
+{
+	size_t n = strlen(s), k = 0;
+	while (k < n && k < 4 && ((unsigned char)s[n - 1 - k] & 0xc0) == 0x80)
+		k++;
+	if (k == n)
+		return;
+	unsigned char lead = (unsigned char)s[n - 1 - k];
+	size_t want = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
+	if (want != k + 1)
+		s[n - 1 - k] = '\0';
+}
+
+/* An error answer: always sent, once (a message jansson refuses, which no
+ * caller should give, is replaced by a fixed one rather than the request
+ * left unanswered). */
 static void send_error(struct mrpc *m, const char *idraw, int code, const char *msg, json_t *data)
 {
 	json_t *err = json_pack("{s:i,s:s}", "code", code, "message", msg);
+	if (!err)
+		err = json_pack("{s:i,s:s}", "code", code, "message",
+				"(the error's message could not be encoded)");
 	if (err && data)
 		json_object_set_new(err, "data", data);
 	else if (data)
@@ -149,6 +170,9 @@ static void send_errorf(struct mrpc *m, const char *idraw, int code, const char 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* "%.200s" of a name may cut a character in two: a message that is
+	 * not UTF-8 cannot be sent, and the request went unanswered. */
+	utf8_trim_tail(msg);
 	send_error(m, idraw, code, msg, NULL);
 }
 
@@ -748,6 +772,7 @@ static void answer_unsupported(struct mrpc *m, const struct req *r, const char *
 	json_t *data = json_pack("{s:[s]}", "supported", MRPC_MODERN_VERSION);
 	if (requested) {
 		snprintf(msg, sizeof msg, "Unsupported protocol version: %.100s", requested);
+		utf8_trim_tail(msg);
 		if (data)
 			json_object_set_new(data, "requested", json_string(requested));
 	} else {
@@ -1168,6 +1193,8 @@ void mrpc_feed(struct mrpc *m, const char *line, size_t len)
 			JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr);
 	if (!root) {
 		char msg[256];
+		/* jansson quotes the text near the error, cut to its buffer. */
+		utf8_trim_tail(jerr.text);
 		snprintf(msg, sizeof msg, "Parse error: %s (line %d, column %d)", jerr.text,
 			 jerr.line, jerr.column);
 		send_error(m, NULL, MRPC_PARSE_ERROR, msg, NULL);

@@ -495,6 +495,46 @@ END_TEST
 /* Calls running at once are bounded: one past LIMIT_MCP_CALLS_RUNNING is
  * answered -32603 at once (its tool never runs), and room comes back as
  * calls end or are cancelled. */
+/* Error messages that quote what the client sent, cut to a length, are
+ * still UTF-8: a character cut in two made the message unencodable, and
+ * the request went unanswered. */
+START_TEST(errors_quoting_cut_utf8)
+{
+	struct mrpc *m = new_session();
+	legacy_init(m);
+	char name[400] = "a", line[1200];
+	for (int i = 0; i < 150; i++)
+		strcat(name, "\xc3\xa9");
+	snprintf(line, sizeof line,
+		 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+		 "\"name\":\"%s\"}}",
+		 name);
+	feed(m, line);
+	ck_assert_ptr_nonnull(strstr(expect_error(MRPC_INVALID_PARAMS), "Unknown tool: a\xc3\xa9"));
+	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"%s\"}", name);
+	feed(m, line);
+	ck_assert_ptr_nonnull(strstr(expect_error(MRPC_METHOD_NOT_FOUND), "\"id\":2,"));
+	/* A token jansson quotes, cut to its error buffer. */
+	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":%s}", name + 1);
+	feed(m, line);
+	expect_error(MRPC_PARSE_ERROR);
+	assert_nothing_more();
+	mrpc_free(m);
+	/* The modern era's -32022 quotes the version asked for. */
+	m = new_session();
+	snprintf(line, sizeof line,
+		 "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server/discover\",\"params\":{"
+		 "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"%s\","
+		 "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+		 name + 99);
+	feed(m, line);
+	ck_assert_ptr_nonnull(strstr(expect_error(MRPC_UNSUPPORTED_VERSION), "\"id\":4,"));
+	assert_nothing_more();
+	mrpc_free(m);
+	reset_out();
+}
+END_TEST
+
 START_TEST(calls_running_bounded)
 {
 	struct mrpc *m = new_session();
@@ -925,6 +965,7 @@ static Suite *mrpc_suite(void)
 	tc = tcase_create("calls");
 	tcase_add_test(tc, calls_answered_later);
 	tcase_add_test(tc, calls_running_bounded);
+	tcase_add_test(tc, errors_quoting_cut_utf8);
 	tcase_add_test(tc, cancellation_routing);
 	tcase_add_test(tc, progress_notifications);
 	suite_add_tcase(s, tc);
