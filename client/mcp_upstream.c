@@ -655,8 +655,9 @@ static void handle_line(struct server *s, const char *line, size_t len)
 	json_error_t jerr;
 	json_t *msg = json_loadb(line, len, JSON_ALLOW_NUL, &jerr);
 	if (!json_is_object(msg)) {
-		logf_(s, "wrote a line that is not a JSON-RPC message (ignored: %s): %.80s",
-		      msg ? "not an object" : jerr.text, line);
+		/* line is not NUL-terminated: the next lines follow it. */
+		logf_(s, "wrote a line that is not a JSON-RPC message (ignored: %s): %.*s",
+		      msg ? "not an object" : jerr.text, (int)(len < 80 ? len : 80), line);
 		json_decref(msg);
 		return;
 	}

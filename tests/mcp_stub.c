@@ -27,6 +27,7 @@ static int page = 100;
 static int many; /* extra tools "tool_N" with long descriptions */
 static int modern;
 static int nul_name;
+static int garbage;
 static const char *version = "2025-11-25";
 static int added;
 static int cancelled;
@@ -107,6 +108,8 @@ static void list(json_t *id, json_t *params)
 /* Answers a tools/call; returns 0 when it answers later (never). */
 static void call(json_t *id, json_t *params)
 {
+	if (garbage)
+		printf("not json\n");
 	const char *name = json_string_value(json_object_get(params, "name"));
 	json_t *args = json_object_get(params, "arguments");
 	if (!name)
@@ -161,6 +164,8 @@ int main(int argc, char **argv)
 			modern = 1;
 		else if (strcmp(argv[i], "--nul") == 0)
 			nul_name = 1;
+		else if (strcmp(argv[i], "--garbage") == 0)
+			garbage = 1;
 		else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc)
 			version = argv[++i];
 		else if (strcmp(argv[i], "--page") == 0 && i + 1 < argc)
