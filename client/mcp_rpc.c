@@ -902,6 +902,13 @@ static void do_tools_call(struct mrpc *m, const struct req *r)
 			   NULL);
 		return;
 	}
+	if (json_is_string(token) && json_string_length(token) > LIMIT_MCP_ID_BYTES) {
+		send_errorf(
+			m, r->idraw, MRPC_INVALID_PARAMS,
+			"Invalid params: params._meta.progressToken may be at most %u bytes long",
+			LIMIT_MCP_ID_BYTES);
+		return;
+	}
 	struct tool *t = find_tool(m, json_string_value(name));
 	if (!t) {
 		send_errorf(m, r->idraw, MRPC_INVALID_PARAMS, "Unknown tool: %.200s",
@@ -1248,6 +1255,15 @@ void mrpc_feed(struct mrpc *m, const char *line, size_t len)
 	if (!json_is_string(method)) {
 		send_error(m, idraw, MRPC_INVALID_REQUEST,
 			   "Invalid request: method must be a string", NULL);
+		goto out;
+	}
+	/* A running call keeps its id twice (as written and as a key): a
+	 * line-long id (8 MiB) on each of the calls a session may run held
+	 * gigabytes. Answered once, echoed, it costs nothing kept. */
+	if (idraw && strlen(idraw) > LIMIT_MCP_ID_BYTES) {
+		send_errorf(m, idraw, MRPC_INVALID_REQUEST,
+			    "Invalid request: an id may be at most %u bytes long",
+			    LIMIT_MCP_ID_BYTES);
 		goto out;
 	}
 	if (params && !json_is_object(params) && !json_is_array(params)) {

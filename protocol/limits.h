@@ -366,6 +366,10 @@
  * without end grew the bridge without end. One more is answered -32603
  * at once. */
 #define LIMIT_MCP_CALLS_RUNNING 256u
+/* A request's id (as written) and a progress token: hosts use integers or
+ * UUIDs; each running call keeps both, so 100 calls with 4 MiB ids held
+ * 846 MiB. A longer one is answered -32600 (-32602 for the token). */
+#define LIMIT_MCP_ID_BYTES 1024u
 
 /* ---- Code mode over upstream MCP servers (the bridge, client/mcp_*).
  *

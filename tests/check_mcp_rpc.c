@@ -535,6 +535,50 @@ START_TEST(errors_quoting_cut_utf8)
 }
 END_TEST
 
+/* Ids and progress tokens longer than LIMIT_MCP_ID_BYTES are refused (and
+ * the id echoed): a running call keeps them. One of the limit is fine. */
+START_TEST(long_ids_refused)
+{
+	struct mrpc *m = new_session();
+	legacy_init(m);
+	enum { N = LIMIT_MCP_ID_BYTES + 1 };
+	char *id = malloc(N + 1), *line = malloc(2 * N + 200);
+	memset(id, 'i', N);
+	id[N] = '\0';
+	sprintf(line,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\"}}",
+		id);
+	feed(m, line);
+	const char *raw = expect_error(MRPC_INVALID_REQUEST);
+	ck_assert_ptr_nonnull(strstr(raw, id));
+	ck_assert_uint_eq(nheld, 0);
+	/* The same long text as a progress token. */
+	sprintf(line,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\",\"_meta\":{\"progressToken\":\"%s\"}}}",
+		id);
+	feed(m, line);
+	ck_assert_ptr_nonnull(strstr(expect_error(MRPC_INVALID_PARAMS), "progressToken"));
+	ck_assert_uint_eq(nheld, 0);
+	/* At the limit (the quotes count): taken. */
+	id[N - 3] = '\0';
+	sprintf(line,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\",\"_meta\":{\"progressToken\":\"%s\"}}}",
+		id, id);
+	feed(m, line);
+	assert_nothing_more();
+	ck_assert_uint_eq(nheld, 1);
+	mrpc_call_result(held[0], json_pack("{s:[]}", "content"));
+	json_decref(expect_result());
+	free(id);
+	free(line);
+	mrpc_free(m);
+	reset_out();
+}
+END_TEST
+
 START_TEST(calls_running_bounded)
 {
 	struct mrpc *m = new_session();
@@ -965,6 +1009,7 @@ static Suite *mrpc_suite(void)
 	tc = tcase_create("calls");
 	tcase_add_test(tc, calls_answered_later);
 	tcase_add_test(tc, calls_running_bounded);
+	tcase_add_test(tc, long_ids_refused);
 	tcase_add_test(tc, errors_quoting_cut_utf8);
 	tcase_add_test(tc, cancellation_routing);
 	tcase_add_test(tc, progress_notifications);
