@@ -88,6 +88,8 @@ INT_TESTS  += check_mcp_bridge
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
 FUZZ_TARGETS := frame request ctl decl source cache jstr
+# The bridge's readers of what the host, upstream servers and --config send.
+FUZZ_TARGETS += mcp
 FUZZ_REPLAY  := $(addprefix fuzz_,$(FUZZ_TARGETS))
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(FUZZ_REPLAY) $(INT_TESTS))
 
@@ -210,6 +212,7 @@ FUZZ_SRC_source  := protocol/source.c
 FUZZ_SRC_cache   := server/cache.c server/loop.c server/log.c protocol/buf.c
 FUZZ_SRC_jstr    := protocol/jstr.c protocol/msg.c protocol/utf8.c protocol/status.c protocol/frame.c \
                     protocol/buf.c
+FUZZ_SRC_mcp     := client/mcp_rpc.c client/mcp_names.c client/mcp_config.c
 define fuzz_rules
 build/tests/fuzz_$(1): $$(call obj,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1))) build/tests/fuzz/replay_$(1).o
 build/fuzz/fuzz_$(1): $$(patsubst %.c,build/fuzz/%.o,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1)))

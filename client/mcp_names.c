@@ -75,19 +75,82 @@ static int order_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static bool taken(char **out, const struct order *ord, size_t done, const char *cand)
+/*
+ * The identifiers assigned so far, as an open-addressing hash set of
+ * borrowed strings: an upstream server names its tools, so many names
+ * that share a base (thousands of 70-byte names cut to the same 63 bytes)
+ * must cost a lookup per candidate, not a scan of every name before it.
+ */
+struct taken_set {
+	const char **slot;
+	unsigned long *next; /* per slot: the first suffix still worth trying */
+	size_t mask;
+};
+
+static size_t ident_hash(const char *s)
 {
-	for (size_t i = 0; i < done; i++)
-		if (strcmp(out[ord[i].index], cand) == 0)
-			return true;
-	return false;
+	size_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* Room for n identifiers at a load of at most a half. 0, or -1 (ENOMEM). */
+static int set_init(struct taken_set *t, size_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	t->slot = calloc(cap, sizeof *t->slot);
+	t->next = calloc(cap, sizeof *t->next);
+	t->mask = cap - 1;
+	return t->slot && t->next ? 0 : -1;
+}
+
+/* Frees the set, and its strings when it owns them. */
+static void set_free(struct taken_set *t, bool owned)
+{
+	for (size_t i = 0; owned && t->slot && i <= t->mask; i++)
+		free((char *)t->slot[i]);
+	free(t->slot);
+	free(t->next);
+}
+
+/* The slot of s in t, or the empty slot where it would go. */
+static size_t set_find(const struct taken_set *t, const char *s)
+{
+	size_t i = ident_hash(s) & t->mask;
+	while (t->slot[i] && strcmp(t->slot[i], s) != 0)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
+static bool taken(const struct taken_set *t, const char *cand)
+{
+	return t->slot[set_find(t, cand)] != NULL;
+}
+
+/* Adds s (borrowed; the set has room for it) unless it is there. */
+static void set_add(struct taken_set *t, const char *s)
+{
+	size_t i = set_find(t, s);
+	if (!t->slot[i])
+		t->slot[i] = s;
 }
 
 int mname_assign(const char *const *names, size_t n, char **out)
 {
 	struct order *ord = calloc(n ? n : 1, sizeof *ord);
-	if (!ord)
+	/* set: the identifiers given; bases: each base that collided, with
+	 * the suffix to try next for it (those below were taken, and what is
+	 * taken stays taken), so that k names of one base cost k tries. */
+	struct taken_set set = {0}, bases = {0};
+	if (!ord || set_init(&set, n) < 0 || set_init(&bases, n) < 0) {
+		free(ord);
+		set_free(&set, false);
+		set_free(&bases, true);
 		return -1;
+	}
 	for (size_t i = 0; i < n; i++)
 		out[i] = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -99,11 +162,15 @@ int mname_assign(const char *const *names, size_t n, char **out)
 	qsort(ord, n, sizeof *ord, order_cmp);
 	for (size_t k = 0; k < n; k++) {
 		char *base = out[ord[k].index];
-		if (!mname_reserved(base) && !taken(out, ord, k, base))
+		if (!mname_reserved(base) && !taken(&set, base)) {
+			set_add(&set, base);
 			continue;
+		}
 		size_t blen = strlen(base);
 		char cand[LIMIT_MCP_IDENT_BYTES + 1];
-		for (unsigned long suffix = 2;; suffix++) {
+		size_t bi = set_find(&bases, base);
+		unsigned long suffix = bases.slot[bi] ? bases.next[bi] : 2;
+		for (;; suffix++) {
 			char tail[24];
 			int tl = snprintf(tail, sizeof tail, "_%lu", suffix);
 			size_t keep = blen;
@@ -111,16 +178,24 @@ int mname_assign(const char *const *names, size_t n, char **out)
 				keep = LIMIT_MCP_IDENT_BYTES - (size_t)tl;
 			memcpy(cand, base, keep);
 			memcpy(cand + keep, tail, (size_t)tl + 1);
-			if (!mname_reserved(cand) && !taken(out, ord, k, cand))
+			if (!mname_reserved(cand) && !taken(&set, cand))
 				break;
 		}
 		char *c = strdup(cand);
 		if (!c)
 			goto fail;
+		if (!bases.slot[bi] && !(bases.slot[bi] = strdup(base))) {
+			free(c);
+			goto fail;
+		}
+		bases.next[bi] = suffix + 1;
 		free(base);
 		out[ord[k].index] = c;
+		set_add(&set, c);
 	}
 	free(ord);
+	set_free(&set, false);
+	set_free(&bases, true);
 	return 0;
 fail:
 	for (size_t i = 0; i < n; i++) {
@@ -128,6 +203,8 @@ fail:
 		out[i] = NULL;
 	}
 	free(ord);
+	set_free(&set, false);
+	set_free(&bases, true);
 	return -1;
 }
 

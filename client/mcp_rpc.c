@@ -73,6 +73,7 @@ struct mrpc {
 	struct tool *tools;
 	size_t ntools, captools;
 	struct mrpc_call *calls; /* running, not cancelled */
+	size_t ncalls;		 /* of them */
 	struct sub *subs;
 	size_t nsubs;
 	bool closing;
@@ -129,9 +130,30 @@ static void emit_response(struct mrpc *m, const char *idraw, json_t *body)
 	emit(m, t);
 }
 
+/* Cuts s (valid UTF-8 but maybe for a character cut at its end, as a
+ * printf precision or a full buffer leaves it) before that character. */
+static void utf8_trim_tail(char *s)
+{
+	size_t n = strlen(s), k = 0;
+	while (k < n && k < 4 && ((unsigned char)s[n - 1 - k] & 0xc0) == 0x80)
+		k++;
+	if (k == n)
+		return;
+	unsigned char lead = (unsigned char)s[n - 1 - k];
+	size_t want = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
+	if (want != k + 1)
+		s[n - 1 - k] = '\0';
+}
+
+/* An error answer: always sent, once (a message jansson refuses, which no
+ * caller should give, is replaced by a fixed one rather than the request
+ * left unanswered). */
 static void send_error(struct mrpc *m, const char *idraw, int code, const char *msg, json_t *data)
 {
 	json_t *err = json_pack("{s:i,s:s}", "code", code, "message", msg);
+	if (!err)
+		err = json_pack("{s:i,s:s}", "code", code, "message",
+				"(the error's message could not be encoded)");
 	if (err && data)
 		json_object_set_new(err, "data", data);
 	else if (data)
@@ -148,6 +170,9 @@ static void send_errorf(struct mrpc *m, const char *idraw, int code, const char 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* "%.200s" of a name may cut a character in two: a message that is
+	 * not UTF-8 cannot be sent, and the request went unanswered. */
+	utf8_trim_tail(msg);
 	send_error(m, idraw, code, msg, NULL);
 }
 
@@ -396,6 +421,7 @@ static void call_unlink(struct mrpc_call *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	c->prev = c->next = NULL;
+	m->ncalls--;
 }
 
 static void call_free(struct mrpc_call *c)
@@ -746,6 +772,7 @@ static void answer_unsupported(struct mrpc *m, const struct req *r, const char *
 	json_t *data = json_pack("{s:[s]}", "supported", MRPC_MODERN_VERSION);
 	if (requested) {
 		snprintf(msg, sizeof msg, "Unsupported protocol version: %.100s", requested);
+		utf8_trim_tail(msg);
 		if (data)
 			json_object_set_new(data, "requested", json_string(requested));
 	} else {
@@ -875,6 +902,13 @@ static void do_tools_call(struct mrpc *m, const struct req *r)
 			   NULL);
 		return;
 	}
+	if (json_is_string(token) && json_string_length(token) > LIMIT_MCP_ID_BYTES) {
+		send_errorf(
+			m, r->idraw, MRPC_INVALID_PARAMS,
+			"Invalid params: params._meta.progressToken may be at most %u bytes long",
+			LIMIT_MCP_ID_BYTES);
+		return;
+	}
 	struct tool *t = find_tool(m, json_string_value(name));
 	if (!t) {
 		send_errorf(m, r->idraw, MRPC_INVALID_PARAMS, "Unknown tool: %.200s",
@@ -885,6 +919,16 @@ static void do_tools_call(struct mrpc *m, const struct req *r)
 		send_error(m, r->idraw, MRPC_INVALID_REQUEST,
 			   "Invalid request: the id is already in use by a request still running",
 			   NULL);
+		return;
+	}
+	/* Each running call holds its arguments, a daemon request and, for a
+	 * long-poll, up to two minutes: a host sending them without end would
+	 * grow the bridge without end. */
+	if (m->ncalls >= LIMIT_MCP_CALLS_RUNNING) {
+		send_errorf(m, r->idraw, MRPC_INTERNAL_ERROR,
+			    "Too many tool calls running at once (at most %u): wait for one to "
+			    "end, or cancel one (notifications/cancelled)",
+			    LIMIT_MCP_CALLS_RUNNING);
 		return;
 	}
 	struct mrpc_call *c = calloc(1, sizeof *c);
@@ -905,6 +949,7 @@ static void do_tools_call(struct mrpc *m, const struct req *r)
 	if (m->calls)
 		m->calls->prev = c;
 	m->calls = c;
+	m->ncalls++;
 	/* The table may change under the call (a tool added in fn): copy what
 	 * the call needs first. */
 	mrpc_tool_fn fn = t->fn;
@@ -1155,6 +1200,8 @@ void mrpc_feed(struct mrpc *m, const char *line, size_t len)
 			JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr);
 	if (!root) {
 		char msg[256];
+		/* jansson quotes the text near the error, cut to its buffer. */
+		utf8_trim_tail(jerr.text);
 		snprintf(msg, sizeof msg, "Parse error: %s (line %d, column %d)", jerr.text,
 			 jerr.line, jerr.column);
 		send_error(m, NULL, MRPC_PARSE_ERROR, msg, NULL);
@@ -1208,6 +1255,15 @@ void mrpc_feed(struct mrpc *m, const char *line, size_t len)
 	if (!json_is_string(method)) {
 		send_error(m, idraw, MRPC_INVALID_REQUEST,
 			   "Invalid request: method must be a string", NULL);
+		goto out;
+	}
+	/* A running call keeps its id twice (as written and as a key): a
+	 * line-long id (8 MiB) on each of the calls a session may run held
+	 * gigabytes. Answered once, echoed, it costs nothing kept. */
+	if (idraw && strlen(idraw) > LIMIT_MCP_ID_BYTES) {
+		send_errorf(m, idraw, MRPC_INVALID_REQUEST,
+			    "Invalid request: an id may be at most %u bytes long",
+			    LIMIT_MCP_ID_BYTES);
 		goto out;
 	}
 	if (params && !json_is_object(params) && !json_is_array(params)) {

@@ -59,8 +59,9 @@ struct server {
 	size_t elen;
 	long long next_id, init_id, discover_id, list_id;
 	bool modern, relist;
-	json_t *listing; /* tools of the pages read so far */
+	json_t *listing; /* tools of the pages read so far, the filter's only */
 	unsigned pages;
+	size_t list_bytes; /* of the lines that answered its pages */
 	struct tool *tools;
 	size_t ntools;
 	char *why; /* the last failure */
@@ -390,6 +391,34 @@ static void free_tools(struct tool *t, size_t n)
 	free(t);
 }
 
+/* Whether a listed tool's name (borrowed, any JSON) names a tool scripts
+ * may have: a string, not empty, without a NUL (C would see a shorter
+ * name, another tool's or one the filter judges wrongly), allowed by the
+ * filter. */
+static bool usable_name(const struct server *s, const json_t *name)
+{
+	const char *v = json_string_value(name);
+	return v && *v && strlen(v) == json_string_length(name) && mcfg_tool_allowed(s->cfg, v);
+}
+
+/* Adds the tools of one page (borrowed) that may be kept to the listing,
+ * up to LIMIT_MCP_SERVER_TOOLS in all. 1 when the listing is full, 0, or
+ * -1 when out of memory. */
+static int listing_extend(struct server *s, const json_t *tools)
+{
+	size_t i;
+	json_t *d;
+	json_array_foreach (tools, i, d) {
+		if (!usable_name(s, json_object_get(d, "name")))
+			continue;
+		if (json_array_size(s->listing) >= LIMIT_MCP_SERVER_TOOLS)
+			return 1;
+		if (json_array_append(s->listing, d) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Replaces the tools with those listed that the filter lets through. */
 static int adopt_listing(struct server *s)
 {
@@ -403,7 +432,7 @@ static int adopt_listing(struct server *s)
 	json_t *d;
 	json_array_foreach (s->listing, i, d) {
 		const char *name = json_string_value(json_object_get(d, "name"));
-		if (!name || !*name || !mcfg_tool_allowed(s->cfg, name))
+		if (!usable_name(s, json_object_get(d, "name")))
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < k && !dup; j++)
@@ -449,6 +478,7 @@ static int list_start(struct server *s)
 {
 	json_decref(s->listing);
 	s->listing = json_array();
+	s->list_bytes = 0;
 	s->pages = 0;
 	s->relist = false;
 	return s->listing ? list_page(s, NULL) : -1;
@@ -470,17 +500,28 @@ static void on_list(struct server *s, json_t *result, json_t *error)
 		s->listing = NULL;
 		return;
 	}
-	json_array_extend(s->listing, json_object_get(result, "tools"));
+	int full = listing_extend(s, json_object_get(result, "tools"));
+	if (full < 0) {
+		srv_down(s, "out of memory listing its tools");
+		return;
+	}
 	s->pages++;
 	const char *cursor = json_string_value(json_object_get(result, "nextCursor"));
-	if (cursor && *cursor && s->pages < LIMIT_MCP_LIST_PAGES) {
+	bool more = cursor && *cursor;
+	if (more && !full && s->pages < LIMIT_MCP_LIST_PAGES &&
+	    s->list_bytes <= LIMIT_MCP_LISTING_BYTES) {
 		if (list_page(s, cursor) < 0 && s->state != SRV_DOWN)
 			srv_down(s, "out of memory listing its tools");
 		return;
 	}
-	if (cursor && *cursor)
+	if (full)
+		logf_(s, "lists more than %u tools: the rest is left out", LIMIT_MCP_SERVER_TOOLS);
+	else if (more && s->pages >= LIMIT_MCP_LIST_PAGES)
 		logf_(s, "tools/list still paging after %u pages: the rest is left out",
 		      LIMIT_MCP_LIST_PAGES);
+	else if (more)
+		logf_(s, "tools/list still paging after %zu bytes: the rest is left out",
+		      s->list_bytes);
 	if (adopt_listing(s) < 0) {
 		srv_down(s, "out of memory keeping its tools");
 		return;
@@ -639,9 +680,15 @@ static void handle_line(struct server *s, const char *line, size_t len)
 		len--;
 	if (!len)
 		return;
-	json_t *msg = json_loadb(line, len, 0, NULL);
+	/* NULs are allowed: one in a tool's result reaches the script as the
+	 * daemon takes it; one in a tool's name only drops that tool (not the
+	 * whole page it came in). */
+	json_error_t jerr;
+	json_t *msg = json_loadb(line, len, JSON_ALLOW_NUL, &jerr);
 	if (!json_is_object(msg)) {
-		logf_(s, "wrote a line that is not a JSON-RPC message (ignored): %.80s", line);
+		/* line is not NUL-terminated: the next lines follow it. */
+		logf_(s, "wrote a line that is not a JSON-RPC message (ignored: %s): %.*s",
+		      msg ? "not an object" : jerr.text, (int)(len < 80 ? len : 80), line);
 		json_decref(msg);
 		return;
 	}
@@ -676,9 +723,10 @@ static void handle_line(struct server *s, const char *line, size_t len)
 		on_init(s, result, error);
 	else if (n == s->discover_id && n)
 		on_discover(s, result, error);
-	else if (n == s->list_id && n)
+	else if (n == s->list_id && n) {
+		s->list_bytes += len;
 		on_list(s, result, error);
-	else {
+	} else {
 		struct ucall *c = call_by_rpc(s->u, s, n);
 		if (c)
 			on_call_answer(c, result, error);

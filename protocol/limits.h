@@ -360,6 +360,17 @@
  * client opening them without end gets -32603 instead of growing the
  * bridge. */
 #define LIMIT_MCP_SUBSCRIPTIONS 16u
+/* tools/call requests one session runs at once. A host runs a few side by
+ * side, and the daemon queues 64 executions of one owner anyway; each call
+ * holds its arguments and a daemon request (a status long-poll for up to
+ * two minutes), so 20000 of them held 56 MiB and a host sending them
+ * without end grew the bridge without end. One more is answered -32603
+ * at once. */
+#define LIMIT_MCP_CALLS_RUNNING 256u
+/* A request's id (as written) and a progress token: hosts use integers or
+ * UUIDs; each running call keeps both, so 100 calls with 4 MiB ids held
+ * 846 MiB. A longer one is answered -32600 (-32602 for the token). */
+#define LIMIT_MCP_ID_BYTES 1024u
 
 /* ---- Code mode over upstream MCP servers (the bridge, client/mcp_*).
  *
@@ -379,6 +390,14 @@
 /* Pages of tools/list followed for one server, and tools kept of it: a
  * server that never stops paging is cut there, not followed forever. */
 #define LIMIT_MCP_LIST_PAGES 64u
+/* Tools kept of one server (those its filter lets through), and the bytes
+ * of tools/list answers read for one listing: the largest servers in use
+ * list a few hundred tools; a server that lists hundreds of thousands
+ * (one 16 MiB line holds a million small ones) would otherwise be held,
+ * named and declared whole, hundreds of MiB and minutes of the bridge's
+ * loop. Past either, the rest is left out and the log says so. */
+#define LIMIT_MCP_SERVER_TOOLS 1024u
+#define LIMIT_MCP_LISTING_BYTES (16u * 1024u * 1024u)
 /* Time an upstream server has to answer initialize and each tools/list
  * page: a server started by npx may first download itself. */
 #define LIMIT_MCP_START_MS 30000u

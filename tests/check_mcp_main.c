@@ -505,6 +505,54 @@ static pid_t first_child(pid_t pid)
 	return child;
 }
 
+/* A line from an upstream server that is not JSON is logged by itself: the
+ * log quoted up to 80 bytes from where the line began, past its end into
+ * the lines read after it (and past the buffer, at its end). */
+START_TEST(upstream_garbage_logged_alone)
+{
+	char dir[] = "/tmp/sandboxd-mcp-XXXXXX", cfg[128];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cfg, sizeof cfg, "%s/mcp.json", dir);
+	FILE *f = fopen(cfg, "w");
+	fprintf(f, "{\"mcpServers\": {\"s\": {\"command\": \"%s\", \"args\": [\"--garbage\"]}}}",
+		stub_path());
+	fclose(f);
+	const char *args[] = {"--config", cfg, NULL};
+	struct bridge b;
+	bridge_start(&b, args);
+	initialize(&b);
+	bridge_send(&b, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+			"\"name\":\"execute\",\"arguments\":{\"code\":"
+			"\"return tools.s.echo({a: 1})\"}}}");
+	json_t *r = bridge_msg(&b, 30000);
+	char *v = json_dumps(
+		json_object_get(json_object_get(json_object_get(r, "result"), "structuredContent"),
+				"value"),
+		JSON_COMPACT | JSON_ENCODE_ANY);
+	ck_assert_str_eq(v, "{\"a\":1}");
+	free(v);
+	json_decref(r);
+	close(b.in);
+	b.in = -1;
+	ck_assert_int_ge(bridge_wait(&b, 10000), 0);
+	char err[16384];
+	size_t n = 0;
+	ssize_t k;
+	while (n < sizeof err - 1 && (k = read(b.err, err + n, sizeof err - 1 - n)) > 0)
+		n += (size_t)k;
+	err[n] = '\0';
+	const char *at = strstr(err, "not a JSON-RPC message");
+	ck_assert_msg(at != NULL, "%s", err);
+	const char *eol = strchr(at, '\n');
+	ck_assert_ptr_nonnull(eol);
+	ck_assert_msg(eol - at > 8 && memcmp(eol - 8, "not json", 8) == 0, "%s", err);
+	ck_assert_msg(strncmp(eol + 1, "{\"jsonrpc\"", 10) != 0, "%s", err);
+	bridge_close(&b);
+	unlink(cfg);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(config_handed_to_code_mode)
 {
 	char dir[] = "/tmp/sandboxd-mcp-XXXXXX", cfg[128], bad[128], out[8192], err[8192];
@@ -587,6 +635,7 @@ int main(void)
 	tcase_add_test(tc, stdout_gone_cancels);
 	tcase_add_test(tc, host_gone_and_sigterm);
 	tcase_add_test(tc, config_handed_to_code_mode);
+	tcase_add_test(tc, upstream_garbage_logged_alone);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -91,7 +91,7 @@ static json_t *expect_result(void)
 
 /* ---- A tool that keeps its calls to answer them later. */
 
-static struct mrpc_call *held[16];
+static struct mrpc_call *held[LIMIT_MCP_CALLS_RUNNING + 16];
 static size_t nheld;
 static int cancels;
 static struct mrpc_call *cancelled_call;
@@ -117,6 +117,7 @@ static void hold_tool(void *arg, struct mrpc_call *c, json_t *args)
 	json_decref(last_args);
 	last_args = json_deep_copy(args);
 	mrpc_call_on_cancel(c, on_cancel, NULL);
+	ck_assert_uint_lt(nheld, sizeof held / sizeof *held);
 	held[nheld++] = c;
 }
 
@@ -490,6 +491,139 @@ START_TEST(legacy_tools_list)
 END_TEST
 
 /* ---- Calls: later answers, cancellation, progress. */
+
+/* Calls running at once are bounded: one past LIMIT_MCP_CALLS_RUNNING is
+ * answered -32603 at once (its tool never runs), and room comes back as
+ * calls end or are cancelled. */
+/* Error messages that quote what the client sent, cut to a length, are
+ * still UTF-8: a character cut in two made the message unencodable, and
+ * the request went unanswered. */
+START_TEST(errors_quoting_cut_utf8)
+{
+	struct mrpc *m = new_session();
+	legacy_init(m);
+	char name[400] = "a", line[1200];
+	for (int i = 0; i < 150; i++)
+		strcat(name, "\xc3\xa9");
+	snprintf(line, sizeof line,
+		 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+		 "\"name\":\"%s\"}}",
+		 name);
+	feed(m, line);
+	ck_assert_ptr_nonnull(strstr(expect_error(MRPC_INVALID_PARAMS), "Unknown tool: a\xc3\xa9"));
+	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"%s\"}", name);
+	feed(m, line);
+	ck_assert_ptr_nonnull(strstr(expect_error(MRPC_METHOD_NOT_FOUND), "\"id\":2,"));
+	/* A token jansson quotes, cut to its error buffer. */
+	snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":%s}", name + 1);
+	feed(m, line);
+	expect_error(MRPC_PARSE_ERROR);
+	assert_nothing_more();
+	mrpc_free(m);
+	/* The modern era's -32022 quotes the version asked for. */
+	m = new_session();
+	snprintf(line, sizeof line,
+		 "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server/discover\",\"params\":{"
+		 "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"%s\","
+		 "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+		 name + 99);
+	feed(m, line);
+	ck_assert_ptr_nonnull(strstr(expect_error(MRPC_UNSUPPORTED_VERSION), "\"id\":4,"));
+	assert_nothing_more();
+	mrpc_free(m);
+	reset_out();
+}
+END_TEST
+
+/* Ids and progress tokens longer than LIMIT_MCP_ID_BYTES are refused (and
+ * the id echoed): a running call keeps them. One of the limit is fine. */
+START_TEST(long_ids_refused)
+{
+	struct mrpc *m = new_session();
+	legacy_init(m);
+	enum { N = LIMIT_MCP_ID_BYTES + 1 };
+	char *id = malloc(N + 1), *line = malloc(2 * N + 200);
+	memset(id, 'i', N);
+	id[N] = '\0';
+	sprintf(line,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\"}}",
+		id);
+	feed(m, line);
+	const char *raw = expect_error(MRPC_INVALID_REQUEST);
+	ck_assert_ptr_nonnull(strstr(raw, id));
+	ck_assert_uint_eq(nheld, 0);
+	/* The same long text as a progress token. */
+	sprintf(line,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\",\"_meta\":{\"progressToken\":\"%s\"}}}",
+		id);
+	feed(m, line);
+	ck_assert_ptr_nonnull(strstr(expect_error(MRPC_INVALID_PARAMS), "progressToken"));
+	ck_assert_uint_eq(nheld, 0);
+	/* At the limit (the quotes count): taken. */
+	id[N - 3] = '\0';
+	sprintf(line,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\",\"_meta\":{\"progressToken\":\"%s\"}}}",
+		id, id);
+	feed(m, line);
+	assert_nothing_more();
+	ck_assert_uint_eq(nheld, 1);
+	mrpc_call_result(held[0], json_pack("{s:[]}", "content"));
+	json_decref(expect_result());
+	free(id);
+	free(line);
+	mrpc_free(m);
+	reset_out();
+}
+END_TEST
+
+START_TEST(calls_running_bounded)
+{
+	struct mrpc *m = new_session();
+	legacy_init(m);
+	char line[200];
+	for (unsigned i = 0; i < LIMIT_MCP_CALLS_RUNNING; i++) {
+		snprintf(line, sizeof line,
+			 "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/call\",\"params\":{"
+			 "\"name\":\"hold\"}}",
+			 i);
+		feed(m, line);
+	}
+	assert_nothing_more();
+	ck_assert_uint_eq(nheld, LIMIT_MCP_CALLS_RUNNING);
+	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":\"over\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\"}}");
+	const char *raw = expect_error(MRPC_INTERNAL_ERROR);
+	ck_assert_ptr_nonnull(strstr(raw, "\"id\":\"over\""));
+	ck_assert_ptr_nonnull(strstr(raw, "Too many tool calls"));
+	ck_assert_uint_eq(nheld, LIMIT_MCP_CALLS_RUNNING);
+	/* Other requests are still served. */
+	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}");
+	json_decref(expect_result());
+	/* One ends: room for one more. */
+	mrpc_call_result(held[0], json_pack("{s:[]}", "content"));
+	json_decref(expect_result());
+	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\"}}");
+	assert_nothing_more();
+	ck_assert_uint_eq(nheld, LIMIT_MCP_CALLS_RUNNING + 1);
+	/* One is cancelled: room again, nothing sent for it. */
+	feed(m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+		"\"requestId\":1}}");
+	ck_assert_int_eq(cancels, 1);
+	mrpc_call_result(held[1], json_pack("{s:[]}", "content"));
+	feed(m, "{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/call\",\"params\":{"
+		"\"name\":\"hold\"}}");
+	assert_nothing_more();
+	ck_assert_uint_eq(nheld, LIMIT_MCP_CALLS_RUNNING + 2);
+	for (size_t i = 2; i < nheld; i++)
+		mrpc_call_result(held[i], json_pack("{s:[]}", "content"));
+	mrpc_free(m);
+	reset_out();
+}
+END_TEST
 
 START_TEST(calls_answered_later)
 {
@@ -874,6 +1008,9 @@ static Suite *mrpc_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("calls");
 	tcase_add_test(tc, calls_answered_later);
+	tcase_add_test(tc, calls_running_bounded);
+	tcase_add_test(tc, long_ids_refused);
+	tcase_add_test(tc, errors_quoting_cut_utf8);
 	tcase_add_test(tc, cancellation_routing);
 	tcase_add_test(tc, progress_notifications);
 	suite_add_tcase(s, tc);

@@ -17,6 +17,7 @@
 #include "../client/mcp_config.h"
 #include "../client/mcp_upstream.h"
 #include "../client/ploop.h"
+#include "../protocol/limits.h"
 #include "testlib.h"
 
 static struct ploop *loop;
@@ -207,6 +208,41 @@ START_TEST(test_list_names_filter)
 	/* A denied tool does not exist for scripts. */
 	call_fails(u, "my_stub.secret_key", "my_stub.secret_key: no such upstream tool");
 	call_fails(u, "nothing.echo", "no such upstream tool");
+	set_free(u);
+}
+END_TEST
+
+/* A server that lists thousands of tools is cut at LIMIT_MCP_SERVER_TOOLS
+ * (they were all held, named and declared), and a tool whose name holds a
+ * NUL drops that tool alone, not the page it came in (the whole line was
+ * refused, and the server never came up). */
+START_TEST(test_list_bounds)
+{
+	struct mup *u =
+		set_new("{\"mcpServers\": {\"s\": {\"command\": \"STUB\","
+			" \"args\": [\"--many\", \"5000\", \"--page\", \"6000\", \"--nul\"]}}}");
+	uint64_t t0 = ploop_now_ms();
+	prepare(u);
+	fprintf(stderr, "5013 tools listed in one page: up in %llu ms\n",
+		(unsigned long long)(ploop_now_ms() - t0));
+	json_t *problems = mup_problems(u);
+	ck_assert_uint_eq(json_array_size(problems), 0);
+	json_decref(problems);
+	/* Declared: the first LIMIT_TOOLS (what the daemon takes). */
+	json_t *tools = mup_tools(u, NULL, 0);
+	ck_assert_uint_eq(json_array_size(tools), LIMIT_TOOLS);
+	ck_assert(has_tool(tools, "s.echo"));
+	ck_assert(!has_tool(tools, "s.echo_2"));
+	json_decref(tools);
+	call_ok(u, "s.echo", "{\"a\": 1}", "{\"a\":1}");
+	/* Kept: twelve fixed tools, then tool_0 .. tool_1011. */
+	ck_assert_uint_eq(LIMIT_MCP_SERVER_TOOLS, 1024);
+	struct result r;
+	call(u, "s.tool_1011", "{}", 0, &r);
+	ck_assert_msg(r.outcome == MUP_ERROR && strstr(r.error, "unknown tool"), "%s",
+		      r.error ? r.error : "no error");
+	result_clear(&r);
+	call_fails(u, "s.tool_1012", "s.tool_1012: no such upstream tool");
 	set_free(u);
 }
 END_TEST
@@ -597,6 +633,7 @@ int main(void)
 	TCase *tc = tcase_create("mcp_upstream");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_list_names_filter);
+	tcase_add_test(tc, test_list_bounds);
 	tcase_add_test(tc, test_unwrapping);
 	tcase_add_test(tc, test_eras);
 	tcase_add_test(tc, test_env_cwd_list_changed);

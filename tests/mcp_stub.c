@@ -6,7 +6,8 @@
  * 2026-07-28 and then wants the version in every request's _meta),
  * --version V (answers initialize with V), --page N (tools/list pages of N
  * tools), --many N (N more tools, "tool_0"..., with 600-byte descriptions),
- * --exit N (exits with status N at once).
+ * --exit N (exits with status N at once), --nul (the first page also
+ * lists a tool whose name holds a NUL, "echo\u0000x").
  *
  * Tools: echo (structuredContent: the arguments), text (a text block that
  * is not JSON), json (a text block that is JSON), blocks (text and an
@@ -25,6 +26,8 @@
 static int page = 100;
 static int many; /* extra tools "tool_N" with long descriptions */
 static int modern;
+static int nul_name;
+static int garbage;
 static const char *version = "2025-11-25";
 static int added;
 static int cancelled;
@@ -88,6 +91,11 @@ static void list(json_t *id, json_t *params)
 					   schema);
 		json_object_set_new(t, "inputSchema", schema);
 	}
+	if (nul_name && start == 0)
+		json_array_insert_new(tools, 0,
+				      json_pack("{s:o, s:{s:s}}", "name",
+						json_stringn("echo\0x", 6), "inputSchema", "type",
+						"object"));
 	json_t *r = json_pack("{s:o}", "tools", tools);
 	if (start + page < n) {
 		char next[16];
@@ -100,6 +108,8 @@ static void list(json_t *id, json_t *params)
 /* Answers a tools/call; returns 0 when it answers later (never). */
 static void call(json_t *id, json_t *params)
 {
+	if (garbage)
+		printf("not json\n");
 	const char *name = json_string_value(json_object_get(params, "name"));
 	json_t *args = json_object_get(params, "arguments");
 	if (!name)
@@ -152,6 +162,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--modern") == 0)
 			modern = 1;
+		else if (strcmp(argv[i], "--nul") == 0)
+			nul_name = 1;
+		else if (strcmp(argv[i], "--garbage") == 0)
+			garbage = 1;
 		else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc)
 			version = argv[++i];
 		else if (strcmp(argv[i], "--page") == 0 && i + 1 < argc)
