@@ -1357,7 +1357,7 @@ static json_t *schema_or_null(json_t *schema, size_t *nodes)
 json_t *mup_tools(struct mup *u, const char *query, size_t max)
 {
 	json_t *a = json_array();
-	size_t bytes = 0, nodes = 1;
+	size_t bytes = 0, nodes = 1, declared = 0;
 	for (size_t i = 0; a && i < u->n; i++) {
 		struct server *s = &u->servers[i];
 		for (size_t j = 0; j < s->ntools; j++) {
@@ -1366,10 +1366,12 @@ json_t *mup_tools(struct mup *u, const char *query, size_t max)
 			snprintf(name, sizeof name, "%s.%s", s->ident, t->ident);
 			const char *desc =
 				json_string_value(json_object_get(t->def, "description"));
-			if (query && !matches(query, name, t->name, desc ? desc : ""))
-				continue;
-			if (json_array_size(a) >= LIMIT_TOOLS || (max && json_array_size(a) >= max))
+			/* A search looks among the tools a script can call: the
+			 * budgets below are counted over all of them, in order,
+			 * whether they match or not. */
+			if (declared >= LIMIT_TOOLS || (max && json_array_size(a) >= max))
 				return a;
+			declared++;
 			size_t n = 4; /* the tool's object, name, description */
 			json_t *in = schema_or_null(json_object_get(t->def, "inputSchema"), &n);
 			json_t *out = schema_or_null(json_object_get(t->def, "outputSchema"), &n);
@@ -1396,7 +1398,10 @@ json_t *mup_tools(struct mup *u, const char *query, size_t max)
 				json_decref(d);
 				return a;
 			}
-			json_array_append_new(a, d);
+			if (query && !matches(query, name, t->name, desc ? desc : ""))
+				json_decref(d);
+			else
+				json_array_append_new(a, d);
 		}
 	}
 	return a;

@@ -81,9 +81,10 @@ bool mup_configured(const struct mup *u);
  * "output_schema"?}], in server then tool order, within what the daemon
  * takes (LIMIT_TOOLS tools, LIMIT_TOOLS_BYTES and LIMIT_TOOLS_NODES in
  * all; the tools past them are left out), a schema left out when it is
- * over 64 KiB or nested past LIMIT_MCP_SCHEMA_DEPTH. Tools whose query
- * words all appear (case-insensitive) in the name or the description when
- * query is not NULL, at most max (0: no bound). NULL on ENOMEM. */
+ * over 64 KiB or nested past LIMIT_MCP_SCHEMA_DEPTH. When query is not
+ * NULL, only those of them (the tools a script can call) whose query
+ * words all appear (case-insensitive) in the name or the description; at
+ * most max (0: no bound). NULL on ENOMEM. */
 json_t *mup_tools(struct mup *u, const char *query, size_t max);
 
 /* The servers that are down, [{"server", "error"}] (a new reference, empty

@@ -234,6 +234,15 @@ START_TEST(test_list_bounds)
 	ck_assert(has_tool(tools, "s.echo"));
 	ck_assert(!has_tool(tools, "s.echo_2"));
 	json_decref(tools);
+	/* A search finds only what a script can call: tool_200 is declared,
+	 * tool_1000 is kept but past the first LIMIT_TOOLS. */
+	tools = mup_tools(u, "tool_200", 0);
+	ck_assert_uint_eq(json_array_size(tools), 1);
+	ck_assert(has_tool(tools, "s.tool_200"));
+	json_decref(tools);
+	tools = mup_tools(u, "tool_1000", 0);
+	ck_assert_uint_eq(json_array_size(tools), 0);
+	json_decref(tools);
 	call_ok(u, "s.echo", "{\"a\": 1}", "{\"a\":1}");
 	/* Kept: twelve fixed tools, then tool_0 .. tool_1011. */
 	ck_assert_uint_eq(LIMIT_MCP_SERVER_TOOLS, 1024);
