@@ -10,8 +10,10 @@
 
 #include "../protocol/limits.h"
 
-/* ES5.1's reserved words (strict mode's included), the literals, and
- * __proto__, which as a property would set the group's prototype. */
+/* ES5.1's reserved words (strict mode's included), the literals,
+ * __proto__, which as a property would set the group's prototype, and
+ * then, which would make a group (or `tools` itself) a thenable that
+ * `await` calls instead of returning. */
 static const char *const reserved[] = {
 	"break",   "case",	 "catch",     "class",	  "const",     "continue",   "debugger",
 	"default", "delete",	 "do",	      "else",	  "enum",      "export",     "extends",
@@ -19,7 +21,7 @@ static const char *const reserved[] = {
 	"in",	   "instanceof", "interface", "let",	  "new",       "null",	     "package",
 	"private", "protected",	 "public",    "return",	  "static",    "super",	     "switch",
 	"this",	   "throw",	 "true",      "try",	  "typeof",    "var",	     "void",
-	"while",   "with",	 "yield",     "await",	  "__proto__",
+	"while",   "with",	 "yield",     "await",	  "__proto__", "then",
 };
 
 bool mname_reserved(const char *s)

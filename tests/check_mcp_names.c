@@ -39,6 +39,7 @@ START_TEST(test_base)
 	free(b);
 	ck_assert(mname_reserved("delete"));
 	ck_assert(mname_reserved("__proto__"));
+	ck_assert(mname_reserved("then")); /* await would call it */
 	ck_assert(!mname_reserved("remove"));
 }
 END_TEST
