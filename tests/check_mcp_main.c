@@ -519,6 +519,10 @@ START_TEST(config_handed_to_code_mode)
 	ck_assert_int_eq(run_bridge(badargs, out, sizeof out, err, sizeof err), 2);
 	ck_assert_str_eq(out, "");
 	ck_assert_msg(strstr(err, "--config") && strstr(err, "command"), "%s", err);
+	/* The option and the file, each said once. */
+	ck_assert_msg(strstr(err, "--config: ") && !strstr(strstr(err, "--config") + 1, "--config"),
+		      "%s", err);
+	ck_assert_msg(strstr(err, bad) && !strstr(strstr(err, bad) + 1, bad), "%s", err);
 	snprintf(cfg, sizeof cfg, "%s/mcp.json", dir);
 	f = fopen(cfg, "w");
 	fprintf(f, "{\"mcpServers\": {\"s\": {\"command\": \"%s\", \"args\": []}}}", stub_path());
