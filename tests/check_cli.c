@@ -251,7 +251,7 @@ START_TEST(test_options_anywhere)
 	/* After "--", an operand that looks like an option is a file name. */
 	run(&r, NULL, CTL("exec", "--", "--no-such-file"));
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_ptr_nonnull(strstr(r.err, "cannot read the script"));
+	ck_assert_ptr_nonnull(strstr(r.err, "cannot read the script --no-such-file: "));
 	unlink(path);
 }
 END_TEST
@@ -401,7 +401,12 @@ START_TEST(test_usage_error_one_line)
 		{CTL("--frob", "health"), "unknown option --frob"},
 		{CTL("exec", "-e"), "-e needs an argument"},
 		{CTL("exec"), "give the script as"},
-		{CTL("exec", "-e", "1", "extra-file"), "give the script as"},
+		{CTL("exec", "-e", "1", "extra-file"),
+		 "one script at a time: -e and the file extra-file given"},
+		{CTL("exec", "--cached", "x", "a.js", "b.js"),
+		 "one script at a time: --cached and 2 files (a.js ...) given"},
+		{CTL("stream", "-e", "1", "--cached", "x"),
+		 "one script at a time: -e and --cached given"},
 		{CTL("status"), "status takes an execution ID"},
 		{CTL("cancel", "a", "b"), "unexpected argument: b"},
 		{CTL("health", "x"), "health takes no arguments"},
