@@ -453,8 +453,8 @@ struct mcode *mcode_open(struct ploop *p, struct mrpc *m, struct mtool *t, const
 	struct mcfg *cfg = NULL;
 	*why = NULL;
 	if (mcfg_load_file(path, &cfg, err, sizeof err) < 0) {
-		if (asprintf(why, "--config %s", err) < 0)
-			*why = NULL;
+		/* err names the file; the caller names the option. */
+		*why = strdup(err);
 		return NULL;
 	}
 	return mcode_new(p, m, t, cfg, why);

@@ -145,7 +145,7 @@ static int usage_error(const char *fmt, ...)
 	fprintf(stderr, PROG ": ");
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+	fprintf(stderr, " (try '" PROG " --help')\n");
 	return EXIT_USAGE;
 }
 

@@ -216,8 +216,9 @@ static const struct tool tools[MTOOL_COUNT] = {
 	[MTOOL_EXECUTE] = {"execute", "Run a script",
 			   "Run JavaScript or TypeScript in a fresh, OS-confined sandbox process "
 			   "(no file system, no network, no timers). Returns the value, stdout, "
-			   "stderr, and on failure the error with its kind, line, column and "
-			   "stack. console.log writes to stdout. With background: true it returns "
+			   "stderr, and on failure the error with its kind, line (and column, for "
+			   "a syntax error) and stack. console.log writes to stdout. With "
+			   "background: true it returns "
 			   "an execution_id at once; poll it with status. Long output is cut at "
 			   "16384 bytes; status with the offsets given returns the rest. "
 			   "store(key, value) and load(key) keep JSON values across the "

@@ -293,10 +293,28 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int add_source(json_t *req, const struct opts *o, int argc, char **argv)
 {
-	int sources = !!o->code_arg + !!o->cached + (optind < argc);
-	if (sources != 1 || optind < argc - 1)
+	int files = argc - optind;
+	int sources = !!o->code_arg + !!o->cached + files;
+	if (sources == 0)
 		return usage_error(
 			"%s", "give the script as -e CODE, a FILE, - for stdin, or --cached NAME");
+	if (sources > 1) {
+		/* Says which were given, so that a stray operand is found. */
+		char given[256] = "";
+		size_t n = 0;
+		if (o->code_arg)
+			n += (size_t)snprintf(given + n, sizeof given - n, "-e");
+		if (o->cached)
+			n += (size_t)snprintf(given + n, sizeof given - n, "%s--cached",
+					      n ? " and " : "");
+		if (files == 1)
+			snprintf(given + n, sizeof given - n, "%sthe file %.100s", n ? " and " : "",
+				 argv[optind]);
+		else if (files > 1)
+			snprintf(given + n, sizeof given - n, "%s%d files (%.100s ...)",
+				 n ? " and " : "", files, argv[optind]);
+		return usage_error("one script at a time: %s given", given);
+	}
 	if (o->cached) {
 		json_object_set_new(req, "cached", json_string(o->cached));
 		return -1;
@@ -304,7 +322,8 @@ static int add_source(json_t *req, const struct opts *o, int argc, char **argv)
 	size_t len;
 	char *code = o->code_arg ? strdup(o->code_arg) : read_all(argv[optind], &len);
 	if (!code)
-		return fail(EXIT_USAGE, "cannot read the script: %s", strerror(errno));
+		return fail(EXIT_USAGE, "cannot read the script %s: %s", argv[optind],
+			    strerror(errno));
 	if (o->code_arg)
 		len = strlen(code);
 	json_t *text = json_stringn(code, len);

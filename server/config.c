@@ -237,6 +237,9 @@ static const char *default_cache_dir(void)
 	return path;
 }
 
+/* What a usage error ends with, instead of the whole usage text. */
+#define USAGE_HINT " (try 'sandboxd --help')"
+
 static int bad(const char *opt, const char *arg, const char *why)
 {
 	fprintf(stderr, "sandboxd: --%s %s: %s\n", opt, arg, why);
@@ -327,7 +330,10 @@ int config_parse(struct config *c, int argc, char **argv)
 	bool no_cache = false;
 
 	int opt;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	/* Usage errors are said here, one line and a hint (":" makes a
+	 * missing value ':' rather than '?'). */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		const char *name = opt >= OPT_SOCKET && opt <= OPT_VERSION
 					   ? options[opt - OPT_SOCKET].name
 					   : "?";
@@ -371,7 +377,18 @@ int config_parse(struct config *c, int argc, char **argv)
 		case 'h':
 		case OPT_HELP: fputs(usage, stdout); return 0;
 		case OPT_VERSION: printf("sandboxd %s\n", SANDBOXD_VERSION); return 0;
-		case '?': fputs(usage, stderr); return EXIT_USAGE;
+		case ':':
+			fprintf(stderr, "sandboxd: %s needs a value" USAGE_HINT "\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		case '?':
+			if (strncmp(argv[optind - 1], "--", 2) != 0)
+				fprintf(stderr, "sandboxd: unknown option '-%c'" USAGE_HINT "\n",
+					optopt);
+			else
+				fprintf(stderr, "sandboxd: unknown option '%s'" USAGE_HINT "\n",
+					argv[optind - 1]);
+			return EXIT_USAGE;
 		default: break;
 		}
 		if (parse_size(optarg, &v) < 0)
@@ -416,7 +433,7 @@ int config_parse(struct config *c, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "sandboxd: unexpected argument '%s'\n%s", argv[optind], usage);
+		fprintf(stderr, "sandboxd: unexpected argument '%s'" USAGE_HINT "\n", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (!c->cache_dir && !no_cache)

@@ -1,6 +1,8 @@
 // inspector.test.mjs - bin/sandboxd-mcp through the MCP Inspector's CLI
 // (`mcp-inspector --cli`), in both protocol eras: legacy (initialize) and
-// modern (2026-07-28: server/discover and a version on every request).
+// modern (2026-07-28: server/discover and a version on every request):
+// tools/list and every tool but search_tools (which needs upstream servers;
+// codemode.test.mjs has it), each run of the CLI a session of its own.
 //
 // The Inspector declares Node >= 22.19 but runs on Node 20; on an older Node
 // these checks do not run, and say so (each is reported as not run, never
@@ -94,6 +96,49 @@ for (const era of ["legacy", "modern"]) {
 			assert.equal(res?.isError, true, `${r.out}\n${r.err}`);
 			assert.equal(res.structuredContent?.error?.kind, "script");
 			assert.ok(res.content[0].text.includes("inspector sees this"));
+		});
+
+		test(`${era}: status, list_executions, cancel, test and list_scripts`, { skip: notRun }, async () => {
+			const call = (name, args) =>
+				run(era, ["--method", "tools/call", "--tool-name", name, "--tool-args-json", JSON.stringify(args)]);
+			// Each run is a session of its own: an execution that ended in one
+			// is found by id in the next.
+			const code = `return "inspector ${era} " + ${Date.now()}`;
+			const ex = await call("execute", { code });
+			assert.equal(ex.code, 0, `exit ${ex.code}: ${ex.out}\n${ex.err}`);
+			const id = ex.json?.result?.structuredContent?.execution_id;
+			assert.match(id ?? "", /^exec_/, ex.out);
+
+			const st = await call("status", { execution_id: id, wait_ms: 1000 });
+			assert.equal(st.code, 0, `exit ${st.code}: ${st.out}\n${st.err}`);
+			assert.equal(st.json.result.structuredContent.execution_id, id);
+			assert.equal(st.json.result.structuredContent.state, "completed");
+			assert.ok(st.json.result.content[0].text.includes(id));
+
+			const ls = await call("list_executions", { states: ["completed"], limit: 100 });
+			assert.equal(ls.code, 0, `exit ${ls.code}: ${ls.out}\n${ls.err}`);
+			const listed = ls.json.result.structuredContent.executions;
+			assert.ok(listed.some((e) => e.execution_id === id && e.state === "completed"), ls.out);
+
+			// An execution that has ended cannot be cancelled: a tool error
+			// naming it, not a protocol error.
+			const ca = await call("cancel", { execution_id: id });
+			assert.equal(ca.json?.result?.isError, true, `${ca.out}\n${ca.err}`);
+			assert.ok(ca.json.result.content[0].text.includes(id), ca.out);
+
+			const te = await call("test", {
+				code: "function twice(x) { return 2 * x; }",
+				tests: 'test("twice", () => assert.is(twice(4), 8)); test("wrong", () => assert.is(twice(1), 3));',
+			});
+			assert.equal(te.code, 0, `failing tests are a result, not an error: ${te.out}\n${te.err}`);
+			assert.deepEqual(te.json.result.structuredContent.summary, { total: 2, passed: 1, failed: 1, skipped: 0 });
+			assert.notEqual(te.json.result.isError, true);
+
+			const sc = await call("list_scripts", {});
+			assert.equal(sc.code, 0, `exit ${sc.code}: ${sc.out}\n${sc.err}`);
+			const cachedName = ex.json.result.structuredContent.cached?.name;
+			assert.ok(cachedName, `the execute was cached: ${ex.out}`);
+			assert.ok(sc.json.result.structuredContent.scripts.some((x) => x.name === cachedName), sc.out);
 		});
 	});
 }
