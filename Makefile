@@ -41,7 +41,7 @@ DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/d
 
 PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c protocol/source.c \
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c \
-            protocol/jsonv.c protocol/jstr.c
+            protocol/jsonv.c protocol/jstr.c protocol/size.c
 WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
             worker/forkserver.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "../protocol/limits.h"
+#include "../protocol/size.h"
 #include "mcp_codemode.h"
 #include "mcp_rpc.h"
 #include "mcp_tools.h"
@@ -111,32 +112,6 @@ static void logmsg(const char *fmt, ...)
 	fprintf(stderr, PROG ": %.*s", n + 1, line);
 }
 
-/* A decimal count with an optional K/M/G suffix, as the daemon takes its
- * sizes; -1 when malformed. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	unsigned shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end != '\0' || v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
@@ -196,7 +171,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_MEMORY:
 		case OPT_OUTPUT:
 		case OPT_CPU:
-			if (parse_size(optarg, &v) < 0 || v == 0)
+			if (size_parse(optarg, &v) < 0 || v == 0)
 				return usage_error("--%s: '%s' is not a positive number "
 						   "(a K, M or G suffix may follow)",
 						   li >= 0 ? options[li].name : "?", optarg);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
+#include "../protocol/size.h"
 #include "sdc.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
@@ -1002,29 +1003,15 @@ static const struct option options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* A decimal count with an optional K, M or G suffix (powers of 1024, either
- * case), as sandboxd's own options take them (server/config.c). */
+/* A size or count option's value (protocol/size.h, as sandboxd takes
+ * them), at most INT64_MAX; -1 to go on, else the usage error's status. */
 static int parse_size(const char *opt, const char *s, json_int_t *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = *s == '-' || *s == '\0' ? 0 : strtoull(s, &end, 10);
-	bool ok = *s != '-' && *s != '\0' && !errno && end != s;
-	unsigned shift = 0;
-	if (ok) {
-		if (*end == 'K' || *end == 'k')
-			shift = 10;
-		else if (*end == 'M' || *end == 'm')
-			shift = 20;
-		else if (*end == 'G' || *end == 'g')
-			shift = 30;
-		end += !!shift;
-		ok = *end == '\0' && v <= ((unsigned long long)INT64_MAX >> shift);
-	}
-	if (!ok)
+	uint64_t v;
+	if (size_parse(s, &v) < 0 || v > INT64_MAX)
 		return usage_error("--%s %s: expected a non-negative number (K, M, G allowed)", opt,
 				   s);
-	*out = (json_int_t)(v << shift);
+	*out = (json_int_t)v;
 	return -1;
 }
 

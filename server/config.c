@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../protocol/limits.h"
+#include "../protocol/size.h"
 #include "log.h"
 #include "owner.h"
 
@@ -169,31 +170,6 @@ static const struct option options[] = {
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
-
-/* A decimal count with an optional K/M/G suffix; -1 when malformed. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	unsigned shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end != '\0' || v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
 
 /* FIRST-LAST, two decimal ids with 0 < FIRST <= LAST < 2^32 - 1 (the
  * kernel's "no id"), at most LIMIT_WORKER_UIDS_MAX of them; -1 when not. */
@@ -391,7 +367,7 @@ int config_parse(struct config *c, int argc, char **argv)
 			return EXIT_USAGE;
 		default: break;
 		}
-		if (parse_size(optarg, &v) < 0)
+		if (size_parse(optarg, &v) < 0)
 			return bad(name, optarg,
 				   "expected a non-negative number (K, M, G allowed)");
 		switch (opt) {
