@@ -29,8 +29,6 @@
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_CONN = 3 };
 
-#define SYSTEM_SOCKET "/run/sandboxd/sandboxd.sock"
-#define LOCAL_SOCKET "run/sandboxd.sock"
 /* --follow asks for new output this often at the longest. */
 #define FOLLOW_WAIT_MS 250
 
@@ -51,9 +49,9 @@ static const char usage[] =
 	"                     MCP tools/list result)\n"
 	"  help                                               this text\n"
 	"options (before or after the command and its operands; -- ends them):\n"
-	"  --socket PATH      daemon socket (env SANDBOXD_SOCKET; default ./" LOCAL_SOCKET
+	"  --socket PATH      daemon socket (env SANDBOXD_SOCKET; default ./" SDC_LOCAL_SOCKET
 	" if it\n"
-	"                     exists, else " SYSTEM_SOCKET ")\n"
+	"                     exists, else " SDC_SYSTEM_SOCKET ")\n"
 	"  -e, --eval CODE    the script (else read from FILE, or stdin for -)\n"
 	"  --timeout-ms N, --memory-bytes N, --output-bytes N   execution limits\n"
 	"                     (numbers take a K, M or G suffix, powers of 1024, as\n"

@@ -17,9 +17,6 @@
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 
-#define SYSTEM_SOCKET "/run/sandboxd/sandboxd.sock"
-#define LOCAL_SOCKET "run/sandboxd.sock"
-
 /* One request waiting for its final reply. fn NULL: its frames are
  * dropped (sdc_forget, or sent without a handler). */
 struct reg {
@@ -55,7 +52,7 @@ const char *sdc_default_socket(void)
 	const char *env = getenv("SANDBOXD_SOCKET");
 	if (env && *env)
 		return env;
-	return access(LOCAL_SOCKET, F_OK) == 0 ? LOCAL_SOCKET : SYSTEM_SOCKET;
+	return access(SDC_LOCAL_SOCKET, F_OK) == 0 ? SDC_LOCAL_SOCKET : SDC_SYSTEM_SOCKET;
 }
 
 const char *sdc_strerror(int status)

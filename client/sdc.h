@@ -88,6 +88,8 @@ static inline bool sdc_is_final(const json_t *frame)
  * else ./run/sandboxd.sock when it exists (a `make run` daemon), else
  * /run/sandboxd/sandboxd.sock. Borrowed (the environment or a constant).
  */
+#define SDC_SYSTEM_SOCKET "/run/sandboxd/sandboxd.sock"
+#define SDC_LOCAL_SOCKET "run/sandboxd.sock"
 const char *sdc_default_socket(void);
 
 /*
