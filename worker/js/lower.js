@@ -1915,13 +1915,20 @@
 			this.w(');');
 			return;
 		case 'TryStatement':
-			this.w('try ');
+			/* try B catch C finally F is printed as try { try B catch C }
+			 * finally F, which means the same: the engine, given the
+			 * flat form, lets C catch what F throws after B or C
+			 * returned or broke out. */
+			var split = n.handler && n.finalizer;
+			this.w(split ? 'try { try ' : 'try ');
 			this.statement(n.block);
 			if (n.handler) {
 				this.sync(n.handler);
 				this.w(' catch (' + n.handler.param.name + ') ');
 				this.statement(n.handler.body);
 			}
+			if (split)
+				this.w(' }');
 			if (n.finalizer) {
 				this.w(' finally ');
 				this.statement(n.finalizer);
