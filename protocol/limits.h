@@ -432,7 +432,7 @@
  * nested at most this deep; deeper code is lowered (the lowering has its
  * own bounds under the script's heap and CPU limits). Far beyond what
  * people or models write, well within Duktape's own compiler limit of
- * 2500 (DUK_USE_COMPILER_RECLIMIT), and 24 bytes a level on the stack. */
+ * 2500 (DUK_USE_COMPILER_RECLIMIT), and 20 bytes a level on the stack. */
 #define LIMIT_PRESCAN_DEPTH 1000
 
 #endif
