@@ -43,7 +43,7 @@ PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c pr
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c \
             protocol/jsonv.c protocol/jstr.c protocol/size.c
 WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
-            worker/forkserver.c
+            worker/forkserver.c worker/prescan.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.
 JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o \
             build/gen/js_typescript.o build/gen/js_lower.o build/gen/js_runtime.o \
@@ -74,6 +74,8 @@ UNIT_TESTS += check_mcp_tools
 # Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
 # mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
 UNIT_TESTS += check_mcp_config check_mcp_names
+# The ES5 fast path's pre-scan alone (worker/prescan.c).
+UNIT_TESTS += check_prescan
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -171,6 +173,7 @@ build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protoco
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
+build/tests/check_prescan: $(call obj,tests/check_prescan.c worker/prescan.c)
 build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c)
 build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) client/mcp_rpc.c \
     client/ploop.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))

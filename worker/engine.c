@@ -16,6 +16,7 @@
 #include "../protocol/io.h"
 #include "../protocol/utf8.h"
 #include "js.h"
+#include "prescan.h"
 #include "store.h"
 
 static duk_context *heap_ctx;
@@ -1246,9 +1247,11 @@ static void push_global_vars(duk_context *ctx)
 
 /* Compiles src (what the request gave, or its lowered form at the top of
  * the stack when lowered is set) as a function body or as program code.
- * Code the engine takes as it is goes no further; code it cannot parse is
- * lowered first. NULL with the compiled function on the stack, or the
- * failure result. */
+ * JavaScript the pre-scan finds nothing in whose ES5.1 and ES2022 readings
+ * differ (prescan.h) is compiled by the engine as it is, and goes no
+ * further when the engine takes it; the rest, and what the engine cannot
+ * parse, is lowered first. NULL with the compiled function on the stack,
+ * or the failure result. */
 static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engine_language lang,
 		       const char *file, bool body)
 {
@@ -1257,7 +1260,7 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 	static const char head[] = "function(){";
 	static const char tail[] = "\n}";
 	duk_uint_t flags = body ? DUK_COMPILE_FUNCTION : 0;
-	if (lang != ENGINE_TYPESCRIPT) {
+	if (lang != ENGINE_TYPESCRIPT && !prescan_reason(code, len)) {
 		duk_int_t rc;
 		if (body) {
 			size_t total = sizeof head - 1 + len + sizeof tail - 1;

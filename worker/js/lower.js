@@ -132,7 +132,15 @@
 		}
 	}
 
-	var BLOCK_KINDS = {let: true, 'const': true, 'class': true};
+	var BLOCK_KINDS = {let: true, 'const': true, 'class': true, blockfn: true};
+
+	/* True when a body's directive prologue holds "use strict". */
+	function strictBody(list) {
+		for (var i = 0; i < list.length && list[i].directive !== undefined; i++)
+			if (list[i].directive === 'use strict')
+				return true;
+		return false;
+	}
 
 	function analyze(program, rootScope) {
 		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [];
@@ -218,6 +226,8 @@
 
 		function fn(n, scope) {
 			var s = new Scope(scope, true);
+			s.strict = scope.fn.strict ||
+				   (n.body.type === 'BlockStatement' && strictBody(n.body.body));
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
 			var simple = true;
@@ -276,7 +286,11 @@
 				refs.push(n, scope);
 				return;
 			case 'FunctionDeclaration':
-				declare(scope, n.id.name, 'function', n.id);
+				/* In strict code a function declared in a block is
+				 * the block's (ES2022 14.2); in sloppy code it stays
+				 * the function's, as Annex B.3.3 mostly has it. */
+				declare(scope, n.id.name,
+					scope !== scope.fn && scope.fn.strict ? 'blockfn' : 'function', n.id);
 				fn(n, scope);
 				return;
 			case 'FunctionExpression':
@@ -393,6 +407,7 @@
 			children(n, function (child) { visit(child, scope); });
 		}
 
+		rootScope.strict = rootScope.strict || strictBody(program.body);
 		statements(program.body, rootScope);
 
 		/* Resolve every reference. */
