@@ -169,7 +169,9 @@
 		return v;
 	}
 
-	function accessor(obj, key, kind, fn, enumerable) {
+	/* name: what names fn instead of key (a private member's #name). */
+	function accessor(obj, key, kind, fn, enumerable, name) {
+		fname(fn, name === undefined ? key : name, kind);
 		var d = hasOwn.call(obj, key) ? Object.getOwnPropertyDescriptor(obj, key) : null;
 		var desc = {configurable: true, enumerable: enumerable};
 		if (d && !hasOwn.call(d, 'value')) {
@@ -210,15 +212,20 @@
 		return self;
 	}
 
-	/* Methods, getters and setters of a class: [key, fn, kind] in order. */
+	/* Methods, getters and setters of a class: [key, fn, kind, name] in
+	 * order, each function named after its key (or name when given). */
 	function methods(obj, list) {
 		for (var i = 0; i < list.length; i++) {
 			var m = list[i];
-			if (m[2] === 'method')
+			if (m[2] === 'method') {
+				var name = keyName(m.length > 3 ? m[3] : m[0]);
+				if (!hasOwn.call(m[1], 'name') || m[1].name !== name)
+					fname(m[1], name);
 				defineProperty(obj, m[0], {value: m[1], writable: true, configurable: true,
 							   enumerable: false});
-			else
-				accessor(obj, m[0], m[2], m[1], false);
+			} else {
+				accessor(obj, m[0], m[2], m[1], false, m[3]);
+			}
 		}
 	}
 
@@ -467,10 +474,26 @@
 		return re;
 	}
 
-	/* A top-level function of program code, renamed inside the wrapper
-	 * (see the lowering's globalize), under its own name again. */
-	function fname(fn, name) {
-		defineProperty(fn, 'name', {value: name, configurable: true});
+	/* ---- function names */
+
+	/* The name a property key gives a function (SetFunctionName): a
+	 * symbol's description in brackets. */
+	function keyName(key) {
+		if (typeof key === 'symbol') {
+			var d = key.description;
+			return d === undefined ? '' : '[' + d + ']';
+		}
+		return String(key);
+	}
+
+	/* fn named after key (a name, or a key: see keyName), prefix ("get",
+	 * "set") before it: a top-level function of program code renamed
+	 * inside the wrapper (see the lowering's globalize), or a function
+	 * whose name the lowering could not give it by its syntax. */
+	function fname(fn, key, prefix) {
+		var name = keyName(key);
+		defineProperty(fn, 'name', {value: prefix ? prefix + ' ' + name : name,
+					    configurable: true});
 		return fn;
 	}
 
