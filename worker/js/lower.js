@@ -722,14 +722,18 @@
 				     id: null, params: n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
 				     $home: n.$home, $asyncGen: n.async && n.generator};
-			var outer = {type: n.type, id: n.id, params: lengthParams(n.params), async: false,
-				     generator: false, expression: false, loc: n.loc, $home: n.$home,
-				     $named: n.$named, $method: !n.generator, $bare: n.$bare,
-				     start: n.start,
+			/* A generator's objects inherit from its prototype: it
+			 * passes itself, by its own name or one of ours. */
+			var self = n.generator ? (n.id ? n.id : id('$$g' + (++tempN))) : null;
+			var outer = {type: n.type, id: self || n.id, params: lengthParams(n.params),
+				     async: false, generator: false, expression: false, loc: n.loc,
+				     $home: n.$home, $named: n.generator ? undefined : n.$named,
+				     $method: !n.generator, $bare: n.$bare, start: n.start,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
 						: n.async ? 'async' : 'generator',
-						[raw('this'), raw('arguments'), inner]), n)], n.body)};
-			return txFunction(outer, c);
+						[raw('this'), raw('arguments'), inner].concat(self ? [id(self.name)] : [])), n)], n.body)};
+			var lowered = txFunction(outer, c);
+			return n.generator ? generatorFn(lowered, n, self) : lowered;
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
@@ -785,6 +789,18 @@
 			   id: n.id && n.type !== 'ArrowFunctionExpression' ? n.id : null,
 			   params: params, body: at(block(all), n.body), loc: n.loc};
 		return named(out, n);
+	}
+
+	/* The lowered generator function fn of n, given its prototype (and
+	 * its name, when self is one of ours): a declaration by a statement
+	 * where it stands (the runtime also does it at its first call). */
+	function generatorFn(fn, n, self) {
+		if (fn.type === 'FunctionDeclaration')
+			return [fn, stmt(rtCall('genFn', [id(self.name), lit(!!n.async)]), n)];
+		var args = [fn, lit(!!n.async)];
+		if (!n.id)
+			args = args.concat(nameArgs(n.$named === undefined ? '' : n.$named));
+		return rtCall('genFn', args, n);
 	}
 
 	/* ---- function length: the parameters before the first default or rest */

@@ -377,8 +377,8 @@
 	if (Symbol.toStringTag)
 		defineProperty(GP, Symbol.toStringTag, {configurable: true, value: 'Generator'});
 
-	function generator(self, list, body) {
-		var o = new GeneratorObject();
+	function generator(self, list, body, fn) {
+		var o = Object.create(objectsProto(fn, GP));
 		defineProperty(o, GEN, {value: new Generator(self, list, body)});
 		return o;
 	}
@@ -630,10 +630,51 @@
 	defineProperty(AGP, ASYNC_ITERATOR, {writable: true, configurable: true,
 					    value: function () { return this; }});
 
-	function asyncGenerator(self, list, body) {
-		var o = new AsyncGeneratorObject();
+	function asyncGenerator(self, list, body, fn) {
+		var o = Object.create(objectsProto(fn, AGP));
 		defineProperty(o, GEN, {value: new AsyncGen(self, list, body)});
 		return o;
+	}
+
+	/* ---- generator functions */
+
+	/* %GeneratorFunction.prototype% (or the async one): what generator
+	 * functions inherit from; its prototype is their objects' default. */
+	function functionProto(objects, tag) {
+		var fp = Object.create(Function.prototype);
+		defineProperty(fp, 'prototype', {value: objects, configurable: true});
+		defineProperty(objects, 'constructor', {value: fp, configurable: true});
+		if (Symbol.toStringTag)
+			defineProperty(fp, Symbol.toStringTag, {value: tag, configurable: true});
+		return fp;
+	}
+	var GFP = functionProto(GP, 'GeneratorFunction');
+	var AGFP = functionProto(AGP, 'AsyncGeneratorFunction');
+	var GENFN = keys.fresh();
+
+	/* fn as a generator function (async: an async one), once: its own
+	 * prototype a fresh object inheriting from its objects' default, no
+	 * constructor in it; named after key (see fname) when given. */
+	function genFn(fn, async, key, prefix) {
+		if (arguments.length > 2)
+			fname(fn, key, prefix);
+		if (hasOwn.call(fn, GENFN))
+			return fn;
+		defineProperty(fn, GENFN, {value: true});
+		defineProperty(fn, 'prototype', {value: Object.create(async ? AGP : GP)});
+		setPrototypeOf(fn, async ? AGFP : GFP);
+		return fn;
+	}
+
+	/* What a generator's objects inherit from: its prototype, when that
+	 * is an object, else def (the generator object prototype). */
+	function objectsProto(fn, def) {
+		if (!fn)
+			return def;
+		if (!hasOwn.call(fn, GENFN))
+			genFn(fn, def === AGP);
+		var p = fn.prototype;
+		return isObject(p) ? p : def;
 	}
 
 	/* The loop wrapper's answer for `break` (see the lowering of loops
@@ -672,6 +713,7 @@
 		awaitValue: awaitValue,
 		async: async,
 		fname: fname,
+		genFn: genFn,
 		BREAK: BREAK
 	});
 })
