@@ -732,6 +732,9 @@
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
 						: n.async ? 'async' : 'generator',
 						[raw('this'), raw('arguments'), inner].concat(self ? [id(self.name)] : [])), n)], n.body)};
+			/* Those that stay functions (generators, declarations) refuse new. */
+			if (n.generator || n.type === 'FunctionDeclaration')
+				outer.body.body.unshift(stmt(rtCall('notNew', [raw('new.target')])));
 			var lowered = txFunction(outer, c);
 			return n.generator ? generatorFn(lowered, n, self) : lowered;
 		}

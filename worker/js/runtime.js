@@ -666,6 +666,13 @@
 		return fn;
 	}
 
+	/* A generator or async function called with new (target its
+	 * new.target): it is no constructor. */
+	function notNew(target) {
+		if (target !== undefined)
+			throw new TypeError('not a constructor');
+	}
+
 	/* What a generator's objects inherit from: its prototype, when that
 	 * is an object, else def (the generator object prototype). */
 	function objectsProto(fn, def) {
@@ -714,6 +721,7 @@
 		async: async,
 		fname: fname,
 		genFn: genFn,
+		notNew: notNew,
 		BREAK: BREAK
 	});
 })
