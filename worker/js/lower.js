@@ -1459,9 +1459,10 @@
 				run = null;
 				var key, name;
 				if (p.computed) {
-					/* Held for the name of the function it keys. */
+					/* A property key before the value is evaluated,
+					 * held for the name of the function it keys. */
 					var kt = temp(c);
-					key = assign(id(kt), tx(p.key, c));
+					key = assign(id(kt), rtCall('propertyKey', [tx(p.key, c)]));
 					name = {key: id(kt)};
 				} else {
 					key = lit(p.key.type === 'Identifier' ? p.key.name : p.key.value);

@@ -476,6 +476,21 @@
 
 	/* ---- function names */
 
+	/* ToPropertyKey(v): a symbol, or a string. */
+	function propertyKey(v) {
+		if (isObject(v)) {
+			var exotic = Symbol.toPrimitive ? v[Symbol.toPrimitive] : undefined;
+			if (exotic != null) {
+				v = exotic.call(v, 'string');
+				if (isObject(v))
+					throw new TypeError('cannot convert the key to a primitive');
+			} else {
+				return String(v);
+			}
+		}
+		return typeof v === 'symbol' ? v : String(v);
+	}
+
 	/* The name a property key gives a function (SetFunctionName): a
 	 * symbol's description in brackets. */
 	function keyName(key) {
@@ -721,6 +736,7 @@
 		async: async,
 		fname: fname,
 		genFn: genFn,
+		propertyKey: propertyKey,
 		notNew: notNew,
 		BREAK: BREAK
 	});
