@@ -110,9 +110,14 @@ build/duktape/duk_config.h: $(DUK_SRC)/duk_config.h scripts/duk-config.sh
 	@mkdir -p $(dir $@)
 	sh scripts/duk-config.sh $< > $@.tmp && mv $@.tmp $@
 
-build/duktape/duktape.h build/duktape/duktape.c: build/duktape/%: $(DUK_SRC)/%
+build/duktape/duktape.h: $(DUK_SRC)/duktape.h
 	@mkdir -p $(dir $@)
 	cp $< $@
+
+# The engine's functions as ES2022 has them (scripts/duk-patch.sh).
+build/duktape/duktape.c: $(DUK_SRC)/duktape.c scripts/duk-patch.sh
+	@mkdir -p $(dir $@)
+	sh scripts/duk-patch.sh $< > $@.tmp && mv $@.tmp $@
 
 # Third-party code: built as it is, without our warning set.
 build/duktape/duktape.o: $(DUK_GEN)
