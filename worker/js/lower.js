@@ -1766,6 +1766,38 @@
 		return out + '"';
 	}
 
+	/* ---- identifiers Duktape's tables lack
+	 *
+	 * Duktape reads identifiers as ES5.1 does, by its own Unicode tables:
+	 * ES2022's ID_Start and ID_Continue (Other_ID_Start such as U+2118,
+	 * characters of newer Unicode versions) are not all there, so a name
+	 * acorn took may be an "invalid token" to Duktape. The printer writes
+	 * every identifier with a character beyond ASCII as an ASCII name of
+	 * the lowering's own, the same for every occurrence of the same name,
+	 * so scoping is unchanged: $$u, then each letter or digit as it is and
+	 * each other UTF-16 unit as _ and four hex digits. A property name is
+	 * quoted instead; a declared function or class keeps its name for
+	 * .name and stacks (fname, see P.statements and P.fn). */
+
+	var ASCII_NAME = /^[A-Za-z_$][\w$]*$/;
+
+	function printedName(name) {
+		if (ASCII_NAME.test(name))
+			return name;
+		var out = '$$u';
+		for (var i = 0; i < name.length; i++) {
+			var ch = name.charAt(i);
+			out += /[A-Za-z0-9]/.test(ch) ? ch
+				: '_' + ('000' + name.charCodeAt(i).toString(16)).slice(-4);
+		}
+		return out;
+	}
+
+	/* A property name after a dot, or as an object literal's key. */
+	function printedKey(name) {
+		return ASCII_NAME.test(name) ? name : quote(name);
+	}
+
 	function Printer() {
 		this.out = [];
 		this.line = 1;
@@ -1786,7 +1818,21 @@
 	P.w = function (s) { this.out.push(s); };
 
 	P.statements = function (list) {
-		for (var i = 0; i < list.length; i++) {
+		var i = 0;
+		for (; i < list.length && list[i].directive; i++) {
+			this.w(' ');
+			this.statement(list[i]);
+		}
+		/* A function declared here under a name printed otherwise is
+		 * named again before anything in the block can call it. */
+		for (var j = i; j < list.length; j++) {
+			var d = list[j];
+			if (d.type === 'FunctionDeclaration' && d.id &&
+			    printedName(d.id.name) !== d.id.name)
+				this.w(' $$rt.fname(' + printedName(d.id.name) + ', ' +
+				       quote(d.id.$orig || d.id.name) + ');');
+		}
+		for (; i < list.length; i++) {
 			this.w(' ');
 			this.statement(list[i]);
 		}
@@ -1919,7 +1965,7 @@
 			this.statement(n.block);
 			if (n.handler) {
 				this.sync(n.handler);
-				this.w(' catch (' + n.handler.param.name + ') ');
+				this.w(' catch (' + printedName(n.handler.param.name) + ') ');
 				this.statement(n.handler.body);
 			}
 			if (n.finalizer) {
@@ -1946,13 +1992,13 @@
 			this.w(' }');
 			return;
 		case 'LabeledStatement':
-			this.w(n.label.name + ': ');
+			this.w(printedName(n.label.name) + ': ');
 			this.statement(n.body);
 			return;
 		case 'BreakStatement':
 		case 'ContinueStatement':
 			this.w((n.type === 'BreakStatement' ? 'break' : 'continue') +
-			       (n.label ? ' ' + n.label.name : '') + ';');
+			       (n.label ? ' ' + printedName(n.label.name) : '') + ';');
 			return;
 		case 'EmptyStatement':
 			this.w(';');
@@ -1977,7 +2023,7 @@
 			if (i)
 				this.w(', ');
 			this.sync(d);
-			this.w(d.id.name);
+			this.w(printedName(d.id.name));
 			if (d.init) {
 				this.w(' = ');
 				this.expr(d.init, 2);
@@ -1986,15 +2032,27 @@
 	};
 
 	P.fn = function (n) {
+		/* A function expression whose name is printed otherwise. */
+		var renamed = n.type === 'FunctionExpression' && n.id &&
+			printedName(n.id.name) !== n.id.name;
+		if (renamed)
+			this.w('($$rt.fname(');
 		this.w('function');
 		if (n.id)
-			this.w(' ' + n.id.name);
-		this.w('(');
-		for (var i = 0; i < n.params.length; i++)
-			this.w((i ? ', ' : '') + n.params[i].name);
-		this.w(') {');
+			this.w(' ' + printedName(n.id.name));
+		this.params(n.params);
+		this.w(' {');
 		this.statements(n.body.body);
 		this.w(' }');
+		if (renamed)
+			this.w(', ' + quote(n.id.$orig || n.id.name) + '))');
+	};
+
+	P.params = function (params) {
+		this.w('(');
+		for (var i = 0; i < params.length; i++)
+			this.w((i ? ', ' : '') + printedName(params[i].name));
+		this.w(')');
 	};
 
 	P.args = function (list) {
@@ -2029,7 +2087,7 @@
 		var i;
 		switch (n.type) {
 		case 'Identifier':
-			this.w(n.name);
+			this.w(printedName(n.name));
 			return;
 		case 'Raw':
 			this.w(n.code);
@@ -2067,14 +2125,13 @@
 				var pr = n.properties[i];
 				this.w(i ? ', ' : '');
 				this.sync(pr);
-				var key = pr.key.type === 'Identifier' ? pr.key.name
+				var key = pr.key.type === 'Identifier' ? printedKey(pr.key.name)
 					: typeof pr.key.value === 'number' ? String(pr.key.value)
 					: quote(pr.key.value);
 				if (pr.kind === 'get' || pr.kind === 'set') {
-					this.w(pr.kind + ' ' + key + '(');
-					for (var j = 0; j < pr.value.params.length; j++)
-						this.w((j ? ', ' : '') + pr.value.params[j].name);
-					this.w(') {');
+					this.w(pr.kind + ' ' + key);
+					this.params(pr.value.params);
+					this.w(' {');
 					this.statements(pr.value.body.body);
 					this.w(' }');
 				} else {
@@ -2175,8 +2232,10 @@
 				this.w('[');
 				this.expr(n.property, 1);
 				this.w(']');
-			} else {
+			} else if (ASCII_NAME.test(n.property.name)) {
 				this.w('.' + n.property.name);
+			} else {
+				this.w('[' + quote(n.property.name) + ']');
 			}
 			return;
 		case 'MetaProperty':
@@ -2287,7 +2346,7 @@
 					top.temps.push(name);
 			} else if (!hasOwn.call(seen, '$' + name)) {
 				seen['$' + name] = true;
-				globals.push(name);
+				globals.push(printedName(name));
 			}
 		}
 		function assignments(decl) {
