@@ -615,7 +615,11 @@
 			out.push([p, value]);
 			return;
 		case 'MemberExpression':
-			out.push([tx(p, c), value]);
+			if (isPrivate(p))
+				out.push([null, rtCall('pset', [tx(p.object, c), privateKey(p.property),
+								value])]);
+			else
+				out.push([tx(p, c), value]);
 			return;
 		case 'AssignmentPattern':
 			var t = holder(value, c, out, decl);
@@ -817,11 +821,74 @@
 
 	var classes = []; /* private names of the classes being lowered */
 
+	/* The variable holding #name's record in the class that declares it
+	 * (see the runtime's private names). */
 	function privateKey(node) {
 		for (var i = classes.length - 1; i >= 0; i--)
 			if (hasOwn.call(classes[i], '#' + node.name))
-				return lit(classes[i]['#' + node.name]);
+				return id(classes[i]['#' + node.name].v);
 		unsupported(node, 'the private name #' + node.name + ' outside its class');
+	}
+
+	function isPrivate(n) {
+		return n.type === 'MemberExpression' && n.property.type === 'PrivateIdentifier';
+	}
+
+	/* The private names a class declares: '#name' -> {v: the variable of
+	 * its record, kind}, the records' declaration, and the methods and
+	 * accessors whose brands instances (or the class) get. */
+	function privateNames(members) {
+		var priv = {}, pairs = [], inst = [], stat = [];
+		for (var i = 0; i < members.length; i++) {
+			var m = members[i];
+			if (!m.key || m.key.type !== 'PrivateIdentifier')
+				continue;
+			var k = '#' + m.key.name;
+			var kind = m.type === 'PropertyDefinition' ? 'field'
+				: m.kind === 'get' || m.kind === 'set' ? 'accessor' : 'method';
+			if (!hasOwn.call(priv, k)) {
+				priv[k] = {v: '$$pn' + (++tempN), kind: kind};
+				pairs.push([id(priv[k].v), rtCall('pname', [lit(k), lit(kind)])]);
+				if (kind !== 'field')
+					(m.static ? stat : inst).push(id(priv[k].v));
+			}
+		}
+		return {names: priv, decl: pairs.length ? varDecl(pairs) : null, inst: inst,
+			stat: stat};
+	}
+
+	/* o.#x = v, o.#x op= v, o.#x &&= v ...: the runtime's pget and pset. */
+	function txPrivateAssign(n, c) {
+		var P = privateKey(n.left.property), obj = tx(n.left.object, c);
+		var op = n.operator;
+		if (op === '=')
+			return at(rtCall('pset', [obj, P, tx(n.right, c)]), n);
+		var ot = temp(c);
+		var get = rtCall('pget', [assign(id(ot), obj), P]);
+		var set = function (v) { return rtCall('pset', [id(ot), P, v]); };
+		var right = tx(n.right, c);
+		if (op === '||=' || op === '&&=')
+			return at(logical(op.slice(0, 2), get, set(right)), n);
+		if (op === '??=') {
+			var v = temp(c);
+			return at(cond(bin('!=', assign(id(v), get), lit(null)), id(v), set(right)), n);
+		}
+		/* The object is evaluated first, then read, then the right side. */
+		var old = rtCall('pget', [id(ot), P]);
+		var value = op === '**=' ? call(member(id('Math'), 'pow'), [old, right])
+			: bin(op.slice(0, -1), old, right);
+		return at(rtCall('pset', [assign(id(ot), obj), P, value]), n);
+	}
+
+	/* o.#x++, --o.#x */
+	function txPrivateUpdate(n, c) {
+		var P = privateKey(n.argument.property), ot = temp(c), old = temp(c);
+		var read = assign(id(old), {type: 'UnaryExpression', operator: '+', prefix: true,
+			argument: rtCall('pget', [assign(id(ot), tx(n.argument.object, c)), P])});
+		var next = bin(n.operator.charAt(0), id(old), lit(1));
+		if (n.prefix)
+			return at(seq([read, rtCall('pset', [id(ot), P, next])]), n);
+		return at(seq([read, rtCall('pset', [id(ot), P, next]), id(old)]), n);
 	}
 
 	/* A member's key, lowered later with the rest of the class. */
@@ -852,17 +919,32 @@
 		var name = n.id ? (n.id.$orig || n.id.name) : (nameHint || '$$class' + cid);
 		var superVar = n.superClass ? '$$super' + cid : null;
 		var initVar = null;
-		var members = n.body.body, priv = {}, i, m;
+		var members = n.body.body, i, m;
+		var pn = privateNames(members), priv = pn.names;
 		for (i = 0; i < members.length; i++) {
 			m = members[i];
-			if (m.key && m.key.type === 'PrivateIdentifier')
-				priv['#' + m.key.name] = '#' + m.key.name + '@' + cid;
 			if (m.type === 'PropertyDefinition' && !m.static)
 				initVar = '$$init' + cid;
 		}
+		if (pn.inst.length)
+			initVar = '$$init' + cid;
 		classes.push(priv);
 		var C = function () { return id(name); };
 		var out = [], ctor = null, fields = [], initPlaced = false;
+		/* Static fields and blocks run once every method is defined (and
+		 * the static private methods' brands are on the class), in their
+		 * order: in a function declared where the first of them is,
+		 * called last. */
+		var statics = [], staticVar = '$$static' + cid, staticPlaced = false;
+		var placeStatics = function (from) {
+			if (!staticPlaced) {
+				staticPlaced = true;
+				out.push({type: 'FunctionDeclaration', id: id(staticVar), params: [],
+					  body: block(statics), loc: from.loc});
+			}
+		};
+		if (pn.decl)
+			out.push(pn.decl);
 		for (i = 0; i < members.length; i++)
 			if (members[i].kind === 'constructor')
 				ctor = members[i];
@@ -905,8 +987,11 @@
 										: String(m.key.value));
 				var target = m.static ? C() : member(C(), 'prototype');
 				var kind = m.kind === 'get' || m.kind === 'set' ? m.kind : 'method';
-				out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf([
-					keyOf(m), fn, lit(kind)])])]), m));
+				if (m.key.type === 'PrivateIdentifier')
+					out.push(stmt(rtCall('pdef', [keyOf(m), fn, lit(kind)]), m));
+				else
+					out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf([
+						keyOf(m), fn, lit(kind)])])]), m));
 			} else if (m.type === 'PropertyDefinition') {
 				var key = keyOf(m);
 				if (m.computed) {
@@ -920,10 +1005,13 @@
 								      'call'), [C()]) : void0();
 					if (v.callee)
 						v.callee.object.$home = home;
-					out.push(stmt(rtCall('field', [C(), key, v, lit(hidden)]), m));
+					placeStatics(m);
+					statics.push(stmt(hidden ? rtCall('padd', [C(), key, v])
+						: rtCall('field', [C(), key, v, lit(false)]), m));
 				} else {
-					fields.push(stmt(rtCall('field', [{type: 'ThisExpression'}, key,
-						m.value || void0(), lit(hidden)]), m));
+					var self = {type: 'ThisExpression'};
+					fields.push(stmt(hidden ? rtCall('padd', [self, key, m.value || void0()])
+						: rtCall('field', [self, key, m.value || void0(), lit(false)]), m));
 					if (!initPlaced) {
 						initPlaced = true;
 						out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
@@ -933,9 +1021,24 @@
 			} else if (m.type === 'StaticBlock') {
 				var sb = fnExpr([], m.body, m);
 				sb.$home = home;
-				out.push(stmt(call(member(sb, 'call'), [C()]), m));
+				placeStatics(m);
+				statics.push(stmt(call(member(sb, 'call'), [C()]), m));
 			}
 		}
+		/* Instances get the brands of the private methods first. */
+		if (pn.inst.length) {
+			fields.unshift(stmt(rtCall('pbrand', [{type: 'ThisExpression'}, arrayOf(pn.inst)])));
+			if (!initPlaced)
+				out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
+					  body: block(fields), loc: n.body.loc,
+					  $home: superVar ? {superVar: superVar, isStatic: false} : null});
+		}
+		if (pn.stat.length) {
+			statics.unshift(stmt(rtCall('pbrand', [C(), arrayOf(pn.stat)])));
+			placeStatics(n.body);
+		}
+		if (staticPlaced)
+			out.push(stmt(call(id(staticVar), [])));
 		out.push(ret(C()));
 		var iife = fnExpr(superVar ? [id(superVar)] : [], out, n);
 		var result = tx(call(iife, superVar ? [n.superClass] : [], n), c);
@@ -1271,6 +1374,14 @@
 		}
 		function link(obj, i, thisT) {
 			var L = links[i], next = links[i + 1];
+			if (L.type === 'MemberExpression' && isPrivate(L)) {
+				var P = privateKey(L.property);
+				if (next && next.type === 'CallExpression') {
+					var pt = temp(c);
+					return build(rtCall('pget', [assign(id(pt), obj), P]), i + 1, id(pt));
+				}
+				return build(rtCall('pget', [obj, P]), i + 1, null);
+			}
 			if (L.type === 'MemberExpression') {
 				var prop = L.property.type === 'PrivateIdentifier' ? privateKey(L.property)
 					: L.computed ? tx(L.property, c) : L.property;
@@ -1617,12 +1728,8 @@
 				var key = n.computed ? tx(n.property, c) : lit(n.property.name);
 				return at(rtCall('superGet', [homeOf(c, n), key, thisOf(c)]), n);
 			}
-			if (n.property.type === 'PrivateIdentifier') {
-				var pk = privateKey(n.property), obj = tx(n.object, c);
-				if (obj.type !== 'ThisExpression')
-					obj = rtCall('priv', [obj, pk, lit('#' + n.property.name)]);
-				return at(member(obj, pk), n);
-			}
+			if (n.property.type === 'PrivateIdentifier')
+				return at(rtCall('pget', [tx(n.object, c), privateKey(n.property)]), n);
 			return at({type: 'MemberExpression', object: tx(n.object, c),
 				   property: n.computed ? tx(n.property, c) : n.property,
 				   computed: n.computed}, n);
@@ -1646,6 +1753,12 @@
 							   : lit(n.callee.property.name);
 				return makeCall(rtCall('superGet', [homeOf(c, n), sk, thisOf(c)]), n.arguments,
 						c, thisOf(c), n);
+			}
+			if (isPrivate(n.callee)) {
+				var pt = temp(c);
+				return makeCall(rtCall('pget', [assign(id(pt), tx(n.callee.object, c)),
+								 privateKey(n.callee.property)]),
+						n.arguments, c, id(pt), n);
 			}
 			return makeCall(tx(n.callee, c), n.arguments, c, null, n);
 		case 'NewExpression':
@@ -1681,10 +1794,16 @@
 			if (n.operator === '**')
 				return call(member(id('Math'), 'pow'), [tx(n.left, c), tx(n.right, c)], n);
 			if (n.left.type === 'PrivateIdentifier')
-				return at(bin('in', privateKey(n.left), tx(n.right, c)), n);
+				return at(rtCall('pin', [privateKey(n.left), tx(n.right, c)]), n);
 			return at(bin(n.operator, tx(n.left, c), tx(n.right, c)), n);
 		case 'AssignmentExpression':
+			if (isPrivate(n.left))
+				return txPrivateAssign(n, c);
 			return txAssign(n, c);
+		case 'UpdateExpression':
+			if (isPrivate(n.argument))
+				return txPrivateUpdate(n, c);
+			break;
 		case 'ImportExpression':
 			unsupported(n, 'import()');
 			break;
