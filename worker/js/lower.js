@@ -821,12 +821,14 @@
 
 	var classes = []; /* private names of the classes being lowered */
 
-	/* The variable holding #name's record in the class that declares it
-	 * (see the runtime's private names). */
+	/* #name's record in the class that declares it (see the runtime's
+	 * private names): an element of the class's array of records. */
 	function privateKey(node) {
 		for (var i = classes.length - 1; i >= 0; i--)
-			if (hasOwn.call(classes[i], '#' + node.name))
-				return id(classes[i]['#' + node.name].v);
+			if (hasOwn.call(classes[i], '#' + node.name)) {
+				var r = classes[i]['#' + node.name];
+				return member(id(r.v), lit(r.i));
+			}
 		unsupported(node, 'the private name #' + node.name + ' outside its class');
 	}
 
@@ -834,27 +836,30 @@
 		return n.type === 'MemberExpression' && n.property.type === 'PrivateIdentifier';
 	}
 
-	/* The private names a class declares: '#name' -> {v: the variable of
-	 * its record, kind}, the records' declaration, and the methods and
-	 * accessors whose brands instances (or the class) get. */
+	/* The private names a class declares: '#name' -> {v, i}, its record
+	 * being element i of the array in variable v, made by one call of the
+	 * runtime's pnames (a class may declare thousands); that declaration;
+	 * and the methods and accessors whose brands instances (or the class)
+	 * get. */
 	function privateNames(members) {
-		var priv = {}, pairs = [], inst = [], stat = [];
+		var priv = {}, spec = [], inst = [], stat = [], v = '$$pn' + (++tempN);
 		for (var i = 0; i < members.length; i++) {
 			var m = members[i];
 			if (!m.key || m.key.type !== 'PrivateIdentifier')
 				continue;
 			var k = '#' + m.key.name;
-			var kind = m.type === 'PropertyDefinition' ? 'field'
-				: m.kind === 'get' || m.kind === 'set' ? 'accessor' : 'method';
+			var kind = m.type === 'PropertyDefinition' ? 'f'
+				: m.kind === 'get' || m.kind === 'set' ? 'a' : 'm';
 			if (!hasOwn.call(priv, k)) {
-				priv[k] = {v: '$$pn' + (++tempN), kind: kind};
-				pairs.push([id(priv[k].v), rtCall('pname', [lit(k), lit(kind)])]);
-				if (kind !== 'field')
-					(m.static ? stat : inst).push(id(priv[k].v));
+				priv[k] = {v: v, i: spec.length};
+				if (kind !== 'f')
+					(m.static ? stat : inst).push(member(id(v), lit(spec.length)));
+				spec.push(kind + k);
 			}
 		}
-		return {names: priv, decl: pairs.length ? varDecl(pairs) : null, inst: inst,
-			stat: stat};
+		return {names: priv, inst: inst, stat: stat,
+			decl: spec.length ? varDecl([[id(v), rtCall('pnames', [lit(spec.join(' '))])]])
+				: null};
 	}
 
 	/* o.#x = v, o.#x op= v, o.#x &&= v ...: the runtime's pget and pset. */

@@ -241,7 +241,7 @@
 	/* ---- private names
 	 *
 	 * Each evaluation of a class makes one record per private name it
-	 * declares (pname), so brands are per evaluation: {key, name, kind,
+	 * declares (pnames), so brands are per evaluation: {key, name, kind,
 	 * fn, get, set}. key is a hidden symbol (keys.fresh), which no script
 	 * can name and no reflection lists (getOwnPropertyNames, ownKeys,
 	 * Proxy traps, JSON, Object.assign, spread). An object that has the
@@ -253,9 +253,17 @@
 	 * names the object it belongs to, and one read from elsewhere is
 	 * looked up again as an own property. */
 
-	function pname(name, kind) {
-		return {key: keys.fresh(), name: name, kind: kind, fn: undefined, get: undefined,
-			set: undefined};
+	var PRIVATE_KINDS = {f: 'field', m: 'method', a: 'accessor'};
+
+	/* The records of a class evaluation's private names: spec holds each
+	 * as its kind's letter (f, m, a) and the name, separated by spaces. */
+	function pnames(spec) {
+		var list = spec.split(' ');
+		for (var i = 0; i < list.length; i++)
+			list[i] = {key: keys.fresh(), name: list[i].slice(1),
+				   kind: PRIVATE_KINDS[list[i].charAt(0)], fn: undefined, get: undefined,
+				   set: undefined};
+		return list;
 	}
 
 	/* A private method or accessor's function, where the class defines it. */
@@ -727,7 +735,7 @@
 		methods: methods,
 		field: field,
 		superGet: superGet,
-		pname: pname,
+		pnames: pnames,
 		pdef: pdef,
 		padd: padd,
 		pbrand: pbrand,
