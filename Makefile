@@ -123,7 +123,13 @@ build/duktape/duktape.c: $(DUK_SRC)/duktape.c scripts/duk-patch.sh
 build/duktape/duktape.o: $(DUK_GEN)
 	$(CC) $(CFLAGS) -w -c -o $@ build/duktape/duktape.c
 
-build/gen/js_acorn.c: $(ACORN) scripts/embed.sh
+# acorn with identifier tables of the Unicode version ES2022 asks for (the
+# latest), in place of those it was built with: see scripts/unicode-id.js.
+build/gen/acorn.js: $(ACORN) worker/js/acorn-unicode.js scripts/acorn-unicode.sh
+	@mkdir -p $(dir $@)
+	sh scripts/acorn-unicode.sh $(ACORN) worker/js/acorn-unicode.js > $@.tmp && mv $@.tmp $@
+
+build/gen/js_acorn.c: build/gen/acorn.js scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh js_acorn $< > $@
 

@@ -22,6 +22,9 @@ END_TEST
 
 /* Function names, lengths and which functions are constructors. */
 START_TEST(test_names) { node_cases("lowering-names.txt", ENGINE_JAVASCRIPT, 20); }
+/* Unicode identifiers (ES2022's ID_Start and ID_Continue, escapes) and the
+ * private members of class elements. */
+START_TEST(test_unicode) { node_cases("lowering-unicode.txt", ENGINE_JAVASCRIPT, 28); }
 END_TEST
 
 /* Node (tests/cases-node.js) must give every lowering case file's values:
@@ -292,6 +295,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_features);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_unicode);
 	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);

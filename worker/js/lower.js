@@ -630,7 +630,11 @@
 			out.push([p, value]);
 			return;
 		case 'MemberExpression':
-			out.push([tx(p, c), value]);
+			if (isPrivate(p))
+				out.push([null, rtCall('pset', [tx(p.object, c), privateKey(p.property),
+								value])]);
+			else
+				out.push([tx(p, c), value]);
 			return;
 		case 'AssignmentPattern':
 			if (p.left.type === 'Identifier')
@@ -951,11 +955,79 @@
 
 	var classes = []; /* private names of the classes being lowered */
 
+	/* #name's record in the class that declares it (see the runtime's
+	 * private names): an element of the class's array of records. */
 	function privateKey(node) {
 		for (var i = classes.length - 1; i >= 0; i--)
-			if (hasOwn.call(classes[i], '#' + node.name))
-				return lit(classes[i]['#' + node.name]);
+			if (hasOwn.call(classes[i], '#' + node.name)) {
+				var r = classes[i]['#' + node.name];
+				return member(id(r.v), lit(r.i));
+			}
 		unsupported(node, 'the private name #' + node.name + ' outside its class');
+	}
+
+	function isPrivate(n) {
+		return n.type === 'MemberExpression' && n.property.type === 'PrivateIdentifier';
+	}
+
+	/* The private names a class declares: '#name' -> {v, i}, its record
+	 * being element i of the array in variable v, made by one call of the
+	 * runtime's pnames (a class may declare thousands); that declaration;
+	 * and the methods and accessors whose brands instances (or the class)
+	 * get. */
+	function privateNames(members) {
+		var priv = {}, spec = [], inst = [], stat = [], v = '$$pn' + (++tempN);
+		for (var i = 0; i < members.length; i++) {
+			var m = members[i];
+			if (!m.key || m.key.type !== 'PrivateIdentifier')
+				continue;
+			var k = '#' + m.key.name;
+			var kind = m.type === 'PropertyDefinition' ? 'f'
+				: m.kind === 'get' || m.kind === 'set' ? 'a' : 'm';
+			if (!hasOwn.call(priv, k)) {
+				priv[k] = {v: v, i: spec.length};
+				if (kind !== 'f')
+					(m.static ? stat : inst).push(member(id(v), lit(spec.length)));
+				spec.push(kind + k);
+			}
+		}
+		return {names: priv, inst: inst, stat: stat,
+			decl: spec.length ? varDecl([[id(v), rtCall('pnames', [lit(spec.join(' '))])]])
+				: null};
+	}
+
+	/* o.#x = v, o.#x op= v, o.#x &&= v ...: the runtime's pget and pset. */
+	function txPrivateAssign(n, c) {
+		var P = privateKey(n.left.property), obj = tx(n.left.object, c);
+		var op = n.operator;
+		if (op === '=')
+			return at(rtCall('pset', [obj, P, tx(n.right, c)]), n);
+		var ot = temp(c);
+		var get = rtCall('pget', [assign(id(ot), obj), P]);
+		var set = function (v) { return rtCall('pset', [id(ot), P, v]); };
+		var right = tx(n.right, c);
+		if (op === '||=' || op === '&&=')
+			return at(logical(op.slice(0, 2), get, set(right)), n);
+		if (op === '??=') {
+			var v = temp(c);
+			return at(cond(bin('!=', assign(id(v), get), lit(null)), id(v), set(right)), n);
+		}
+		/* The object is evaluated first, then read, then the right side. */
+		var old = rtCall('pget', [id(ot), P]);
+		var value = op === '**=' ? call(member(id('Math'), 'pow'), [old, right])
+			: bin(op.slice(0, -1), old, right);
+		return at(rtCall('pset', [assign(id(ot), obj), P, value]), n);
+	}
+
+	/* o.#x++, --o.#x */
+	function txPrivateUpdate(n, c) {
+		var P = privateKey(n.argument.property), ot = temp(c), old = temp(c);
+		var read = assign(id(old), {type: 'UnaryExpression', operator: '+', prefix: true,
+			argument: rtCall('pget', [assign(id(ot), tx(n.argument.object, c)), P])});
+		var next = bin(n.operator.charAt(0), id(old), lit(1));
+		if (n.prefix)
+			return at(seq([read, rtCall('pset', [id(ot), P, next])]), n);
+		return at(seq([read, rtCall('pset', [id(ot), P, next]), id(old)]), n);
 	}
 
 	/* A member's key, lowered later with the rest of the class. */
@@ -988,17 +1060,32 @@
 		var want = n.id ? null : n.$named === undefined ? '' : n.$named;
 		var superVar = n.superClass ? '$$super' + cid : null;
 		var initVar = null;
-		var members = n.body.body, priv = {}, i, m;
+		var members = n.body.body, i, m;
+		var pn = privateNames(members), priv = pn.names;
 		for (i = 0; i < members.length; i++) {
 			m = members[i];
-			if (m.key && m.key.type === 'PrivateIdentifier')
-				priv['#' + m.key.name] = '#' + m.key.name + '@' + cid;
 			if (m.type === 'PropertyDefinition' && !m.static)
 				initVar = '$$init' + cid;
 		}
+		if (pn.inst.length)
+			initVar = '$$init' + cid;
 		classes.push(priv);
 		var C = function () { return id(name); };
 		var out = [], ctor = null, fields = [], initPlaced = false;
+		/* Static fields and blocks run once every method is defined (and
+		 * the static private methods' brands are on the class), in their
+		 * order: in a function declared where the first of them is,
+		 * called last. */
+		var statics = [], staticVar = '$$static' + cid, staticPlaced = false;
+		var placeStatics = function (from) {
+			if (!staticPlaced) {
+				staticPlaced = true;
+				out.push({type: 'FunctionDeclaration', id: id(staticVar), params: [],
+					  body: block(statics), loc: from.loc});
+			}
+		};
+		if (pn.decl)
+			out.push(pn.decl);
 		for (i = 0; i < members.length; i++)
 			if (members[i].kind === 'constructor')
 				ctor = members[i];
@@ -1046,10 +1133,11 @@
 					fn.$named = m.key.name;
 				var target = m.static ? C() : member(C(), 'prototype');
 				var kind = m.kind === 'get' || m.kind === 'set' ? m.kind : 'method';
-				var entry = [keyOf(m), fn, lit(kind)];
 				if (m.key.type === 'PrivateIdentifier')
-					entry.push(lit('#' + m.key.name));
-				out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf(entry)])]), m));
+					out.push(stmt(rtCall('pdef', [keyOf(m), fn, lit(kind)]), m));
+				else
+					out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf([
+						keyOf(m), fn, lit(kind)])])]), m));
 			} else if (m.type === 'PropertyDefinition') {
 				var key = keyOf(m);
 				if (m.computed) {
@@ -1065,10 +1153,13 @@
 								      'call'), [C()]) : void0();
 					if (v.callee)
 						v.callee.object.$home = home;
-					out.push(stmt(rtCall('field', [C(), key, v, lit(hidden)]), m));
+					placeStatics(m);
+					statics.push(stmt(hidden ? rtCall('padd', [C(), key, v])
+						: rtCall('field', [C(), key, v, lit(false)]), m));
 				} else {
-					fields.push(stmt(rtCall('field', [{type: 'ThisExpression'}, key,
-						m.value || void0(), lit(hidden)]), m));
+					var self = {type: 'ThisExpression'};
+					fields.push(stmt(hidden ? rtCall('padd', [self, key, m.value || void0()])
+						: rtCall('field', [self, key, m.value || void0(), lit(false)]), m));
 					if (!initPlaced) {
 						initPlaced = true;
 						out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
@@ -1078,9 +1169,24 @@
 			} else if (m.type === 'StaticBlock') {
 				var sb = fnExpr([], m.body, m);
 				sb.$home = home;
-				out.push(stmt(call(member(sb, 'call'), [C()]), m));
+				placeStatics(m);
+				statics.push(stmt(call(member(sb, 'call'), [C()]), m));
 			}
 		}
+		/* Instances get the brands of the private methods first. */
+		if (pn.inst.length) {
+			fields.unshift(stmt(rtCall('pbrand', [{type: 'ThisExpression'}, arrayOf(pn.inst)])));
+			if (!initPlaced)
+				out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
+					  body: block(fields), loc: n.body.loc,
+					  $home: superVar ? {superVar: superVar, isStatic: false} : null});
+		}
+		if (pn.stat.length) {
+			statics.unshift(stmt(rtCall('pbrand', [C(), arrayOf(pn.stat)])));
+			placeStatics(n.body);
+		}
+		if (staticPlaced)
+			out.push(stmt(call(id(staticVar), [])));
 		out.push(ret(C()));
 		var iife = fnExpr(superVar ? [id(superVar)] : [], out, n);
 		var result = tx(call(iife, superVar ? [n.superClass] : [], n), c);
@@ -1411,6 +1517,14 @@
 		}
 		function link(obj, i, thisT) {
 			var L = links[i], next = links[i + 1];
+			if (L.type === 'MemberExpression' && isPrivate(L)) {
+				var P = privateKey(L.property);
+				if (next && next.type === 'CallExpression') {
+					var pt = temp(c);
+					return build(rtCall('pget', [assign(id(pt), obj), P]), i + 1, id(pt));
+				}
+				return build(rtCall('pget', [obj, P]), i + 1, null);
+			}
 			if (L.type === 'MemberExpression') {
 				var prop = L.property.type === 'PrivateIdentifier' ? privateKey(L.property)
 					: L.computed ? tx(L.property, c) : L.property;
@@ -1783,12 +1897,8 @@
 				var key = n.computed ? tx(n.property, c) : lit(n.property.name);
 				return at(rtCall('superGet', [homeOf(c, n), key, thisOf(c)]), n);
 			}
-			if (n.property.type === 'PrivateIdentifier') {
-				var pk = privateKey(n.property), obj = tx(n.object, c);
-				if (obj.type !== 'ThisExpression')
-					obj = rtCall('priv', [obj, pk, lit('#' + n.property.name)]);
-				return at(member(obj, pk), n);
-			}
+			if (n.property.type === 'PrivateIdentifier')
+				return at(rtCall('pget', [tx(n.object, c), privateKey(n.property)]), n);
 			return at({type: 'MemberExpression', object: tx(n.object, c),
 				   property: n.computed ? tx(n.property, c) : n.property,
 				   computed: n.computed}, n);
@@ -1812,6 +1922,12 @@
 							   : lit(n.callee.property.name);
 				return makeCall(rtCall('superGet', [homeOf(c, n), sk, thisOf(c)]), n.arguments,
 						c, thisOf(c), n);
+			}
+			if (isPrivate(n.callee)) {
+				var pt = temp(c);
+				return makeCall(rtCall('pget', [assign(id(pt), tx(n.callee.object, c)),
+								 privateKey(n.callee.property)]),
+						n.arguments, c, id(pt), n);
 			}
 			return makeCall(tx(n.callee, c), n.arguments, c, null, n);
 		case 'NewExpression':
@@ -1847,10 +1963,16 @@
 			if (n.operator === '**')
 				return call(member(id('Math'), 'pow'), [tx(n.left, c), tx(n.right, c)], n);
 			if (n.left.type === 'PrivateIdentifier')
-				return at(bin('in', privateKey(n.left), tx(n.right, c)), n);
+				return at(rtCall('pin', [privateKey(n.left), tx(n.right, c)]), n);
 			return at(bin(n.operator, tx(n.left, c), tx(n.right, c)), n);
 		case 'AssignmentExpression':
+			if (isPrivate(n.left))
+				return txPrivateAssign(n, c);
 			return txAssign(n, c);
+		case 'UpdateExpression':
+			if (isPrivate(n.argument))
+				return txPrivateUpdate(n, c);
+			break;
 		case 'ImportExpression':
 			unsupported(n, 'import()');
 			break;
@@ -1932,6 +2054,38 @@
 		return out + '"';
 	}
 
+	/* ---- identifiers Duktape's tables lack
+	 *
+	 * Duktape reads identifiers as ES5.1 does, by its own Unicode tables:
+	 * ES2022's ID_Start and ID_Continue (Other_ID_Start such as U+2118,
+	 * characters of newer Unicode versions) are not all there, so a name
+	 * acorn took may be an "invalid token" to Duktape. The printer writes
+	 * every identifier with a character beyond ASCII as an ASCII name of
+	 * the lowering's own, the same for every occurrence of the same name,
+	 * so scoping is unchanged: $$u, then each letter or digit as it is and
+	 * each other UTF-16 unit as _ and four hex digits. A property name is
+	 * quoted instead; a declared function or class keeps its name for
+	 * .name and stacks (fname, see P.statements and P.fn). */
+
+	var ASCII_NAME = /^[A-Za-z_$][\w$]*$/;
+
+	function printedName(name) {
+		if (ASCII_NAME.test(name))
+			return name;
+		var out = '$$u';
+		for (var i = 0; i < name.length; i++) {
+			var ch = name.charAt(i);
+			out += /[A-Za-z0-9]/.test(ch) ? ch
+				: '_' + ('000' + name.charCodeAt(i).toString(16)).slice(-4);
+		}
+		return out;
+	}
+
+	/* A property name after a dot, or as an object literal's key. */
+	function printedKey(name) {
+		return ASCII_NAME.test(name) ? name : quote(name);
+	}
+
 	function Printer() {
 		this.out = [];
 		this.line = 1;
@@ -1952,7 +2106,21 @@
 	P.w = function (s) { this.out.push(s); };
 
 	P.statements = function (list) {
-		for (var i = 0; i < list.length; i++) {
+		var i = 0;
+		for (; i < list.length && list[i].directive; i++) {
+			this.w(' ');
+			this.statement(list[i]);
+		}
+		/* A function declared here under a name printed otherwise is
+		 * named again before anything in the block can call it. */
+		for (var j = i; j < list.length; j++) {
+			var d = list[j];
+			if (d.type === 'FunctionDeclaration' && d.id &&
+			    printedName(d.id.name) !== d.id.name)
+				this.w(' $$rt.fname(' + printedName(d.id.name) + ', ' +
+				       quote(d.id.$orig || d.id.name) + ');');
+		}
+		for (; i < list.length; i++) {
 			this.w(' ');
 			this.statement(list[i]);
 		}
@@ -2090,7 +2258,7 @@
 			this.statement(n.block);
 			if (n.handler) {
 				this.sync(n.handler);
-				this.w(' catch (' + n.handler.param.name + ') ');
+				this.w(' catch (' + printedName(n.handler.param.name) + ') ');
 				this.statement(n.handler.body);
 			}
 			if (split)
@@ -2119,13 +2287,13 @@
 			this.w(' }');
 			return;
 		case 'LabeledStatement':
-			this.w(n.label.name + ': ');
+			this.w(printedName(n.label.name) + ': ');
 			this.statement(n.body);
 			return;
 		case 'BreakStatement':
 		case 'ContinueStatement':
 			this.w((n.type === 'BreakStatement' ? 'break' : 'continue') +
-			       (n.label ? ' ' + n.label.name : '') + ';');
+			       (n.label ? ' ' + printedName(n.label.name) : '') + ';');
 			return;
 		case 'EmptyStatement':
 			this.w(';');
@@ -2150,7 +2318,7 @@
 			if (i)
 				this.w(', ');
 			this.sync(d);
-			this.w(d.id.name);
+			this.w(printedName(d.id.name));
 			if (d.init) {
 				this.w(' = ');
 				this.expr(d.init, 2);
@@ -2159,15 +2327,27 @@
 	};
 
 	P.fn = function (n) {
+		/* A function expression whose name is printed otherwise. */
+		var renamed = n.type === 'FunctionExpression' && n.id &&
+			printedName(n.id.name) !== n.id.name;
+		if (renamed)
+			this.w('($$rt.fname(');
 		this.w('function');
 		if (n.id)
-			this.w(' ' + n.id.name);
-		this.w('(');
-		for (var i = 0; i < n.params.length; i++)
-			this.w((i ? ', ' : '') + n.params[i].name);
-		this.w(') {');
+			this.w(' ' + printedName(n.id.name));
+		this.params(n.params);
+		this.w(' {');
 		this.statements(n.body.body);
 		this.w(' }');
+		if (renamed)
+			this.w(', ' + quote(n.id.$orig || n.id.name) + '))');
+	};
+
+	P.params = function (params) {
+		this.w('(');
+		for (var i = 0; i < params.length; i++)
+			this.w((i ? ', ' : '') + printedName(params[i].name));
+		this.w(')');
 	};
 
 	P.args = function (list) {
@@ -2202,7 +2382,7 @@
 		var i;
 		switch (n.type) {
 		case 'Identifier':
-			this.w(n.name);
+			this.w(printedName(n.name));
 			return;
 		case 'Raw':
 			this.w(n.code);
@@ -2240,14 +2420,13 @@
 				var pr = n.properties[i];
 				this.w(i ? ', ' : '');
 				this.sync(pr);
-				var key = pr.key.type === 'Identifier' ? pr.key.name
+				var key = pr.key.type === 'Identifier' ? printedKey(pr.key.name)
 					: typeof pr.key.value === 'number' ? String(pr.key.value)
 					: quote(pr.key.value);
 				if (pr.kind === 'get' || pr.kind === 'set' || pr.method) {
-					this.w((pr.method ? '' : pr.kind + ' ') + key + '(');
-					for (var j = 0; j < pr.value.params.length; j++)
-						this.w((j ? ', ' : '') + pr.value.params[j].name);
-					this.w(') {');
+					this.w((pr.method ? '' : pr.kind + ' ') + key);
+					this.params(pr.value.params);
+					this.w(' {');
 					this.statements(pr.value.body.body);
 					this.w(' }');
 				} else {
@@ -2348,8 +2527,10 @@
 				this.w('[');
 				this.expr(n.property, 1);
 				this.w(']');
-			} else {
+			} else if (ASCII_NAME.test(n.property.name)) {
 				this.w('.' + n.property.name);
+			} else {
+				this.w('[' + quote(n.property.name) + ']');
 			}
 			return;
 		case 'MetaProperty':
@@ -2460,7 +2641,7 @@
 					top.temps.push(name);
 			} else if (!hasOwn.call(seen, '$' + name)) {
 				seen['$' + name] = true;
-				globals.push(name);
+				globals.push(printedName(name));
 			}
 		}
 		function assignments(decl) {

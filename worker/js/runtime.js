@@ -245,12 +245,107 @@
 		return undefined;
 	}
 
-	/* #x on an object that has no such private member. */
-	function priv(obj, key, name) {
-		if (obj == null || !(key in Object(obj)))
-			throw new TypeError('cannot read private member ' + name +
-					    ' from an object whose class did not declare it');
-		return obj;
+	/* ---- private names
+	 *
+	 * Each evaluation of a class makes one record per private name it
+	 * declares (pnames), so brands are per evaluation: {key, name, kind,
+	 * fn, get, set}. key is a hidden symbol (keys.fresh), which no script
+	 * can name and no reflection lists (getOwnPropertyNames, ownKeys,
+	 * Proxy traps, JSON, Object.assign, spread). An object that has the
+	 * member holds key: a field as a box {v, o} (so that freezing the
+	 * object leaves the field writable, as a private field is), a method
+	 * or an accessor as true (its brand; the functions are the record's).
+	 * Duktape applies hidden keys to a Proxy itself when defining and
+	 * asking for own properties, but reads them from its target: a box
+	 * names the object it belongs to, and one read from elsewhere is
+	 * looked up again as an own property. */
+
+	var PRIVATE_KINDS = {f: 'field', m: 'method', a: 'accessor'};
+
+	/* The records of a class evaluation's private names: spec holds each
+	 * as its kind's letter (f, m, a) and the name, separated by spaces. */
+	function pnames(spec) {
+		var list = spec.split(' ');
+		for (var i = 0; i < list.length; i++)
+			list[i] = {key: keys.fresh(), name: list[i].slice(1),
+				   kind: PRIVATE_KINDS[list[i].charAt(0)], fn: undefined, get: undefined,
+				   set: undefined};
+		return list;
+	}
+
+	/* A private method or accessor's function, where the class defines it. */
+	function pdef(P, fn, kind) {
+		fname(fn, P.name, kind === 'get' || kind === 'set' ? kind : null);
+		if (kind === 'get')
+			P.get = fn;
+		else if (kind === 'set')
+			P.set = fn;
+		else
+			P.fn = fn;
+	}
+
+	function pmissing(o, P, what) {
+		if (!isObject(o) || !hasOwn.call(o, P.key))
+			throw new TypeError('Cannot ' + what + ' private member ' + P.name +
+					    ' on an object whose class did not declare it');
+	}
+
+	/* A private field's initialisation (its value already computed). */
+	function padd(o, P, value) {
+		if (hasOwn.call(o, P.key))
+			throw new TypeError('Cannot initialize ' + P.name + ' twice on the same object');
+		defineProperty(o, P.key, {value: {v: value, o: o}});
+	}
+
+	/* The box of a field o has (pmissing checked that it has it). */
+	function pbox(o, P) {
+		var box = o[P.key];
+		return box && box.o === o ? box : Object.getOwnPropertyDescriptor(o, P.key).value;
+	}
+
+	/* The brands of a class's private methods and accessors, on a new
+	 * instance (or, for static ones, on the class). */
+	function pbrand(o, list) {
+		for (var i = 0; i < list.length; i++) {
+			if (hasOwn.call(o, list[i].key))
+				throw new TypeError('Cannot initialize private methods of class ' +
+						    'twice on the same object');
+			defineProperty(o, list[i].key, {value: true});
+		}
+	}
+
+	/* o.#x */
+	function pget(o, P) {
+		pmissing(o, P, 'read');
+		if (P.kind === 'field')
+			return pbox(o, P).v;
+		if (P.kind === 'method')
+			return P.fn;
+		if (!P.get)
+			throw new TypeError("'" + P.name + "' was defined without a getter");
+		return P.get.call(o);
+	}
+
+	/* o.#x = value: the value. */
+	function pset(o, P, value) {
+		pmissing(o, P, 'write');
+		if (P.kind === 'field')
+			pbox(o, P).v = value;
+		else if (P.kind === 'method')
+			throw new TypeError('Private method ' + P.name + ' is not writable');
+		else if (!P.set)
+			throw new TypeError("'" + P.name + "' was defined without a setter");
+		else
+			P.set.call(o, value);
+		return value;
+	}
+
+	/* #x in o */
+	function pin(P, o) {
+		if (!isObject(o))
+			throw new TypeError("Cannot use 'in' operator to search for '" + P.name +
+					    "' in " + describe(o));
+		return hasOwn.call(o, P.key);
 	}
 
 	/* ---- templates */
@@ -727,7 +822,13 @@
 		methods: methods,
 		field: field,
 		superGet: superGet,
-		priv: priv,
+		pnames: pnames,
+		pdef: pdef,
+		padd: padd,
+		pbrand: pbrand,
+		pget: pget,
+		pset: pset,
+		pin: pin,
 		template: template,
 		yieldValue: yieldValue,
 		yieldStar: yieldStar,
