@@ -121,7 +121,7 @@
 				out[i] = v[i];
 			return out;
 		}
-		return arr(v, -1);
+		return new Record(v).r();
 	}
 
 	function construct(F, list) {
@@ -480,6 +480,146 @@
 			it['return']();
 	}
 
+	/* ---- iterator records: destructuring, for-of and spread, step by step
+	 *
+	 * A record is the specification's Iterator Record: the iterator, its
+	 * next method read once, and whether it is done. Destructuring takes a
+	 * value per element (s), the rest (r), and closes the iterator at the
+	 * end (e) or when an element throws (abort), so that an iterator left
+	 * unfinished hears of it as ES2022 has it. An array whose iterator is
+	 * Array.prototype's is read by index, which nothing can tell apart. */
+	var apply = Reflect.apply;
+
+	function Record(v) {
+		this.i = 0;
+		this.done = false;
+		if (isArray(v) && v[ITERATOR] === arrayIterator) {
+			this.a = v;
+			this.it = this.next = null;
+			return;
+		}
+		if (v == null)
+			throw new TypeError(describe(v) + ' is not iterable');
+		var method = v[ITERATOR];
+		if (method == null && Object.prototype.toString.call(v) === '[object Arguments]') {
+			this.a = v;
+			this.it = this.next = null;
+			return;
+		}
+		if (typeof method !== 'function')
+			throw new TypeError(describe(v) + ' is not iterable');
+		var it = apply(method, v, []);
+		if (!isObject(it))
+			throw new TypeError('the iterator of ' + describe(v) + ' is not an object');
+		this.a = null;
+		this.it = it;
+		this.next = it.next;
+	}
+
+	/* IteratorStep and IteratorValue: the next value, undefined once done.
+	 * The record is done while the step runs, so that a step that throws
+	 * leaves it done, and the iterator is not closed. */
+	Record.prototype.s = function () {
+		if (this.done)
+			return undefined;
+		this.done = true;
+		if (this.a) {
+			if (this.i >= this.a.length)
+				return undefined;
+			this.done = false;
+			return this.a[this.i++];
+		}
+		var r = apply(this.next, this.it, []);
+		if (!isObject(r))
+			throw new TypeError('the iterator result ' + describe(r) + ' is not an object');
+		if (r.done)
+			return undefined;
+		var v = r.value;
+		this.done = false;
+		return v;
+	};
+
+	/* The values left, as a fresh array (a rest element, spread). */
+	Record.prototype.r = function () {
+		var out = [];
+		for (;;) {
+			var v = this.s();
+			if (this.done)
+				return out;
+			out.push(v);
+		}
+	};
+
+	/* IteratorClose after a normal completion (or break, return): return's
+	 * errors and a result that is not an object are thrown. */
+	Record.prototype.e = function () {
+		if (this.done)
+			return;
+		this.done = true;
+		if (this.a)
+			return;
+		var it = this.it, f = it['return'];
+		if (f == null)
+			return;
+		if (typeof f !== 'function')
+			throw new TypeError('the iterator\'s return is not a function');
+		var r = apply(f, it, []);
+		if (!isObject(r))
+			throw new TypeError('the iterator\'s return gave ' + describe(r) +
+					    ', not an object');
+	};
+
+	function record(v) {
+		return new Record(v);
+	}
+
+	/* IteratorClose after a throw: each record of list still open (the
+	 * innermost last) is closed, whatever its return does, and e is thrown
+	 * again. */
+	function abort(e, list) {
+		for (var i = list.length - 1; i >= 0; i--) {
+			var d = list[i];
+			if (!(d instanceof Record) || d.done)
+				continue;
+			d.done = true;
+			if (d.a)
+				continue;
+			try {
+				var f = d.it['return'];
+				if (f != null)
+					apply(f, d.it, []);
+			} catch (ignored) {
+			}
+		}
+		throw e;
+	}
+
+	/* ToPropertyKey, for the computed keys of an object pattern. */
+	function key(v) {
+		if (isObject(v))
+			v = String(v);
+		return typeof v === 'symbol' ? v : String(v);
+	}
+
+	/* {a, ...rest} = v: CopyDataProperties, the own enumerable properties
+	 * of v (symbols too, in [[OwnPropertyKeys]] order) but the excluded
+	 * keys. */
+	function restOf(v, excluded) {
+		if (v == null)
+			throw new TypeError('cannot destructure ' + describe(v));
+		var src = Object(v), out = {}, keys = Reflect.ownKeys(src);
+		for (var i = 0; i < keys.length; i++) {
+			var k = keys[i];
+			if (excluded.indexOf(k) >= 0)
+				continue;
+			var d = Object.getOwnPropertyDescriptor(src, k);
+			if (d && d.enumerable)
+				defineProperty(out, k, {value: src[k], writable: true, enumerable: true,
+							configurable: true});
+		}
+		return out;
+	}
+
 	/* ---- async generators and for await */
 
 	var ASYNC_ITERATOR = Symbol.asyncIterator;
@@ -626,6 +766,10 @@
 				patchStrings();
 		},
 		asyncIter: asyncIter,
+		record: record,
+		abort: abort,
+		key: key,
+		restOf: restOf,
 		closeAsync: closeAsync,
 		asyncGenerator: asyncGenerator,
 		arr: arr,
