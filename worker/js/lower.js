@@ -1416,11 +1416,19 @@
 
 	/* ---- object literals */
 
+	/* __proto__: v in a literal sets the prototype (not a shorthand,
+	 * a method or a computed key). */
+	function protoSetter(p) {
+		return p.type === 'Property' && !p.computed && !p.shorthand && !p.method &&
+		       p.kind === 'init' && (p.key.type === 'Identifier' ? p.key.name
+					     : p.key.value) === '__proto__';
+	}
+
 	function txObject(n, c) {
 		var simple = true, i, p;
 		for (i = 0; i < n.properties.length; i++) {
 			p = n.properties[i];
-			if (p.type === 'SpreadElement' || p.computed)
+			if (p.type === 'SpreadElement' || p.computed || protoSetter(p))
 				simple = false;
 		}
 		if (simple) {
@@ -1439,13 +1447,21 @@
 				first = false;
 				run = null;
 				parts.push(rtCall('assign', [id(t), tx(p.argument, c)]));
+			} else if (protoSetter(p)) {
+				if (first)
+					parts.push(assign(id(t), objectOf([])));
+				first = false;
+				run = null;
+				parts.push(rtCall('proto', [id(t), tx(p.value, c)]));
 			} else if (p.computed || !first && !run) {
 				if (first)
 					parts.push(assign(id(t), objectOf([])));
 				first = false;
 				run = null;
-				var key = p.computed ? tx(p.key, c)
-					: lit(p.key.type === 'Identifier' ? p.key.name : p.key.value);
+				/* A computed key becomes a property key before the value
+				 * is evaluated. */
+				var key = !p.computed ? lit(p.key.type === 'Identifier' ? p.key.name : p.key.value)
+					: p.key.type === 'Literal' ? tx(p.key, c) : rtCall('key', [tx(p.key, c)]);
 				var value = p.kind === 'init' ? txValue(p, c) : txFunction(p.value, c);
 				if (p.kind === 'get' || p.kind === 'set')
 					parts.push(rtCall('accessor', [id(t), key, lit(p.kind), value, lit(true)]));
@@ -1513,7 +1529,14 @@
 			cooked.push(q[i].value.cooked === null ? void0() : lit(q[i].value.cooked));
 			rawv.push(lit(q[i].value.raw));
 		}
-		var args = [rtCall('template', [arrayOf(cooked), arrayOf(rawv)])];
+		/* One strings array per site and script evaluation: a variable
+		 * of the outermost function. */
+		var top = c;
+		while (top.parent)
+			top = top.parent;
+		var site = temp(top);
+		var args = [logical('||', id(site), assign(id(site), rtCall('template',
+			[arrayOf(cooked), arrayOf(rawv)])))];
 		var exprs = txList(n.quasi.expressions, c);
 		return call(tx(n.tag, c), args.concat(exprs), n);
 	}

@@ -169,6 +169,12 @@
 		return v;
 	}
 
+	/* __proto__: v in an object literal. */
+	function proto(obj, v) {
+		if (isObject(v) || v === null)
+			setPrototypeOf(obj, v);
+	}
+
 	function accessor(obj, key, kind, fn, enumerable) {
 		var d = hasOwn.call(obj, key) ? Object.getOwnPropertyDescriptor(obj, key) : null;
 		var desc = {configurable: true, enumerable: enumerable};
@@ -248,18 +254,18 @@
 
 	/* ---- templates */
 
-	/* One frozen strings array per template text (the specification has
-	 * one per call site; nothing but identity tells them apart). */
-	var templates = {};
+	/* The frozen strings array of a template call site, made once per
+	 * site (the lowering keeps it in a variable of the script's own).
+	 * Duktape's freeze leaves an array's length writable; it is made
+	 * read-only first. */
+	function frozen(a) {
+		defineProperty(a, 'length', {writable: false});
+		return Object.freeze(a);
+	}
 	function template(cooked, raw) {
-		var id = '$' + raw.join('\u0000');
-		var t = hasOwn.call(templates, id) ? templates[id] : null;
-		if (!t) {
-			t = cooked.slice();
-			defineProperty(t, 'raw', {value: Object.freeze(raw.slice())});
-			templates[id] = t = Object.freeze(t);
-		}
-		return t;
+		var t = cooked.slice();
+		defineProperty(t, 'raw', {value: frozen(raw.slice())});
+		return frozen(t);
 	}
 
 	/* ---- coroutines: generators and async functions */
@@ -770,6 +776,7 @@
 		abort: abort,
 		key: key,
 		restOf: restOf,
+		proto: proto,
 		closeAsync: closeAsync,
 		asyncGenerator: asyncGenerator,
 		arr: arr,
