@@ -581,12 +581,24 @@
 
 	/* IteratorClose after a throw: each record of list still open (the
 	 * innermost last) is closed, whatever its return does, and e is thrown
-	 * again. */
+	 * again. A generator's return (a Return thrown through its body) is a
+	 * return completion: return's errors then replace it, as after a
+	 * normal completion. */
 	function abort(e, list) {
+		var returning = e instanceof Return;
 		for (var i = list.length - 1; i >= 0; i--) {
 			var d = list[i];
 			if (!(d instanceof Record) || d.done)
 				continue;
+			if (returning) {
+				try {
+					d.e();
+				} catch (x) {
+					e = x;
+					returning = false;
+				}
+				continue;
+			}
 			d.done = true;
 			if (d.a)
 				continue;
