@@ -19,7 +19,7 @@ END_TEST
 
 /* Destructuring, the iteration protocol, evaluation order, object
  * literals, templates and optional chains (tests/data/lowering-dstr.txt). */
-START_TEST(test_dstr) { node_cases("lowering-dstr.txt", ENGINE_JAVASCRIPT, 41); }
+START_TEST(test_dstr) { node_cases("lowering-dstr.txt", ENGINE_JAVASCRIPT, 43); }
 END_TEST
 
 /* The lowered code with the line breaks (which follow the source's lines)

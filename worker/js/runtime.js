@@ -621,16 +621,23 @@
 
 	/* {a, ...rest} = v: CopyDataProperties, the own enumerable properties
 	 * of v (symbols too, in [[OwnPropertyKeys]] order) but the excluded
-	 * keys. */
+	 * keys. Duktape's proxies have no getOwnPropertyDescriptor trap: a key
+	 * their ownKeys gives without a descriptor counts as enumerable when
+	 * Object.keys lists it, as it did before. */
 	function restOf(v, excluded) {
 		if (v == null)
 			throw new TypeError('cannot destructure ' + describe(v));
-		var src = Object(v), out = {}, keys = Reflect.ownKeys(src);
+		var src = Object(v), out = {}, keys = Reflect.ownKeys(src), listed = null;
 		for (var i = 0; i < keys.length; i++) {
 			var k = keys[i];
 			if (excluded.indexOf(k) >= 0)
 				continue;
 			var d = Object.getOwnPropertyDescriptor(src, k);
+			if (!d && typeof k === 'string') {
+				if (!listed)
+					listed = Object.keys(src);
+				d = {enumerable: listed.indexOf(k) >= 0};
+			}
 			if (d && d.enumerable)
 				defineProperty(out, k, {value: src[k], writable: true, enumerable: true,
 							configurable: true});
