@@ -1592,7 +1592,9 @@
 
 	function txAssign(n, c) {
 		var op = n.operator;
-		if (op === '=' && hasArrayPattern(n.left))
+		/* A pattern that assigns to arguments stays inline, where the
+		 * name means the function's own (without closing on a throw). */
+		if (op === '=' && hasArrayPattern(n.left) && !mentions(n.left, 'arguments'))
 			return at(destructureExpression(n, c), n);
 		if (op === '=' && (n.left.type === 'ObjectPattern' || n.left.type === 'ArrayPattern')) {
 			var pairs = [], value = tx(n.right, c);
