@@ -653,19 +653,28 @@
 		case 'ArrayPattern':
 			/* Step by step through an iterator record, closed at the
 			 * end; the records are listed on out for abort (see
-			 * destructureStatements). */
-			var d = holder(rtCall('record', [value]), c, out, decl, true);
+			 * destructureStatements). An array the runtime reads by
+			 * index comes back as itself (f): its elements are read
+			 * inline. */
+			var v = holder(value, c, out, decl);
+			var d = holder(rtCall('record', [id(v)]), c, out, decl, true);
+			var f = holder(bin('===', id(d), id(v)), c, out, decl, true);
 			(out.$records || (out.$records = [])).push(d);
+			var step = function (j) {
+				return cond(id(f), member(id(d), lit(j)), call(member(id(d), 's'), []));
+			};
 			for (var j = 0; j < p.elements.length; j++) {
 				var e = p.elements[j];
 				if (e && e.type === 'RestElement')
-					destructure(e.argument, call(member(id(d), 'r'), []), c, out, decl);
+					destructure(e.argument, cond(id(f), rtCall('tail', [id(d), lit(j)]),
+								     call(member(id(d), 'r'), [])),
+						    c, out, decl);
 				else if (e)
-					destructure(e, call(member(id(d), 's'), []), c, out, decl);
+					destructure(e, step(j), c, out, decl);
 				else
-					out.push([null, call(member(id(d), 's'), [])]);
+					out.push([null, logical('||', id(f), call(member(id(d), 's'), []))]);
 			}
-			out.push([null, call(member(id(d), 'e'), [])]);
+			out.push([null, logical('||', id(f), call(member(id(d), 'e'), []))]);
 			return;
 		default:
 			unsupported(p, 'this assignment target');
@@ -1264,7 +1273,7 @@
 			bind = stmt(assign(n.left, value), n.left);
 		}
 		var body2 = bind ? block([bind, n.body], n.body) : n.body;
-		var head = varDecl([[id(it), rtCall(n.await ? 'asyncIter' : 'record', [n.right])],
+		var head = varDecl([[id(it), rtCall(n.await ? 'asyncIter' : 'iterate', [n.right])],
 				    [id(step), null]], n);
 		var next = call(member(id(it), n.await ? 'next' : 's'), []), test;
 		if (n.await)

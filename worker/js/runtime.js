@@ -575,8 +575,27 @@
 					    ', not an object');
 	};
 
-	function record(v) {
+	/* The record of v for for-of. */
+	function iterate(v) {
 		return new Record(v);
+	}
+
+	/* The record of v for an array pattern, or v itself when it is an
+	 * array read by index: the pattern then reads its elements inline
+	 * (see the lowering's destructure), and pays no call per element. */
+	function record(v) {
+		if (isArray(v) && v[ITERATOR] === arrayIterator)
+			return v;
+		return new Record(v);
+	}
+
+	/* A rest element of an array read by index: a fresh array of a's
+	 * elements from i, holes as undefined. */
+	function tail(a, i) {
+		var out = [];
+		for (; i < a.length; i++)
+			out.push(a[i]);
+		return out;
 	}
 
 	/* IteratorClose after a throw: each record of list still open (the
@@ -792,6 +811,8 @@
 		},
 		asyncIter: asyncIter,
 		record: record,
+		iterate: iterate,
+		tail: tail,
 		abort: abort,
 		key: key,
 		restOf: restOf,
