@@ -592,9 +592,9 @@
 	/* A rest element of an array read by index: a fresh array of a's
 	 * elements from i, holes as undefined. */
 	function tail(a, i) {
-		var out = [];
-		for (; i < a.length; i++)
-			out.push(a[i]);
+		var n = a.length - i, out = new Array(n > 0 ? n : 0);
+		for (var k = 0; k < n; k++)
+			out[k] = a[i + k];
 		return out;
 	}
 
@@ -639,29 +639,35 @@
 	}
 
 	/* {a, ...rest} = v: CopyDataProperties, the own enumerable properties
-	 * of v (symbols too, in [[OwnPropertyKeys]] order) but the excluded
-	 * keys. Duktape's proxies have no getOwnPropertyDescriptor trap: a key
-	 * their ownKeys gives without a descriptor counts as enumerable when
-	 * Object.keys lists it, as it did before. */
+	 * of v but the excluded keys: the strings in Object.keys order, then
+	 * the symbols, as [[OwnPropertyKeys]] orders them. A key a getter
+	 * deleted meanwhile is skipped; __proto__ becomes an own property.
+	 * (Duktape's proxies have no getOwnPropertyDescriptor trap, so a
+	 * proxy's keys are what its ownKeys trap gives and Object.keys lists.) */
 	function restOf(v, excluded) {
 		if (v == null)
 			throw new TypeError('cannot destructure ' + describe(v));
-		var src = Object(v), out = {}, keys = Reflect.ownKeys(src), listed = null;
-		for (var i = 0; i < keys.length; i++) {
-			var k = keys[i];
-			if (excluded.indexOf(k) >= 0)
-				continue;
-			var d = Object.getOwnPropertyDescriptor(src, k);
-			if (!d && typeof k === 'string') {
-				if (!listed)
-					listed = Object.keys(src);
-				d = {enumerable: listed.indexOf(k) >= 0};
-			}
-			if (d && d.enumerable)
-				defineProperty(out, k, {value: src[k], writable: true, enumerable: true,
-							configurable: true});
+		var src = Object(v), out = {}, keys = Object.keys(src), i, k;
+		for (i = 0; i < keys.length; i++) {
+			k = keys[i];
+			if ((!excluded.length || excluded.indexOf(k) < 0) && k in src)
+				put(out, k, src[k]);
+		}
+		keys = Object.getOwnPropertySymbols(src);
+		for (i = 0; i < keys.length; i++) {
+			k = keys[i];
+			if (excluded.indexOf(k) < 0 && Object.prototype.propertyIsEnumerable.call(src, k))
+				put(out, k, src[k]);
 		}
 		return out;
+	}
+
+	function put(obj, k, value) {
+		if (k === '__proto__')
+			defineProperty(obj, k, {value: value, writable: true, enumerable: true,
+						configurable: true});
+		else
+			obj[k] = value;
 	}
 
 	/* ---- async generators and for await */
