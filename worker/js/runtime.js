@@ -99,19 +99,6 @@
 		return out;
 	}
 
-	/* An array of v's items, for destructuring: at most n of them (n < 0:
-	 * all), so that a pattern never drains an endless iterator. */
-	function arr(v, n) {
-		if (isArray(v) && v[ITERATOR] === arrayIterator)
-			return v;
-		var it = iter(v), out = [], step;
-		while ((n < 0 || out.length < n) && !(step = it.next()).done)
-			out.push(step.value);
-		if (n >= 0 && out.length === n && typeof it['return'] === 'function')
-			it['return']();
-		return out;
-	}
-
 	/* A fresh array of v's items, for spread. */
 	function spread(v) {
 		if (isArray(v) && v[ITERATOR] === arrayIterator) {
@@ -149,17 +136,6 @@
 					target[syms[k]] = src[syms[k]];
 		}
 		return target;
-	}
-
-	/* {a, ...rest} = v: the properties of v other than those named. */
-	function rest(v, names) {
-		if (v == null)
-			throw new TypeError('cannot destructure ' + describe(v));
-		var out = {}, keys = Object.keys(Object(v));
-		for (var i = 0; i < keys.length; i++)
-			if (names.indexOf(keys[i]) < 0)
-				out[keys[i]] = v[keys[i]];
-		return out;
 	}
 
 	/* A pattern needs an object to read from. */
@@ -825,11 +801,9 @@
 		proto: proto,
 		closeAsync: closeAsync,
 		asyncGenerator: asyncGenerator,
-		arr: arr,
 		spread: spread,
 		construct: construct,
 		assign: assign,
-		rest: rest,
 		need: need,
 		accessor: accessor,
 		classCheck: classCheck,
