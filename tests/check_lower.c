@@ -25,6 +25,9 @@ START_TEST(test_names) { node_cases("lowering-names.txt", ENGINE_JAVASCRIPT, 20)
 /* Unicode identifiers (ES2022's ID_Start and ID_Continue, escapes) and the
  * private members of class elements. */
 START_TEST(test_unicode) { node_cases("lowering-unicode.txt", ENGINE_JAVASCRIPT, 28); }
+/* Destructuring, the iteration protocol, evaluation order, object
+ * literals, templates and optional chains (tests/data/lowering-dstr.txt). */
+START_TEST(test_dstr) { node_cases("lowering-dstr.txt", ENGINE_JAVASCRIPT, 47); }
 END_TEST
 
 /* Node (tests/cases-node.js) must give every lowering case file's values:
@@ -296,6 +299,7 @@ int main(void)
 	tcase_add_test(tc, test_features);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_unicode);
+	tcase_add_test(tc, test_dstr);
 	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);

@@ -639,24 +639,27 @@
 		case 'AssignmentPattern':
 			if (p.left.type === 'Identifier')
 				nameIt(p.right, p.left.$orig || p.left.name);
+			/* A property target is evaluated before the value is read. */
+			var left = p.left.type === 'MemberExpression' ? early(p.left, c, out, decl)
+								    : p.left;
 			var t = holder(value, c, out, decl);
-			destructure(p.left, cond(bin('===', id(t), void0()), tx(p.right, c), id(t)), c,
+			destructure(left, cond(bin('===', id(t), void0()), tx(p.right, c), id(t)), c,
 				    out, decl);
 			return;
 		case 'ObjectPattern':
 			var src = holder(value, c, out, decl), keys = [];
-			if (!p.properties.length)
+			if (needsCheck(p))
 				out.push([null, rtCall('need', [id(src)])]);
 			for (var i = 0; i < p.properties.length; i++) {
 				var q = p.properties[i];
 				if (q.type === 'RestElement') {
-					destructure(q.argument, rtCall('rest', [id(src), arrayOf(keys)]), c,
+					destructure(q.argument, rtCall('restOf', [id(src), arrayOf(keys)]), c,
 						    out, decl);
 					continue;
 				}
 				var access;
 				if (q.computed) {
-					var k = holder(tx(q.key, c), c, out, decl, true);
+					var k = holder(rtCall('key', [tx(q.key, c)]), c, out, decl, true);
 					keys.push(id(k));
 					access = member(id(src), id(k));
 				} else {
@@ -669,24 +672,117 @@
 			}
 			return;
 		case 'ArrayPattern':
-			var n = p.elements.length, rest = false;
-			if (n && p.elements[n - 1] && p.elements[n - 1].type === 'RestElement')
-				rest = true;
-			var a = holder(rtCall('arr', [value, lit(rest ? -1 : n)]), c, out, decl, true);
-			for (var j = 0; j < n; j++) {
+			/* Step by step through an iterator record, closed at the
+			 * end; the records are listed on out for abort (see
+			 * destructureStatements). An array the runtime reads by
+			 * index comes back as itself (f): its elements are read
+			 * inline. */
+			var v = holder(value, c, out, decl);
+			var d = holder(rtCall('record', [id(v)]), c, out, decl, true);
+			var f = holder(bin('===', id(d), id(v)), c, out, decl, true);
+			(out.$records || (out.$records = [])).push(d);
+			var step = function (j) {
+				return cond(id(f), member(id(d), lit(j)), call(member(id(d), 's'), []));
+			};
+			for (var j = 0; j < p.elements.length; j++) {
 				var e = p.elements[j];
-				if (!e)
-					continue;
-				if (e.type === 'RestElement')
-					destructure(e.argument, call(member(id(a), 'slice'), [lit(j)]), c, out,
-						    decl);
+				if (e && e.type === 'RestElement')
+					destructure(e.argument, cond(id(f), rtCall('tail', [id(d), lit(j)]),
+								     call(member(id(d), 'r'), [])),
+						    c, out, decl);
+				else if (e)
+					destructure(e, step(j), c, out, decl);
 				else
-					destructure(e, member(id(a), lit(j)), c, out, decl);
+					out.push([null, logical('||', id(f), call(member(id(d), 's'), []))]);
 			}
+			out.push([null, logical('||', id(f), call(member(id(d), 'e'), []))]);
 			return;
 		default:
 			unsupported(p, 'this assignment target');
 		}
+	}
+
+	/* A property target evaluated ahead: its object and key in temporaries. */
+	function early(m, c, out, decl) {
+		if (m.object.type === 'Super' || m.property.type === 'PrivateIdentifier')
+			return m;
+		var o = holder(tx(m.object, c), c, out, decl, true);
+		var k = m.computed ? id(holder(tx(m.property, c), c, out, decl, true)) : m.property;
+		return at({type: 'MemberExpression', object: id(o), property: k, computed: m.computed},
+			  m);
+	}
+
+	/* Whether an object pattern must check its value first: a read of its
+	 * first property would not throw before something else ran. */
+	function needsCheck(p) {
+		if (!p.properties.length)
+			return true;
+		var q = p.properties[0];
+		if (q.type === 'RestElement' || q.computed)
+			return true;
+		var v = q.value.type === 'AssignmentPattern' ? q.value.left : q.value;
+		return v.type !== 'Identifier';
+	}
+
+	function hasArrayPattern(p) {
+		if (!p)
+			return false;
+		switch (p.type) {
+		case 'ArrayPattern':
+			return true;
+		case 'AssignmentPattern':
+			return hasArrayPattern(p.left);
+		case 'RestElement':
+			return hasArrayPattern(p.argument);
+		case 'Property':
+			return hasArrayPattern(p.value);
+		case 'ObjectPattern':
+			for (var i = 0; i < p.properties.length; i++)
+				if (hasArrayPattern(p.properties[i]))
+					return true;
+		}
+		return false;
+	}
+
+	/* The pairs of a destructuring as a statement: a declaration (decl) or
+	 * assignments. With iterator records, the steps run in a try whose
+	 * catch closes the records still open (IteratorClose on a throw); a
+	 * declaration then declares its names first, in a block with it. */
+	function destructureStatements(pairs, decl, from) {
+		var records = pairs.$records, i;
+		if (!records)
+			return decl ? declOf(pairs, from) : stmt(seq(assignments(pairs)), from);
+		var out = [];
+		if (decl) {
+			var names = [], seen = {};
+			for (i = 0; i < pairs.length; i++)
+				if (pairs[i][0] && !hasOwn.call(seen, pairs[i][0].name)) {
+					seen[pairs[i][0].name] = true;
+					names.push([pairs[i][0], null]);
+				}
+			if (names.length)
+				out.push(varDecl(names, from));
+		}
+		out.push(at(abortable(block([stmt(seq(assignments(pairs)))]), records), from));
+		return out.length === 1 ? out[0] : block(out, from);
+	}
+
+	function assignments(pairs) {
+		var list = [];
+		for (var i = 0; i < pairs.length; i++)
+			list.push(pairs[i][0] ? assign(pairs[i][0], pairs[i][1]) : pairs[i][1]);
+		return list;
+	}
+
+	/* try { body } catch (e) { $$rt.abort(e, [records]) } */
+	function abortable(body, records) {
+		var e = '$$e' + (++tempN), list = [];
+		for (var i = 0; i < records.length; i++)
+			list.push(id(records[i]));
+		return {type: 'TryStatement', block: body,
+			handler: {type: 'CatchClause', param: id(e),
+				  body: block([stmt(rtCall('abort', [id(e), arrayOf(list)]))])},
+			finalizer: null};
 	}
 
 	/* A name the lowering made ($$ and a letter; a script's own $$ names
@@ -783,13 +879,13 @@
 							'call'), [raw('arguments'), lit(i)]);
 				var pairs = [];
 				declarators(p.argument, slice, f, pairs);
-				pro.push(declOf(pairs, p));
+				pro.push(destructureStatements(pairs, true, p));
 			} else {
 				var name = '$$p' + (++tempN);
 				params.push(id(name));
 				var ps = [];
 				destructure(p, id(name), f, ps, true);
-				pro.push(declOf(ps, p));
+				pro.push(destructureStatements(ps, true, p));
 			}
 		}
 		var body;
@@ -1409,7 +1505,8 @@
 
 	function txForOf(n, c) {
 		var it = '$$i' + (++tempN), step = '$$s' + (++tempN);
-		var value = member(id(step), 'value');
+		/* for of steps an iterator record (for await, its iterator). */
+		var value = n.await ? member(id(step), 'value') : id(step);
 		var bind;
 		if (n.left.type === 'VariableDeclaration') {
 			var d = n.left.declarations[0];
@@ -1427,20 +1524,28 @@
 			bind = stmt(assign(n.left, value), n.left);
 		}
 		var body2 = bind ? block([bind, n.body], n.body) : n.body;
-		var head = varDecl([[id(it), rtCall(n.await ? 'asyncIter' : 'iter', [n.right])],
+		var head = varDecl([[id(it), rtCall(n.await ? 'asyncIter' : 'iterate', [n.right])],
 				    [id(step), null]], n);
-		var next = call(member(id(it), 'next'), []);
+		var next = call(member(id(it), n.await ? 'next' : 's'), []), test;
 		if (n.await)
-			next = rtCall('awaitValue', [next]);
-		var loop = {type: 'ForStatement', init: null,
-			    test: {type: 'UnaryExpression', operator: '!', prefix: true,
-				   argument: member(assign(id(step), next), 'done')},
+			test = {type: 'UnaryExpression', operator: '!', prefix: true,
+				argument: member(assign(id(step), rtCall('awaitValue', [next])), 'done')};
+		else
+			test = seq([assign(id(step), next), {type: 'UnaryExpression', operator: '!',
+							     prefix: true, argument: member(id(it), 'done')}]);
+		var loop = {type: 'ForStatement', init: null, test: test,
 			    update: null, body: body2, loc: n.loc, $wrap: false, $label: n.$label};
 		var lowered = txFor(loop, c);
 		if (n.$label)
 			lowered = {type: 'LabeledStatement', label: id(n.$label), body: lowered};
 		/* A loop left early closes its iterator (a generator's finally
-		 * blocks run), as the specification has it. */
+		 * blocks run), as the specification has it: after a throw,
+		 * whatever its return does, the throw goes on. */
+		if (!n.await)
+			return block([txVar(head, c, true),
+				      {type: 'TryStatement', block: block([lowered]),
+				       handler: abortable(null, [it]).handler,
+				       finalizer: block([stmt(call(member(id(it), 'e'), []))])}], n);
 		var close = {type: 'IfStatement',
 			     test: logical('&&', id(step), {type: 'UnaryExpression', operator: '!',
 							   prefix: true, argument: member(id(step), 'done')}),
@@ -1503,15 +1608,20 @@
 				destructure(d.id, init, c, pairs, true);
 			}
 		}
+		if (pairs.$records && !inFor)
+			return destructureStatements(pairs, true, n);
 		return declOf(pairs, n);
 	}
 
 	/* ---- optional chains */
 
-	/* del: the chain is delete's operand, which short-circuits to true. */
-	function txChain(n, c, del) {
+	/* del: the chain is delete's operand, which short-circuits to true;
+	 * keep: a temporary that gets the object of the chain's last property
+	 * access, the this of a call of the (parenthesized) chain. */
+	function txChain(n, c, del, keep) {
 		var links = [], e = n;
-		while (e.type === 'MemberExpression' || e.type === 'CallExpression') {
+		while (e.type === 'MemberExpression' && e.object.type !== 'Super' ||
+		       e.type === 'CallExpression' && e.callee.type !== 'Super') {
 			links.unshift(e);
 			e = e.type === 'MemberExpression' ? e.object : e.callee;
 		}
@@ -1534,8 +1644,9 @@
 					return build(at({type: 'MemberExpression', object: assign(id(ot), obj),
 							 property: prop, computed: computed}, L), i + 1, id(ot));
 				}
-				var m = at({type: 'MemberExpression', object: obj, property: prop,
-					    computed: computed}, L);
+				var m = at({type: 'MemberExpression',
+					    object: keep && i === links.length - 1 ? assign(id(keep), obj) : obj,
+					    property: prop, computed: computed}, L);
 				if (del && i === links.length - 1)
 					return {type: 'UnaryExpression', operator: 'delete', prefix: true,
 						argument: m};
@@ -1553,16 +1664,34 @@
 			}
 			return link(obj, i, thisT);
 		}
+		/* The chain starts at super.m, or at a parenthesized chain, that
+		 * the first link calls: the call gets their this. */
+		if (links[0].type === 'CallExpression') {
+			if (e.type === 'MemberExpression')
+				return build(tx(e, c), 0, thisOf(c));
+			if (e.type === 'ChainExpression' && e.expression.type === 'MemberExpression') {
+				var kt = temp(c);
+				return build(txChain(e.expression, c, false, kt), 0, id(kt));
+			}
+		}
 		return build(tx(e, c), 0, null);
 	}
 
 	/* ---- object literals */
 
+	/* __proto__: v in a literal sets the prototype (not a shorthand,
+	 * a method or a computed key). */
+	function protoSetter(p) {
+		return p.type === 'Property' && !p.computed && !p.shorthand && !p.method &&
+		       p.kind === 'init' && (p.key.type === 'Identifier' ? p.key.name
+					     : p.key.value) === '__proto__';
+	}
+
 	function txObject(n, c) {
 		var simple = true, i, p;
 		for (i = 0; i < n.properties.length; i++) {
 			p = n.properties[i];
-			if (p.type === 'SpreadElement' || p.computed || p.kind !== 'init')
+			if (p.type === 'SpreadElement' || p.computed || p.kind !== 'init' || protoSetter(p))
 				simple = false;
 		}
 		if (simple) {
@@ -1581,6 +1710,12 @@
 				first = false;
 				run = null;
 				parts.push(rtCall('assign', [id(t), tx(p.argument, c)]));
+			} else if (protoSetter(p)) {
+				if (first)
+					parts.push(assign(id(t), objectOf([])));
+				first = false;
+				run = null;
+				parts.push(rtCall('proto', [id(t), tx(p.value, c)]));
 			} else if (p.computed || p.kind !== 'init' || !first && !run) {
 				if (first)
 					parts.push(assign(id(t), objectOf([])));
@@ -1678,7 +1813,14 @@
 			cooked.push(q[i].value.cooked === null ? void0() : lit(q[i].value.cooked));
 			rawv.push(lit(q[i].value.raw));
 		}
-		var args = [rtCall('template', [arrayOf(cooked), arrayOf(rawv)])];
+		/* One strings array per site and script evaluation: a variable
+		 * of the outermost function. */
+		var top = c;
+		while (top.parent)
+			top = top.parent;
+		var site = temp(top);
+		var args = [logical('||', id(site), assign(id(site), rtCall('template',
+			[arrayOf(cooked), arrayOf(rawv)])))];
 		var exprs = txList(n.quasi.expressions, c);
 		return call(tx(n.tag, c), args.concat(exprs), n);
 	}
@@ -1712,11 +1854,35 @@
 		};
 	}
 
+	/* [a, b] = v where a statement may stand: the statement form of
+	 * destructureStatements. */
+	function destructureStatement(n, c) {
+		var pairs = [], t = temp(c);
+		pairs.push([id(t), tx(n.right, c)]);
+		destructure(n.left, id(t), c, pairs, false);
+		return destructureStatements(pairs, false, n);
+	}
+
+	/* [a, b] = v as an expression: the statement form in a function of its
+	 * own, which sees this, arguments and super as an arrow does (yield
+	 * and await are calls, so they work in it), returning v. */
+	function destructureExpression(n, c) {
+		var g = new Fn(c, true), pairs = [], t = temp(g);
+		pairs.push([id(t), tx(n.right, g)]);
+		destructure(n.left, id(t), g, pairs, false);
+		var body = declarations(g).concat(destructureStatements(pairs, false, n), [ret(id(t))]);
+		return call({type: 'FunctionExpression', id: null, params: [], body: block(body)}, []);
+	}
+
 	function txAssign(n, c) {
 		var op = n.operator;
 		if (n.left.type === 'Identifier' && (op === '=' || op === '||=' || op === '&&=' ||
 						     op === '??='))
 			nameIt(n.right, n.left.$orig || n.left.name);
+		/* A pattern that assigns to arguments stays inline, where the
+		 * name means the function's own (without closing on a throw). */
+		if (op === '=' && hasArrayPattern(n.left) && !mentions(n.left, 'arguments'))
+			return at(destructureExpression(n, c), n);
 		if (op === '=' && (n.left.type === 'ObjectPattern' || n.left.type === 'ArrayPattern')) {
 			var pairs = [], value = tx(n.right, c);
 			var t = temp(c);
@@ -1863,7 +2029,7 @@
 				} else if (param.type !== 'Identifier') {
 					var pname = '$$e' + (++tempN), pairs = [];
 					destructure(param, id(pname), c, pairs, true);
-					hb.unshift(declOf(pairs, param));
+					hb.unshift(destructureStatements(pairs, true, param));
 					param = id(pname);
 				}
 				handler = at({type: 'CatchClause', param: param, body: at(block(hb), h.body)}, h);
@@ -1929,6 +2095,13 @@
 								 privateKey(n.callee.property)]),
 						n.arguments, c, id(pt), n);
 			}
+			/* (a?.b)() calls b with this a. */
+			if (n.callee.type === 'ChainExpression' &&
+			    n.callee.expression.type === 'MemberExpression') {
+				var ct = temp(c);
+				return makeCall(txChain(n.callee.expression, c, false, ct), n.arguments, c,
+						id(ct), n);
+			}
 			return makeCall(tx(n.callee, c), n.arguments, c, null, n);
 		case 'NewExpression':
 			if (hasSpread(n.arguments))
@@ -1972,6 +2145,11 @@
 		case 'UpdateExpression':
 			if (isPrivate(n.argument))
 				return txPrivateUpdate(n, c);
+			break;
+		case 'ExpressionStatement':
+			if (n.expression.type === 'AssignmentExpression' && n.expression.operator === '=' &&
+			    hasArrayPattern(n.expression.left))
+				return destructureStatement(n.expression, c);
 			break;
 		case 'ImportExpression':
 			unsupported(n, 'import()');

@@ -99,19 +99,6 @@
 		return out;
 	}
 
-	/* An array of v's items, for destructuring: at most n of them (n < 0:
-	 * all), so that a pattern never drains an endless iterator. */
-	function arr(v, n) {
-		if (isArray(v) && v[ITERATOR] === arrayIterator)
-			return v;
-		var it = iter(v), out = [], step;
-		while ((n < 0 || out.length < n) && !(step = it.next()).done)
-			out.push(step.value);
-		if (n >= 0 && out.length === n && typeof it['return'] === 'function')
-			it['return']();
-		return out;
-	}
-
 	/* A fresh array of v's items, for spread. */
 	function spread(v) {
 		if (isArray(v) && v[ITERATOR] === arrayIterator) {
@@ -121,7 +108,7 @@
 				out[i] = v[i];
 			return out;
 		}
-		return arr(v, -1);
+		return new Record(v).r();
 	}
 
 	function construct(F, list) {
@@ -151,22 +138,17 @@
 		return target;
 	}
 
-	/* {a, ...rest} = v: the properties of v other than those named. */
-	function rest(v, names) {
-		if (v == null)
-			throw new TypeError('cannot destructure ' + describe(v));
-		var out = {}, keys = Object.keys(Object(v));
-		for (var i = 0; i < keys.length; i++)
-			if (names.indexOf(keys[i]) < 0)
-				out[keys[i]] = v[keys[i]];
-		return out;
-	}
-
 	/* A pattern needs an object to read from. */
 	function need(v) {
 		if (v == null)
 			throw new TypeError('cannot destructure ' + describe(v));
 		return v;
+	}
+
+	/* __proto__: v in an object literal. */
+	function proto(obj, v) {
+		if (isObject(v) || v === null)
+			setPrototypeOf(obj, v);
 	}
 
 	/* name: what names fn instead of key (a private member's #name). */
@@ -350,18 +332,18 @@
 
 	/* ---- templates */
 
-	/* One frozen strings array per template text (the specification has
-	 * one per call site; nothing but identity tells them apart). */
-	var templates = {};
+	/* The frozen strings array of a template call site, made once per
+	 * site (the lowering keeps it in a variable of the script's own).
+	 * Duktape's freeze leaves an array's length writable; it is made
+	 * read-only first. */
+	function frozen(a) {
+		defineProperty(a, 'length', {writable: false});
+		return Object.freeze(a);
+	}
 	function template(cooked, raw) {
-		var id = '$' + raw.join('\u0000');
-		var t = hasOwn.call(templates, id) ? templates[id] : null;
-		if (!t) {
-			t = cooked.slice();
-			defineProperty(t, 'raw', {value: Object.freeze(raw.slice())});
-			templates[id] = t = Object.freeze(t);
-		}
-		return t;
+		var t = cooked.slice();
+		defineProperty(t, 'raw', {value: frozen(raw.slice())});
+		return frozen(t);
 	}
 
 	/* ---- coroutines: generators and async functions */
@@ -613,6 +595,190 @@
 			it['return']();
 	}
 
+	/* ---- iterator records: destructuring, for-of and spread, step by step
+	 *
+	 * A record is the specification's Iterator Record: the iterator, its
+	 * next method read once, and whether it is done. Destructuring takes a
+	 * value per element (s), the rest (r), and closes the iterator at the
+	 * end (e) or when an element throws (abort), so that an iterator left
+	 * unfinished hears of it as ES2022 has it. An array whose iterator is
+	 * Array.prototype's is read by index, which nothing can tell apart. */
+	var apply = Reflect.apply;
+
+	function Record(v) {
+		this.i = 0;
+		this.done = false;
+		if (isArray(v) && v[ITERATOR] === arrayIterator) {
+			this.a = v;
+			this.it = this.next = null;
+			return;
+		}
+		if (v == null)
+			throw new TypeError(describe(v) + ' is not iterable');
+		var method = v[ITERATOR];
+		if (method == null && Object.prototype.toString.call(v) === '[object Arguments]') {
+			this.a = v;
+			this.it = this.next = null;
+			return;
+		}
+		if (typeof method !== 'function')
+			throw new TypeError(describe(v) + ' is not iterable');
+		var it = apply(method, v, []);
+		if (!isObject(it))
+			throw new TypeError('the iterator of ' + describe(v) + ' is not an object');
+		this.a = null;
+		this.it = it;
+		this.next = it.next;
+	}
+
+	/* IteratorStep and IteratorValue: the next value, undefined once done.
+	 * The record is done while the step runs, so that a step that throws
+	 * leaves it done, and the iterator is not closed. */
+	Record.prototype.s = function () {
+		if (this.done)
+			return undefined;
+		this.done = true;
+		if (this.a) {
+			if (this.i >= this.a.length)
+				return undefined;
+			this.done = false;
+			return this.a[this.i++];
+		}
+		var r = apply(this.next, this.it, []);
+		if (!isObject(r))
+			throw new TypeError('the iterator result ' + describe(r) + ' is not an object');
+		if (r.done)
+			return undefined;
+		var v = r.value;
+		this.done = false;
+		return v;
+	};
+
+	/* The values left, as a fresh array (a rest element, spread). */
+	Record.prototype.r = function () {
+		var out = [];
+		for (;;) {
+			var v = this.s();
+			if (this.done)
+				return out;
+			out.push(v);
+		}
+	};
+
+	/* IteratorClose after a normal completion (or break, return): return's
+	 * errors and a result that is not an object are thrown. */
+	Record.prototype.e = function () {
+		if (this.done)
+			return;
+		this.done = true;
+		if (this.a)
+			return;
+		var it = this.it, f = it['return'];
+		if (f == null)
+			return;
+		if (typeof f !== 'function')
+			throw new TypeError('the iterator\'s return is not a function');
+		var r = apply(f, it, []);
+		if (!isObject(r))
+			throw new TypeError('the iterator\'s return gave ' + describe(r) +
+					    ', not an object');
+	};
+
+	/* The record of v for for-of. */
+	function iterate(v) {
+		return new Record(v);
+	}
+
+	/* The record of v for an array pattern, or v itself when it is an
+	 * array read by index: the pattern then reads its elements inline
+	 * (see the lowering's destructure), and pays no call per element. */
+	function record(v) {
+		if (isArray(v) && v[ITERATOR] === arrayIterator)
+			return v;
+		return new Record(v);
+	}
+
+	/* A rest element of an array read by index: a fresh array of a's
+	 * elements from i, holes as undefined. */
+	function tail(a, i) {
+		var n = a.length - i, out = new Array(n > 0 ? n : 0);
+		for (var k = 0; k < n; k++)
+			out[k] = a[i + k];
+		return out;
+	}
+
+	/* IteratorClose after a throw: each record of list still open (the
+	 * innermost last) is closed, whatever its return does, and e is thrown
+	 * again. A generator's return (a Return thrown through its body) is a
+	 * return completion: return's errors then replace it, as after a
+	 * normal completion. */
+	function abort(e, list) {
+		var returning = e instanceof Return;
+		for (var i = list.length - 1; i >= 0; i--) {
+			var d = list[i];
+			if (!(d instanceof Record) || d.done)
+				continue;
+			if (returning) {
+				try {
+					d.e();
+				} catch (x) {
+					e = x;
+					returning = false;
+				}
+				continue;
+			}
+			d.done = true;
+			if (d.a)
+				continue;
+			try {
+				var f = d.it['return'];
+				if (f != null)
+					apply(f, d.it, []);
+			} catch (ignored) {
+			}
+		}
+		throw e;
+	}
+
+	/* ToPropertyKey, for the computed keys of an object pattern. */
+	function key(v) {
+		if (isObject(v))
+			v = String(v);
+		return typeof v === 'symbol' ? v : String(v);
+	}
+
+	/* {a, ...rest} = v: CopyDataProperties, the own enumerable properties
+	 * of v but the excluded keys: the strings in Object.keys order, then
+	 * the symbols, as [[OwnPropertyKeys]] orders them. A key a getter
+	 * deleted meanwhile is skipped; __proto__ becomes an own property.
+	 * (Duktape's proxies have no getOwnPropertyDescriptor trap, so a
+	 * proxy's keys are what its ownKeys trap gives and Object.keys lists.) */
+	function restOf(v, excluded) {
+		if (v == null)
+			throw new TypeError('cannot destructure ' + describe(v));
+		var src = Object(v), out = {}, keys = Object.keys(src), i, k;
+		for (i = 0; i < keys.length; i++) {
+			k = keys[i];
+			if ((!excluded.length || excluded.indexOf(k) < 0) && k in src)
+				put(out, k, src[k]);
+		}
+		keys = Object.getOwnPropertySymbols(src);
+		for (i = 0; i < keys.length; i++) {
+			k = keys[i];
+			if (excluded.indexOf(k) < 0 && Object.prototype.propertyIsEnumerable.call(src, k))
+				put(out, k, src[k]);
+		}
+		return out;
+	}
+
+	function put(obj, k, value) {
+		if (k === '__proto__')
+			defineProperty(obj, k, {value: value, writable: true, enumerable: true,
+						configurable: true});
+		else
+			obj[k] = value;
+	}
+
 	/* ---- async generators and for await */
 
 	var ASYNC_ITERATOR = Symbol.asyncIterator;
@@ -807,13 +973,18 @@
 				patchStrings();
 		},
 		asyncIter: asyncIter,
+		record: record,
+		iterate: iterate,
+		tail: tail,
+		abort: abort,
+		key: key,
+		restOf: restOf,
+		proto: proto,
 		closeAsync: closeAsync,
 		asyncGenerator: asyncGenerator,
-		arr: arr,
 		spread: spread,
 		construct: construct,
 		assign: assign,
-		rest: rest,
 		need: need,
 		accessor: accessor,
 		classCheck: classCheck,
