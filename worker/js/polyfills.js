@@ -782,7 +782,10 @@
 
 	function AggregateError(errors, message) {
 		var e = new Error(message === undefined ? 'All promises were rejected' : message);
-		Object.setPrototypeOf(e, AggregateError.prototype);
+		/* A subclass's object (see the runtime's constructWith) keeps its
+		 * prototype. */
+		Object.setPrototypeOf(e, this instanceof AggregateError ? Object.getPrototypeOf(this)
+									 : AggregateError.prototype);
 		define(e, 'errors', Array.from(errors));
 		return e;
 	}
