@@ -984,7 +984,7 @@
 				  body: block(implicit), loc: n.loc};
 		}
 		ctorFn.$ctor = {name: name, derived: !!superVar, cls: cls, init: initVar,
-				nt: '$$nt' + cid, alloc: '$$alloc' + cid, rv: '$$rv' + cid,
+				nt: '$$newt' + cid, alloc: '$$alloc' + cid, rv: '$$rv' + cid,
 				label: '$$body' + cid};
 		ctorFn.$home = {cls: cls, isStatic: false};
 		/* Class bodies are strict code. */
@@ -1001,7 +1001,7 @@
 			out.push(ctorFn);
 		for (i = 0; i < members.length; i++) {
 			m = members[i];
-			var home = {cls: cls, isStatic: !!m.static};
+			var home = {cls: cls, isStatic: !!m.static || m.type === 'StaticBlock'};
 			if (m.type === 'MethodDefinition') {
 				if (m.kind === 'constructor') {
 					out.push(ctorFn);
@@ -2410,6 +2410,7 @@
 			tempN = classN = 0;
 			usesNamedGroups = false;
 			var top = new Fn(null, false), stmts;
+			top.strict = hasUseStrict(program);
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
 					     body: block(program.body), async: true, generator: false,
