@@ -1051,8 +1051,15 @@
 			}
 		}
 		out.push(ret(C()));
-		var iife = fnExpr(superVar ? [id(superVar)] : [], out, n);
-		var result = tx(call(iife, superVar ? [n.superClass] : [], n), c);
+		/* An arrow: computed keys see the this, arguments, new.target and
+		 * super around the class. The heritage is strict code too. */
+		var iife = arrowFn(superVar ? [id(superVar)] : [], out, n);
+		var heritage = n.superClass;
+		if (heritage && heritage.type !== 'Identifier' && heritage.type !== 'MemberExpression')
+			heritage = call(arrowFn([], [{type: 'ExpressionStatement', expression: lit('use strict'),
+						      directive: 'use strict'}, ret(heritage, heritage)],
+						heritage), [], heritage);
+		var result = tx(call(iife, superVar ? [heritage] : [], n), c);
 		classes.pop();
 		return result;
 	}
@@ -1769,6 +1776,8 @@
 		case 'UnaryExpression':
 			if (n.operator === 'delete' && n.argument.type === 'ChainExpression')
 				return at(txChain(n.argument.expression, c, true), n);
+			if (n.operator === 'delete' && n.argument.type === 'MetaProperty')
+				return at(seq([tx(n.argument, c), lit(true)]), n);
 			if (n.operator === 'delete' && isSuperMember(n.argument))
 				return at(seq([superRef(n.argument, c),
 					       rtCall('superDelete', [])]), n);

@@ -811,6 +811,17 @@
 			return Symbol.prototype.toString.call(this).slice(7, -1);
 		}});
 	define(global, 'AggregateError', AggregateError);
+	/* Function.prototype's caller and arguments (ES2015 16.1): accessors
+	 * that throw, one thrower for both; strict functions have no own
+	 * ones (scripts/duk-source.sh). */
+	var throwTypeError = function () {
+		throw new TypeError("'caller' and 'arguments' of functions may not be accessed");
+	};
+	Object.preventExtensions(throwTypeError);
+	defineProperty(Function.prototype, 'caller', {get: throwTypeError, set: throwTypeError,
+						     configurable: true, enumerable: false});
+	defineProperty(Function.prototype, 'arguments', {get: throwTypeError, set: throwTypeError,
+							configurable: true, enumerable: false});
 	define(global, 'queueMicrotask', function (fn) {
 		if (!isCallable(fn))
 			throw new TypeError('queueMicrotask: the argument must be a function');
