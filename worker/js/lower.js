@@ -800,10 +800,13 @@
 				     $home: n.$home, $asyncGen: n.async && n.generator};
 			var outer = {type: n.type, id: n.id, params: [], async: false, generator: false,
 				     expression: false, loc: n.loc, $home: n.$home, $fname: n.$fname,
-				     $strict: n.$strict || hasUseStrict(innerBody),
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
 						: n.async ? 'async' : 'generator',
 						[raw('this'), raw('arguments'), inner]), n)], n.body)};
+			/* A strict body makes the function strict: its this too. */
+			if (hasUseStrict(innerBody))
+				outer.body.body.unshift({type: 'ExpressionStatement', expression: lit('use strict'),
+							 directive: 'use strict'});
 			return txFunction(outer, c);
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
@@ -1020,8 +1023,9 @@
 			} else if (m.type === 'PropertyDefinition') {
 				var key = keyOf(m);
 				if (m.computed) {
+					/* The key is found once, when the class is. */
 					var kt = '$$k' + (++tempN);
-					out.push(varDecl([[id(kt), key]], m));
+					out.push(varDecl([[id(kt), rtCall('toKey', [key])]], m));
 					key = id(kt);
 				}
 				var hidden = m.key.type === 'PrivateIdentifier';

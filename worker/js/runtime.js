@@ -844,6 +844,7 @@
 		refGet: refGet,
 		superSet: superSet,
 		superDelete: superDelete,
+		toKey: toKey,
 		methods: methods,
 		field: field,
 		superGet: superGet,
