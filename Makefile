@@ -35,7 +35,8 @@ ALL_CFLAGS  = $(WARNINGS) $(CFLAGS) -Ibuild/duktape $(LIB_CFLAGS) $(CHECK_CFLAGS
 
 # Duktape is built here from the source Debian's duktape-dev installs, with
 # sandboxd's configuration additions (scripts/duk-config.sh): the prebuilt
-# library lacks the interrupt check that enforces the CPU budget.
+# library lacks the interrupt check that enforces the CPU budget. Changes to
+# what the engine means are in scripts/duk-patch.sh.
 DUK_SRC    ?= /usr/share/duktape
 DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/duktape.c
 

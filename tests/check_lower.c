@@ -28,6 +28,9 @@ START_TEST(test_unicode) { node_cases("lowering-unicode.txt", ENGINE_JAVASCRIPT,
 /* Destructuring, the iteration protocol, evaluation order, object
  * literals, templates and optional chains (tests/data/lowering-dstr.txt). */
 START_TEST(test_dstr) { node_cases("lowering-dstr.txt", ENGINE_JAVASCRIPT, 47); }
+/* Classes and super: derived constructors, new.target, home objects,
+ * subclassed built-ins. */
+START_TEST(test_classes) { node_cases("lowering-classes.txt", ENGINE_JAVASCRIPT, 35); }
 END_TEST
 
 /* Node (tests/cases-node.js) must give every lowering case file's values:
@@ -300,6 +303,7 @@ int main(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_unicode);
 	tcase_add_test(tc, test_dstr);
+	tcase_add_test(tc, test_classes);
 	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);

@@ -490,8 +490,11 @@
 		this.thisVar = null;
 		this.argsVar = null;
 		this.thisAlias = null; /* a derived constructor's $$self */
-		this.home = null;      /* {superVar, isStatic} for super */
+		this.home = null;      /* {cls, isStatic} or {obj} for super */
 		this.ctor = null;
+		this.ntVar = null;     /* new.target, captured for arrows */
+		this.noNT = false;     /* a field initialiser: new.target undefined */
+		this.strict = !!(parent && parent.strict);
 	}
 
 	/* What a lowered function declares first: its temporaries, and the
@@ -508,6 +511,9 @@
 			head.push(varDecl([[id(f.thisVar), {type: 'ThisExpression'}]]));
 		if (f.argsVar)
 			head.push(varDecl([[id(f.argsVar), raw('arguments')]]));
+		if (f.ntVar)
+			head.push(varDecl([[id(f.ntVar), rtCall('newTarget', [{type: 'ThisExpression'},
+				{type: 'MetaProperty', meta: id('new'), property: id('target')}])]]));
 		return head;
 	}
 
@@ -525,8 +531,8 @@
 
 	function thisOf(c) {
 		var r = realFn(c);
-		if (r.thisAlias)
-			return id(r.thisAlias);
+		if (r.thisAlias) /* unbound until super() returns */
+			return logical('||', id(r.thisAlias), rtCall('noThis', []));
 		if (r === c)
 			return {type: 'ThisExpression'};
 		if (!r.thisVar)
@@ -543,11 +549,79 @@
 		return id(r.argsVar, from);
 	}
 
+	/* The home object of the method super is in: its object literal, or
+	 * its class (static members) or the class's prototype. */
 	function homeOf(c, node) {
 		var r = realFn(c);
 		if (!r.home)
-			unsupported(node, 'super outside a class method');
-		return r.home.isStatic ? id(r.home.superVar) : member(id(r.home.superVar), 'prototype');
+			unsupported(node, 'super outside a method');
+		if (r.home.obj)
+			return id(r.home.obj);
+		return r.home.isStatic ? id(r.home.cls) : member(id(r.home.cls), 'prototype');
+	}
+
+	/* new.target where c is: a class constructor's, undefined in a field
+	 * initialiser, else the enclosing function's. */
+	function newTargetOf(c, n) {
+		var r = realFn(c);
+		if (r.ctor)
+			return id(r.ctor.nt, n);
+		if (r.noNT)
+			return void0();
+		if (!r.parent)
+			return n;
+		if (!r.ntVar)
+			r.ntVar = '$$nt' + (++tempN);
+		return id(r.ntVar, n);
+	}
+
+	/* super[key] as a reference for writing: {ref, key} with the code
+	 * evaluating this, then the key. */
+	function superRef(m, c) {
+		var key = m.computed ? tx(m.property, c) : lit(m.property.name);
+		return rtCall('superRef', [thisOf(c), homeOf(c, m), key], m);
+	}
+
+	function strictLit(c) { return lit(!!c.strict); }
+
+	function isSuperMember(n) {
+		return n && n.type === 'MemberExpression' && n.object.type === 'Super';
+	}
+
+	/* super.x = v, super.x op= v and super.x++, in the order the
+	 * specification evaluates them. */
+	function txSuperAssign(n, c) {
+		var r = temp(c), ref = assign(id(r), superRef(n.left || n.argument, c));
+		var s = strictLit(c);
+		function set(v) { return rtCall('superSet', [id(r), v, s]); }
+		function get() { return rtCall('refGet', [id(r)]); }
+		if (n.type === 'UpdateExpression') {
+			var one = bin(n.operator === '++' ? '+' : '-', null, lit(1));
+			if (n.prefix) {
+				one.left = {type: 'UnaryExpression', operator: '+', prefix: true,
+					    argument: get()};
+				return at(seq([ref, set(one)]), n);
+			}
+			var old = temp(c);
+			one.left = id(old);
+			return at(seq([ref, assign(id(old), {type: 'UnaryExpression', operator: '+',
+							     prefix: true, argument: get()}),
+				       set(one), id(old)]), n);
+		}
+		var op = n.operator, right;
+		if (op === '=')
+			return at(rtCall('superSet', [ref, tx(n.right, c), s]), n);
+		if (op === '||=' || op === '&&=')
+			return at(seq([ref, logical(op.slice(0, 2), get(), set(tx(n.right, c)))]), n);
+		if (op === '??=') {
+			var v = temp(c);
+			return at(seq([ref, cond(bin('!=', assign(id(v), get()), lit(null)), id(v),
+						 set(tx(n.right, c)))]), n);
+		}
+		right = tx(n.right, c);
+		if (op === '**=')
+			return at(seq([ref, set(call(member(id('Math'), 'pow'), [get(), right]))]), n);
+		return at(seq([ref, set(bin(op.slice(0, -1), get(), right))]), n);
 	}
 
 	function isSimple(e) {
@@ -630,11 +704,16 @@
 			out.push([p, value]);
 			return;
 		case 'MemberExpression':
-			if (isPrivate(p))
+			if (isPrivate(p)) {
 				out.push([null, rtCall('pset', [tx(p.object, c), privateKey(p.property),
 								value])]);
-			else
-				out.push([tx(p, c), value]);
+				return;
+			}
+			if (p.object.type === 'Super') {
+				out.push([null, rtCall('superSet', [superRef(p, c), value, strictLit(c)])]);
+				return;
+			}
+			out.push([tx(p, c), value]);
 			return;
 		case 'AssignmentPattern':
 			if (p.left.type === 'Identifier')
@@ -850,12 +929,19 @@
 			/* Those that stay functions (generators, declarations) refuse new. */
 			if (n.generator || n.type === 'FunctionDeclaration')
 				outer.body.body.unshift(stmt(rtCall('notNew', [raw('new.target')])));
+			/* A strict body makes the function strict: its this too. */
+			if (hasUseStrict(innerBody))
+				outer.body.body.unshift({type: 'ExpressionStatement', expression: lit('use strict'),
+							 directive: 'use strict'});
 			var lowered = txFunction(outer, c);
 			return n.generator ? generatorFn(lowered, n, self) : lowered;
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
 		f.asyncGen = !!n.$asyncGen;
+		f.noNT = !!n.$noNT;
+		if (n.$strict || n.body.type === 'BlockStatement' && hasUseStrict(n.body))
+			f.strict = true;
 		if (n.$home)
 			f.home = n.$home;
 		if (n.$ctor) {
@@ -951,6 +1037,14 @@
 			pairs.push([id(params[i].name), member(raw('arguments'), lit(i))]);
 		params.length = len;
 		return [varDecl(pairs)];
+	}
+
+	/* A body whose directive prologue has "use strict". */
+	function hasUseStrict(body) {
+		for (var i = 0; i < body.body.length && body.body[i].directive !== undefined; i++)
+			if (body.body[i].directive === 'use strict')
+				return true;
+		return false;
 	}
 
 	/* ---- function names */
@@ -1135,13 +1229,26 @@
 		return lit(m.key.type === 'Identifier' ? m.key.name : String(m.key.value));
 	}
 
+	/* A class constructor starts by finding its new.target (a call
+	 * without new throws); a derived one keeps the object the engine made
+	 * for super() to construct on, its this unbound until then. Its body
+	 * is a labelled block its returns break out of (through the finally
+	 * blocks they are in), after which what it returns is checked. */
 	function ctorBody(f, body, n) {
 		var info = f.ctor;
-		f.ctorHead = [stmt(rtCall('classCheck', [{type: 'ThisExpression'}, id(info.name),
-							 lit(info.display)]))];
+		var nt = rtCall('ctorCheck', [{type: 'ThisExpression'},
+					      {type: 'MetaProperty', meta: id('new'), property: id('target')},
+					      lit(info.display)]);
+		f.ctorHead = [varDecl([[id(info.nt), nt]])];
 		if (info.derived) {
-			f.ctorHead.unshift(varDecl([[id(f.thisAlias), {type: 'ThisExpression'}]]));
-			body.push(ret(id(f.thisAlias)));
+			f.ctorHead.push(varDecl([[id(info.alloc), {type: 'ThisExpression'}],
+						 [id(f.thisAlias), null], [id(info.rv), null]]));
+			var directives = [];
+			while (body.length && body[0].directive)
+				directives.push(body.shift());
+			body = directives.concat([{type: 'LabeledStatement', label: id(info.label),
+						   body: block(body)},
+						  ret(rtCall('ctorReturn', [id(info.rv), id(f.thisAlias)]))]);
 		} else if (info.init) {
 			f.ctorHead.push(stmt(call(member(id(info.init), 'call'),
 						  [{type: 'ThisExpression'}])));
@@ -1155,6 +1262,7 @@
 		/* An anonymous class is named where it stands, "" elsewhere. */
 		var want = n.id ? null : n.$named === undefined ? '' : n.$named;
 		var superVar = n.superClass ? '$$super' + cid : null;
+		var cls = '$$c' + cid; /* the class, for super, whatever shadows its name */
 		var initVar = null;
 		var members = n.body.body, i, m;
 		var pn = privateNames(members), priv = pn.names;
@@ -1198,22 +1306,28 @@
 			ctorFn = {type: 'FunctionDeclaration', id: id(name), params: [],
 				  body: block(implicit), loc: n.loc};
 		}
-		ctorFn.$ctor = {name: name, derived: !!superVar, superVar: superVar, init: initVar,
+		ctorFn.$ctor = {name: name, derived: !!superVar, cls: cls, init: initVar,
+				nt: '$$newt' + cid, alloc: '$$alloc' + cid, rv: '$$rv' + cid,
+				label: '$$body' + cid,
 				display: want === null ? name : typeof want === 'string' ? want : ''};
-		ctorFn.$home = superVar ? {superVar: superVar, isStatic: false} : null;
+		ctorFn.$home = {cls: cls, isStatic: false};
+		/* Class bodies are strict code. */
+		out.unshift({type: 'ExpressionStatement', expression: lit('use strict'),
+			  directive: 'use strict'});
+		out.push(varDecl([[id(cls), C()]]));
 		/* A renamed class binding is still the class inside its body
 		 * (static initialisers run before the outer one is assigned). */
 		if (n.id && n.id.name !== name)
 			out.push(varDecl([[id(n.id.name), C()]]));
-		if (superVar)
-			out.push(stmt(rtCall('inherits', [C(), id(superVar)]), n));
+		out.push(stmt(rtCall('defineClass', superVar ? [C(), lit(true), id(superVar)]
+							     : [C(), lit(false)]), n));
 		if (want !== null)
 			out.push(stmt(rtCall('fname', [C()].concat(nameArgs(want))), n));
 		if (!ctor)
 			out.push(ctorFn);
 		for (i = 0; i < members.length; i++) {
 			m = members[i];
-			var home = superVar ? {superVar: superVar, isStatic: !!m.static} : null;
+			var home = {cls: cls, isStatic: !!m.static || m.type === 'StaticBlock'};
 			if (m.type === 'MethodDefinition') {
 				if (m.kind === 'constructor') {
 					out.push(ctorFn);
@@ -1237,8 +1351,9 @@
 			} else if (m.type === 'PropertyDefinition') {
 				var key = keyOf(m);
 				if (m.computed) {
+					/* The key is found once, when the class is. */
 					var kt = '$$k' + (++tempN);
-					out.push(varDecl([[id(kt), key]], m));
+					out.push(varDecl([[id(kt), rtCall('toKey', [key])]], m));
 					key = id(kt);
 				}
 				var hidden = m.key.type === 'PrivateIdentifier';
@@ -1247,8 +1362,10 @@
 				if (m.static) {
 					var v = m.value ? call(member(fnExpr([], [ret(m.value, m.value)], m.value),
 								      'call'), [C()]) : void0();
-					if (v.callee)
+					if (v.callee) {
 						v.callee.object.$home = home;
+						v.callee.object.$noNT = true;
+					}
 					placeStatics(m);
 					statics.push(stmt(hidden ? rtCall('padd', [C(), key, v])
 						: rtCall('field', [C(), key, v, lit(false)]), m));
@@ -1259,12 +1376,14 @@
 					if (!initPlaced) {
 						initPlaced = true;
 						out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
-							  body: block(fields), loc: m.loc, $home: home});
+							  body: block(fields), loc: m.loc, $home: home,
+							  $noNT: true});
 					}
 				}
 			} else if (m.type === 'StaticBlock') {
 				var sb = fnExpr([], m.body, m);
 				sb.$home = home;
+				sb.$noNT = true;
 				placeStatics(m);
 				statics.push(stmt(call(member(sb, 'call'), [C()]), m));
 			}
@@ -1275,7 +1394,7 @@
 			if (!initPlaced)
 				out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
 					  body: block(fields), loc: n.body.loc,
-					  $home: superVar ? {superVar: superVar, isStatic: false} : null});
+					  $home: {cls: cls, isStatic: false}, $noNT: true});
 		}
 		if (pn.stat.length) {
 			statics.unshift(stmt(rtCall('pbrand', [C(), arrayOf(pn.stat)])));
@@ -1284,8 +1403,15 @@
 		if (staticPlaced)
 			out.push(stmt(call(id(staticVar), [])));
 		out.push(ret(C()));
-		var iife = fnExpr(superVar ? [id(superVar)] : [], out, n);
-		var result = tx(call(iife, superVar ? [n.superClass] : [], n), c);
+		/* An arrow: computed keys see the this, arguments, new.target and
+		 * super around the class. The heritage is strict code too. */
+		var iife = arrowFn(superVar ? [id(superVar)] : [], out, n);
+		var heritage = n.superClass;
+		if (heritage && heritage.type !== 'Identifier' && heritage.type !== 'MemberExpression')
+			heritage = call(arrowFn([], [{type: 'ExpressionStatement', expression: lit('use strict'),
+						      directive: 'use strict'}, ret(heritage, heritage)],
+						heritage), [], heritage);
+		var result = tx(call(iife, superVar ? [heritage] : [], n), c);
 		classes.pop();
 		return result;
 	}
@@ -1687,8 +1813,50 @@
 					     : p.key.value) === '__proto__';
 	}
 
+	/* Whether super appears in n outside the ordinary functions in it. */
+	function usesSuper(n) {
+		if (!n || typeof n.type !== 'string')
+			return false;
+		if (n.type === 'Super')
+			return true;
+		if (n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration')
+			return false;
+		var found = false;
+		children(n, function (child) { found = found || usesSuper(child); });
+		return found;
+	}
+
+	/* An object literal whose methods use super: each evaluation binds
+	 * its object, their home, in a function of its own,
+	 * (($$h) => $$h = {...})(). */
+	function txHomeObject(n, c) {
+		var h = '$$h' + (++tempN);
+		for (var i = 0; i < n.properties.length; i++) {
+			var p = n.properties[i];
+			if (p.type === 'Property' && (p.method || p.kind === 'get' || p.kind === 'set'))
+				p.value.$home = {obj: h};
+		}
+		var copy = {};
+		for (var k in n)
+			if (hasOwn.call(n, k))
+				copy[k] = n[k];
+		copy.$homeBound = true;
+		var wrapper = {type: 'ArrowFunctionExpression', id: null, params: [id(h)],
+			       body: assign(id(h), copy), expression: true, async: false,
+			       generator: false, loc: n.loc};
+		return tx(call(wrapper, [], n), c);
+	}
+
 	function txObject(n, c) {
 		var simple = true, i, p;
+		if (!n.$homeBound) {
+			for (i = 0; i < n.properties.length; i++) {
+				p = n.properties[i];
+				if (p.type === 'Property' && (p.method || p.kind === 'get' || p.kind === 'set') &&
+				    (usesSuper(p.value.body) || usesSuper({type: 'X', params: p.value.params})))
+					return txHomeObject(n, c);
+			}
+		}
 		for (i = 0; i < n.properties.length; i++) {
 			p = n.properties[i];
 			if (p.type === 'SpreadElement' || p.computed || p.kind !== 'init' || protoSetter(p))
@@ -1757,7 +1925,7 @@
 	function methodOf(v, name) {
 		return {type: 'FunctionExpression', id: null, params: v.params, body: v.body,
 			async: v.async, generator: v.generator, loc: v.loc, start: v.start,
-			$method: true, $named: name};
+			$method: true, $named: name, $home: v.$home};
 	}
 
 	/* The value of an object literal's property p, a function or class
@@ -1894,6 +2062,8 @@
 			list.push(id(t));
 			return seq(list);
 		}
+		if (isSuperMember(n.left))
+			return txSuperAssign(n, c);
 		if (op === '**=' || op === '||=' || op === '&&=' || op === '??=') {
 			var ref = reference(n.left, c), right = tx(n.right, c);
 			if (op === '**=') {
@@ -1908,8 +2078,6 @@
 			return at(cond(bin('!=', assign(id(v), ref.get()), lit(null)), id(v),
 				       assign(ref.set(), right)), n);
 		}
-		if (n.left.type === 'MemberExpression' && n.left.object.type === 'Super')
-			unsupported(n, 'assignment to a super property');
 		return at(assign(tx(n.left, c), tx(n.right, c), op), n);
 	}
 
@@ -2038,8 +2206,10 @@
 				   finalizer: n.finalizer ? tx(n.finalizer, c) : null}, n);
 		case 'ReturnStatement':
 			var f = realFn(c);
-			if (f.ctor && f.ctor.derived && !n.argument && f === c)
-				return ret(id(f.thisAlias), n);
+			if (f.ctor && f.ctor.derived && f === c)
+				return at(block([stmt(assign(id(f.ctor.rv), n.argument ? tx(n.argument, c)
+									     : void0()), n),
+						 {type: 'BreakStatement', label: id(f.ctor.label)}]), n);
 			return at({type: 'ReturnStatement', argument: n.argument ? tx(n.argument, c) : null},
 				  n);
 		case 'BlockStatement':
@@ -2057,11 +2227,23 @@
 		case 'UnaryExpression':
 			if (n.operator === 'delete' && n.argument.type === 'ChainExpression')
 				return at(txChain(n.argument.expression, c, true), n);
+			if (n.operator === 'delete' && n.argument.type === 'MetaProperty')
+				return at(seq([tx(n.argument, c), lit(true)]), n);
+			if (n.operator === 'delete' && isSuperMember(n.argument))
+				return at(seq([superRef(n.argument, c),
+					       rtCall('superDelete', [])]), n);
+			break;
+		case 'UpdateExpression':
+			if (isSuperMember(n.argument))
+				return txSuperAssign(n, c);
+			if (isPrivate(n.argument))
+				return txPrivateUpdate(n, c);
 			break;
 		case 'MemberExpression':
 			if (n.object.type === 'Super') {
+				var self0 = thisOf(c);
 				var key = n.computed ? tx(n.property, c) : lit(n.property.name);
-				return at(rtCall('superGet', [homeOf(c, n), key, thisOf(c)]), n);
+				return at(rtCall('superGet', [self0, homeOf(c, n), key]), n);
 			}
 			if (n.property.type === 'PrivateIdentifier')
 				return at(rtCall('pget', [tx(n.object, c), privateKey(n.property)]), n);
@@ -2073,20 +2255,24 @@
 				var r = realFn(c);
 				if (!r.ctor || !r.ctor.derived)
 					unsupported(n, 'super() outside a derived constructor');
-				var self = id(r.thisAlias);
+				var self = id(r.thisAlias), made = temp(c);
 				var list = hasSpread(n.arguments) ? arrayWithSpread(n.arguments, c)
 								  : arrayOf(txList(n.arguments, c));
-				var parts = [assign(self, rtCall('superCall', [id(r.thisAlias),
-					id(r.ctor.superVar), list], n))];
+				/* The engine's object is used once; this is bound once. */
+				var parts = [assign(id(made), rtCall('superCall', [id(r.ctor.cls), list,
+					id(r.ctor.nt), id(r.ctor.alloc)], n)),
+					assign(id(r.ctor.alloc), lit(null)),
+					assign(self, rtCall('bindThis', [id(r.thisAlias), id(made)]))];
 				if (r.ctor.init)
 					parts.push(call(member(id(r.ctor.init), 'call'), [id(r.thisAlias)]));
 				parts.push(id(r.thisAlias));
 				return seq(parts);
 			}
 			if (n.callee.type === 'MemberExpression' && n.callee.object.type === 'Super') {
+				var st = thisOf(c);
 				var sk = n.callee.computed ? tx(n.callee.property, c)
 							   : lit(n.callee.property.name);
-				return makeCall(rtCall('superGet', [homeOf(c, n), sk, thisOf(c)]), n.arguments,
+				return makeCall(rtCall('superGet', [st, homeOf(c, n), sk]), n.arguments,
 						c, thisOf(c), n);
 			}
 			if (isPrivate(n.callee)) {
@@ -2142,10 +2328,6 @@
 			if (isPrivate(n.left))
 				return txPrivateAssign(n, c);
 			return txAssign(n, c);
-		case 'UpdateExpression':
-			if (isPrivate(n.argument))
-				return txPrivateUpdate(n, c);
-			break;
 		case 'ExpressionStatement':
 			if (n.expression.type === 'AssignmentExpression' && n.expression.operator === '=' &&
 			    hasArrayPattern(n.expression.left))
@@ -2161,6 +2343,9 @@
 			unsupported(n, 'a module declaration');
 			break;
 		case 'MetaProperty':
+			if (n.meta.name === 'new')
+				return newTargetOf(c, n);
+			return n;
 		case 'EmptyStatement':
 		case 'DebuggerStatement':
 		case 'BreakStatement':
@@ -2769,6 +2954,7 @@
 			tempN = classN = 0;
 			usesNamedGroups = false;
 			var top = new Fn(null, false), stmts;
+			top.strict = hasUseStrict(program);
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
 					     body: block(program.body), async: true, generator: false,

@@ -792,7 +792,10 @@
 
 	function AggregateError(errors, message) {
 		var e = new Error(message === undefined ? 'All promises were rejected' : message);
-		Object.setPrototypeOf(e, AggregateError.prototype);
+		/* A subclass's object (see the runtime's constructWith) keeps its
+		 * prototype. */
+		Object.setPrototypeOf(e, this instanceof AggregateError ? Object.getPrototypeOf(this)
+									 : AggregateError.prototype);
 		define(e, 'errors', Array.from(errors));
 		return e;
 	}
@@ -829,6 +832,17 @@
 	defineProperty(Function.prototype, 'arguments', {get: thrower, set: thrower,
 							 configurable: true});
 	define(global, 'AggregateError', AggregateError);
+	/* Function.prototype's caller and arguments (ES2015 16.1): accessors
+	 * that throw, one thrower for both; strict functions have no own
+	 * ones (scripts/duk-source.sh). */
+	var throwTypeError = function () {
+		throw new TypeError("'caller' and 'arguments' of functions may not be accessed");
+	};
+	Object.preventExtensions(throwTypeError);
+	defineProperty(Function.prototype, 'caller', {get: throwTypeError, set: throwTypeError,
+						     configurable: true, enumerable: false});
+	defineProperty(Function.prototype, 'arguments', {get: throwTypeError, set: throwTypeError,
+							configurable: true, enumerable: false});
 	define(global, 'queueMicrotask', function (fn) {
 		if (!isCallable(fn))
 			throw new TypeError('queueMicrotask: the argument must be a function');

@@ -114,8 +114,7 @@
 	function construct(F, list) {
 		if (typeof F !== 'function')
 			throw new TypeError(describe(F) + ' is not a constructor');
-		var bound = Function.prototype.bind.apply(F, [null].concat(list));
-		return new bound();
+		return nativeConstruct(F, list);
 	}
 
 	/* ---- objects */
@@ -164,34 +163,243 @@
 		defineProperty(obj, key, desc);
 	}
 
-	/* ---- classes */
+	/* ---- classes: construction, new.target and super */
 
-	function classCheck(self, C, name) {
-		if (!(self instanceof C))
-			throw new TypeError("Class constructor " + name + " cannot be invoked without 'new'");
-	}
+	/*
+	 * A lowered class constructor is an ES5 function the engine's own `new`
+	 * calls with an object it made from the constructor's prototype. The
+	 * parts of [[Construct]] that cannot ride on that are here: a derived
+	 * constructor's `this` stays unbound until super() returns the object its
+	 * parent made (the engine's natives, such as Map's or Array's, make their
+	 * own), and a newTarget other than the function called (super() and
+	 * Reflect.construct) travels in `pending`: set just before the
+	 * constructor is applied to the object made for it, read by the
+	 * constructor's first statement, restored after. Lowered constructors
+	 * carry the hidden key CLASS.
+	 */
+	var CLASS = keys.fresh();
+	var nativeConstruct = Reflect.construct, fnToString = Function.prototype.toString;
+	var create = Object.create, getOwnDesc = Object.getOwnPropertyDescriptor;
+	var pending = null; /* {self, nt, used} while a constructor is entered */
 
-	function inherits(C, Super) {
-		if (Super !== null && typeof Super !== 'function')
-			throw new TypeError('Class extends value ' + describe(Super) +
-					    ' is not a constructor or null');
-		C.prototype = Object.create(Super === null ? null : Super.prototype, {
-			constructor: {value: C, writable: true, configurable: true}
-		});
-		if (Super !== null)
-			setPrototypeOf(C, Super);
-	}
-
-	/* super(...args) in a derived constructor: runs the parent on self, or
-	 * adopts what it returns (native parents such as Error and Array make
-	 * their own object) with the derived prototype. */
-	function superCall(self, Super, list) {
-		var r = Super.apply(self, list);
-		if (isObject(r) && r !== self) {
-			setPrototypeOf(r, getPrototypeOf(self));
-			return r;
+	function isEcmaFunction(F) {
+		if (F[CLASS] === true)
+			return true;
+		try {
+			return /\{ \[ecmascript code\] \}$/.test(fnToString.call(F));
+		} catch (e) {
+			return false;
 		}
-		return self;
+	}
+
+	function protoFor(nt) {
+		var p = nt.prototype;
+		return isObject(p) ? p : Object.prototype;
+	}
+
+	/* Construct(F, list, nt): alloc is an object made from nt's prototype,
+	 * used when F is ECMAScript code (as the engine's `new` would make one);
+	 * a native F makes its own, which gets nt's prototype. */
+	function constructWith(F, list, nt, alloc) {
+		if (nt === F && !alloc)
+			return nativeConstruct(F, list);
+		if (isEcmaFunction(F)) {
+			if (!alloc)
+				alloc = create(protoFor(nt));
+			var saved = pending, r;
+			pending = {self: alloc, nt: nt, used: false};
+			try {
+				r = F.apply(alloc, list);
+			} finally {
+				pending = saved;
+			}
+			return isObject(r) ? r : alloc;
+		}
+		var o = nativeConstruct(F, list);
+		if (nt !== F)
+			setPrototypeOf(o, protoFor(nt));
+		return o;
+	}
+
+	/* Reflect.construct with a newTarget, which the engine refuses. */
+	var reflectConstruct = function construct(target, argumentsList) {
+		var nt = arguments.length > 2 ? arguments[2] : target;
+		if (typeof target !== 'function')
+			throw new TypeError(describe(target) + ' is not a constructor');
+		if (typeof nt !== 'function')
+			throw new TypeError('newTarget ' + describe(nt) + ' is not a constructor');
+		if (!isObject(argumentsList))
+			throw new TypeError('Reflect.construct: argumentsList is not an object');
+		var list = slice.call(argumentsList);
+		return constructWith(target, list, nt, null);
+	};
+	defineProperty(Reflect, 'construct', {value: reflectConstruct, writable: true,
+					      configurable: true, enumerable: false});
+
+	/* A class constructor's first statement: its new.target, from the
+	 * engine's `new` or from pending; a call without new throws. */
+	function ctorCheck(self, nt, name) {
+		if (nt !== undefined)
+			return nt;
+		if (pending && !pending.used && pending.self === self) {
+			pending.used = true;
+			return pending.nt;
+		}
+		throw new TypeError("Class constructor " + name + " cannot be invoked without 'new'");
+	}
+
+	/* new.target in an ordinary lowered function. */
+	function newTarget(self, nt) {
+		if (nt !== undefined)
+			return nt;
+		return pending && pending.self === self ? pending.nt : undefined;
+	}
+
+	/* Sets up class C (derived when it has a heritage, Super its value):
+	 * the prototype object, non-writable as a class's is, and C's own
+	 * prototype the parent. */
+	function defineClass(C, derived, Super) {
+		var parent = Object.prototype;
+		if (derived) {
+			if (Super === null) {
+				parent = null;
+			} else if (typeof Super !== 'function') {
+				throw new TypeError('Class extends value ' + describe(Super) +
+						    ' is not a constructor or null');
+			} else {
+				parent = Super.prototype;
+				if (parent !== null && !isObject(parent))
+					throw new TypeError('Class extends value does not have a valid ' +
+							    'prototype property ' + describe(parent));
+			}
+		}
+		defineProperty(C, 'prototype', {value: create(parent, {
+			constructor: {value: C, writable: true, configurable: true}
+		}), writable: false});
+		if (derived && Super !== null)
+			setPrototypeOf(C, Super);
+		defineProperty(C, CLASS, {value: true});
+	}
+
+	/* super(...list) in a derived constructor F: constructs with F's
+	 * current parent and newTarget nt (on alloc, the object the engine made,
+	 * while it is unused); the caller binds this with bindThis. */
+	function superCall(F, list, nt, alloc) {
+		var Super = getPrototypeOf(F);
+		if (typeof Super !== 'function')
+			throw new TypeError('Super constructor ' + describe(Super) + ' is not a constructor');
+		return constructWith(Super, list, nt, alloc || create(protoFor(nt)));
+	}
+
+	function bindThis(self, value) {
+		if (self !== undefined)
+			throw new ReferenceError('super() called twice in a derived constructor');
+		return value;
+	}
+
+	function noThis() {
+		throw new ReferenceError("must call super constructor in derived class before " +
+					 "accessing 'this' or returning from derived constructor");
+	}
+
+	/* What a derived constructor returns: an object it returns, else its
+	 * this, which must be bound. */
+	function ctorReturn(v, self) {
+		if (isObject(v))
+			return v;
+		if (v !== undefined)
+			throw new TypeError('derived constructors may only return an object or undefined');
+		return self === undefined ? noThis() : self;
+	}
+
+	/* ---- super properties: home is the method's home object, base its
+	 * prototype when the reference is made */
+
+	function toKey(k) {
+		return typeof k === 'symbol' ? k : String(k);
+	}
+
+	function nullBase(base, key) {
+		if (base === null)
+			throw new TypeError('cannot use super.' + String(key) +
+					    ': the home object has a null prototype');
+	}
+
+	function getFrom(base, key, self) {
+		nullBase(base, key);
+		for (var o = base; o !== null; o = getPrototypeOf(o)) {
+			var d = getOwnDesc(o, key);
+			if (d)
+				return d.get ? d.get.call(self) : d.value;
+		}
+		return undefined;
+	}
+
+	/* OrdinarySet(base, key, v, self): false where it fails. */
+	function setOn(base, key, v, self) {
+		nullBase(base, key);
+		for (var o = base; o !== null; o = getPrototypeOf(o)) {
+			var d = getOwnDesc(o, key);
+			if (!d)
+				continue;
+			if (hasOwn.call(d, 'value')) {
+				if (!d.writable)
+					return false;
+				break;
+			}
+			if (!d.set)
+				return false;
+			d.set.call(self, v);
+			return true;
+		}
+		if (!isObject(self))
+			return false;
+		var own = getOwnDesc(self, key);
+		if (own) {
+			if (!hasOwn.call(own, 'value') || !own.writable)
+				return false;
+			defineProperty(self, key, {value: v});
+			return true;
+		}
+		if (!Object.isExtensible(self))
+			return false;
+		defineProperty(self, key, {value: v, writable: true, enumerable: true, configurable: true});
+		return true;
+	}
+
+	/* super[key] read with this self. */
+	function superGet(self, home, key) {
+		var base = getPrototypeOf(home);
+		return getFrom(base, toKey(key), self);
+	}
+
+	/* A super reference that is written (and perhaps read first). */
+	function superRef(self, home, key) {
+		return {self: self, base: getPrototypeOf(home), key: key, keyed: false};
+	}
+
+	function superDelete() {
+		throw new ReferenceError('cannot delete a super property');
+	}
+
+	function refKey(r) {
+		if (!r.keyed) {
+			r.key = toKey(r.key);
+			r.keyed = true;
+		}
+		return r.key;
+	}
+
+	function refGet(r) {
+		return getFrom(r.base, refKey(r), r.self);
+	}
+
+	/* Writes v through the reference; a failed write throws in strict
+	 * code. Returns v. */
+	function superSet(r, v, strict) {
+		if (!setOn(r.base, refKey(r), v, r.self) && strict)
+			throw new TypeError('cannot assign to super property ' + String(r.key));
+		return v;
 	}
 
 	/* Methods, getters and setters of a class: [key, fn, kind, name] in
@@ -215,16 +423,6 @@
 	function field(obj, key, value, hidden) {
 		defineProperty(obj, key, {value: value, writable: true, configurable: true,
 					  enumerable: !hidden});
-	}
-
-	/* super.key with this as the receiver, for getters. */
-	function superGet(home, key, self) {
-		for (var o = home; o !== null; o = getPrototypeOf(o)) {
-			var d = Object.getOwnPropertyDescriptor(o, key);
-			if (d)
-				return d.get ? d.get.call(self) : d.value;
-		}
-		return undefined;
 	}
 
 	/* ---- private names
@@ -987,9 +1185,18 @@
 		assign: assign,
 		need: need,
 		accessor: accessor,
-		classCheck: classCheck,
-		inherits: inherits,
+		ctorCheck: ctorCheck,
+		newTarget: newTarget,
+		defineClass: defineClass,
 		superCall: superCall,
+		bindThis: bindThis,
+		noThis: noThis,
+		ctorReturn: ctorReturn,
+		superRef: superRef,
+		refGet: refGet,
+		superSet: superSet,
+		superDelete: superDelete,
+		toKey: toKey,
 		methods: methods,
 		field: field,
 		superGet: superGet,
