@@ -124,6 +124,9 @@
 		this.parent = parent;
 		this.fn = isFn ? this : parent.fn;
 		this.names = {};
+		this.start = 0;    /* where its code begins (see tdzRefs) */
+		this.node = null;  /* a function scope's function */
+		this.tdzInit = null; /* bindings that start uninitialised */
 		if (isFn) {
 			this.hoisted = {}; /* name -> declarations hoisted into it */
 			this.outer = {};   /* names used in it that resolve outside it */
@@ -136,6 +139,21 @@
 
 	function analyze(program, rootScope) {
 		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [];
+		/* Where the binding being declared is initialised: the end of
+		 * its declarator, class or pattern element (-1: its own end);
+		 * skip, an initialiser evaluated before its pattern binds. */
+		var bindEnd = -1, bindSkip = null;
+		/* The function whose parameter list is being visited. */
+		var inParams = null;
+
+		function tdzBinding(b, kind, node) {
+			if (kind !== 'let' && kind !== 'const' && kind !== 'class' && kind !== 'param')
+				return;
+			b.initAt = bindEnd >= 0 ? bindEnd : node.end;
+			b.skip = bindSkip;
+			if (b.scope.caseEnd !== undefined)
+				b.caseEnd = b.scope.caseEnd;
+		}
 
 		function declare(scope, name, kind, node) {
 			used['$' + name] = true;
@@ -147,6 +165,7 @@
 				if (name.indexOf('$$') === 0)
 					reserved.push(b);
 				target.names[key] = b;
+				tdzBinding(b, kind, node);
 				target.fn.hoisted[key] = (target.fn.hoisted[key] || 0) + 1;
 				if (BLOCK_KINDS[kind] === true) {
 					if (target !== target.fn)
@@ -180,7 +199,12 @@
 						pattern(p.elements[j], scope, kind);
 				break;
 			case 'AssignmentPattern':
+				/* A name with a default is bound once the default is
+				 * evaluated. */
+				var outerEnd = bindEnd;
+				bindEnd = p.left.type === 'Identifier' ? p.end : -1;
 				pattern(p.left, scope, kind);
+				bindEnd = outerEnd;
 				visit(p.right, scope);
 				break;
 			case 'RestElement': pattern(p.argument, scope, kind); break;
@@ -212,26 +236,60 @@
 				visit(p.right, scope);
 				break;
 			case 'RestElement': target(p.argument, scope); break;
+			case 'Identifier':
+				p.$write = true;
+				visit(p, scope);
+				break;
 			default: visit(p, scope);
 			}
 		}
 
+		/* The scope a for-in/of head's expression is evaluated in: the
+		 * names the head declares are there, never initialised. */
+		function headScope(n, scope) {
+			if (n.left.type !== 'VariableDeclaration' || n.left.kind === 'var')
+				return scope;
+			var hs = new Scope(scope, false), names = boundNames(n.left.declarations[0].id, []);
+			hs.start = n.start;
+			for (var i = 0; i < names.length; i++)
+				hs.names['$' + names[i]] = {name: names[i], kind: 'tdzhead', scope: hs, nodes: [],
+							    captured: false, initAt: Infinity};
+			return hs;
+		}
+
 		function fn(n, scope) {
 			var s = new Scope(scope, true);
+			s.node = n;
+			s.start = n.start;
+			s.memberOf = n.$memberOf || null;
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
-			var simple = true;
+			var simple = true, outerParams = inParams;
+			inParams = s;
 			for (var i = 0; i < n.params.length; i++) {
+				bindEnd = -1;
 				pattern(n.params[i], s, 'param');
 				simple = simple && n.params[i].type === 'Identifier';
 			}
+			inParams = outerParams;
 			/* Defaults and patterns cannot see the body's let and const:
 			 * the body gets a scope of its own, whose names are renamed
 			 * if a default reads the same name from outside. */
-			if (n.body.type === 'BlockStatement')
-				statements(n.body.body, simple ? s : new Scope(s, false));
-			else
+			if (n.body.type === 'BlockStatement') {
+				var bs = simple ? s : new Scope(s, false);
+				initsAt(bs, n.body, n.body.start);
+				statements(n.body.body, bs);
+			} else {
 				visit(n.body, s);
+			}
+		}
+
+		/* A scope whose uninitialised bindings the transform can set up
+		 * at node (a block, a function's body, a switch, the program). */
+		function initsAt(s, node, start) {
+			s.start = start;
+			s.initNode = node;
+			node.$scope = s;
 		}
 
 		function statements(list, scope) {
@@ -247,6 +305,15 @@
 			scope.fn.loops.pop();
 		}
 
+		/* A function scope for a class member's initialiser or block. */
+		function memberScope(m, scope) {
+			var s = new Scope(scope, true);
+			s.node = m;
+			s.start = m.start;
+			s.memberOf = scope;
+			return s;
+		}
+
 		function classBody(n, scope) {
 			if (n.superClass)
 				visit(n.superClass, scope);
@@ -256,16 +323,33 @@
 				if (m.computed)
 					visit(m.key, scope);
 				if (m.type === 'MethodDefinition') {
+					m.value.$memberOf = scope;
 					fn(m.value, scope);
 				} else if (m.type === 'PropertyDefinition') {
 					if (m.value) {
-						var s = new Scope(scope, true);
+						var s = memberScope(m, scope);
 						visit(m.value, s);
 					}
 				} else if (m.type === 'StaticBlock') {
-					statements(m.body, new Scope(scope, true));
+					statements(m.body, memberScope(m, scope));
 				}
 			}
+		}
+
+		/* The class's own name inside its body: immutable, and
+		 * uninitialised while the heritage and computed keys are
+		 * evaluated. A declaration's is a binding of its own (never
+		 * renamed: the class's function has that name inside the
+		 * lowered class); an expression's is declared as a const. */
+		function innerName(n, s) {
+			var b = s.names['$' + n.id.name];
+			if (!b) {
+				b = {name: n.id.name, kind: 'const', scope: s, nodes: [], captured: false};
+				s.names['$' + n.id.name] = b;
+			}
+			b.inner = true;
+			b.initAt = n.end;
+			return b;
 		}
 
 		function visit(n, scope) {
@@ -273,6 +357,8 @@
 			switch (n.type) {
 			case 'Identifier':
 				used['$' + n.name] = true;
+				if (inParams === scope.fn)
+					n.$inParams = true;
 				refs.push(n, scope);
 				return;
 			case 'FunctionDeclaration':
@@ -284,27 +370,42 @@
 				fn(n, scope);
 				return;
 			case 'ClassDeclaration':
+				bindEnd = n.end;
 				declare(scope, n.id.name, 'class', n.id);
-				classBody(n, scope);
+				bindEnd = -1;
+				s = new Scope(scope, false);
+				s.start = n.start;
+				innerName(n, s);
+				classBody(n, s);
 				return;
 			case 'ClassExpression':
 				s = scope;
 				if (n.id) {
 					s = new Scope(scope, false);
+					s.start = n.start;
 					declare(s, n.id.name, 'const', n.id);
+					innerName(n, s);
 				}
 				classBody(n, s);
 				return;
 			case 'VariableDeclaration':
 				for (var i = 0; i < n.declarations.length; i++) {
 					var d = n.declarations[i];
+					if (n.kind !== 'var') {
+						bindEnd = d.id.type === 'Identifier' ? d.end : -1;
+						bindSkip = d.init && d.id.type !== 'Identifier' ? [d.init.start, d.init.end]
+												 : null;
+					}
 					pattern(d.id, scope, n.kind);
+					bindEnd = -1;
+					bindSkip = null;
 					if (d.init)
 						visit(d.init, scope);
 				}
 				return;
 			case 'BlockStatement':
 				s = new Scope(scope, false);
+				initsAt(s, n, n.start);
 				statements(n.body, s);
 				return;
 			case 'StaticBlock':
@@ -312,6 +413,8 @@
 				return;
 			case 'ForStatement':
 				s = new Scope(scope, false);
+				s.start = n.start;
+				n.$headScope = s;
 				loop(n, scope, function () {
 					if (n.init)
 						visit(n.init, s);
@@ -327,12 +430,13 @@
 				if (n.await && scope.fn === rootScope)
 					rootScope.awaits = true;
 				s = new Scope(scope, false);
+				s.start = n.start;
 				loop(n, scope, function () {
 					if (n.left.type === 'VariableDeclaration')
 						visit(n.left, s);
 					else
 						target(n.left, s);
-					visit(n.right, scope);
+					visit(n.right, headScope(n, scope));
 					visit(n.body, s);
 				});
 				return;
@@ -345,6 +449,7 @@
 				return;
 			case 'CatchClause':
 				s = new Scope(scope, false);
+				s.start = n.start;
 				if (n.param)
 					pattern(n.param, s, 'let');
 				visit(n.body, s);
@@ -352,9 +457,13 @@
 			case 'SwitchStatement':
 				visit(n.discriminant, scope);
 				s = new Scope(scope, false);
+				initsAt(s, n, n.start);
 				for (var c = 0; c < n.cases.length; c++) {
 					if (n.cases[c].test)
 						visit(n.cases[c].test, s);
+					/* A later case is entered without this one's
+					 * declarations. */
+					s.caseEnd = n.cases[c].end;
 					statements(n.cases[c].consequent, s);
 				}
 				return;
@@ -362,6 +471,10 @@
 				target(n.left, scope);
 				visit(n.right, scope);
 				return;
+			case 'UpdateExpression':
+				if (n.argument.type === 'Identifier')
+					n.argument.$write = true;
+				break;
 			case 'MemberExpression':
 				visit(n.object, scope);
 				if (n.computed)
@@ -393,6 +506,57 @@
 			children(n, function (child) { visit(child, scope); });
 		}
 
+		/* The temporal dead zone: whether reference node (in scope
+		 * from) to b may come before b is initialised. It cannot when
+		 * it is after the initialisation in the code and runs in the
+		 * same function, or in a closure created after it (a function
+		 * declaration is created when its scope is entered), and is not
+		 * in a later case of a switch. Before it in the same function it
+		 * always does: $tdz 'always', the ReferenceError itself. Else
+		 * $tdz 'check': the binding starts as $$rt.TDZ (its scope's
+		 * tdzInit) and the reference compares. References from closures
+		 * a parameter's default makes, or from functions a class's
+		 * computed keys make, are taken as initialised. */
+		function tdzRef(node, from, b) {
+			if (b.initAt === undefined)
+				return;
+			if (b.kind === 'const' && node.$write)
+				node.$ro = true;
+			if (b.kind === 'tdzhead') {
+				node.$tdz = 'always';
+				return;
+			}
+			if (b.kind === 'param' && !node.$inParams)
+				return;
+			var oc = null;
+			for (var f = from.fn; f !== b.scope.fn; f = f.parent.fn)
+				oc = f;
+			if (b.inner) {
+				if (node.$write)
+					node.$ro = true;
+				if (!oc)
+					node.$tdz = 'always';
+				return;
+			}
+			var pos = !oc ? node.start
+				: oc.node.type === 'FunctionDeclaration' ? oc.parent.start : oc.start;
+			var later = b.caseEnd !== undefined && pos >= b.caseEnd;
+			if (pos >= b.initAt && !(b.skip && pos >= b.skip[0] && pos < b.skip[1]) && !later)
+				return;
+			if (!oc && !later) {
+				node.$tdz = 'always';
+				return;
+			}
+			if (b.kind === 'param' || !b.scope.initNode)
+				return;
+			node.$tdz = 'check';
+			if (!b.needsInit) {
+				b.needsInit = true;
+				(b.scope.tdzInit || (b.scope.tdzInit = [])).push(b);
+			}
+		}
+
+		initsAt(rootScope, program, 0);
 		statements(program.body, rootScope);
 
 		/* Resolve every reference. */
@@ -408,8 +572,11 @@
 				f.outer[key] = true;
 			if (b) {
 				b.nodes.push(node);
-				if (b.scope.fn !== from.fn)
+				tdzRef(node, from, b);
+				if (b.scope.fn !== from.fn) {
 					b.captured = true;
+					(b.capturedAt || (b.capturedAt = [])).push(node.start);
+				}
 			} else if (node.name.indexOf('$$') === 0) {
 				/* A global of such a name, renamed as its binding is
 				 * (below) in whichever source declares it. */
@@ -459,7 +626,27 @@
 			for (var q = 0; q < lp.$bindings.length; q++)
 				if (lp.$bindings[q].captured)
 					lp.$wrap = true;
+			if (lp.type === 'ForStatement')
+				lp.$perIter = capturedInHead(lp);
 		}
+	}
+
+	/* Whether a closure in a for head (its init, test or update)
+	 * captures a let the head declares: then each iteration's copy of
+	 * the bindings must be one the test and update see too. */
+	function capturedInHead(n) {
+		if (!n.init || n.init.type !== 'VariableDeclaration' || n.init.kind !== 'let')
+			return false;
+		var names = n.$headScope.names, from = n.init.start, to = n.body.start;
+		for (var k in names) {
+			if (!hasOwn.call(names, k) || !names[k].capturedAt)
+				continue;
+			var at = names[k].capturedAt;
+			for (var i = 0; i < at.length; i++)
+				if (at[i] >= from && at[i] < to)
+					return true;
+		}
+		return false;
 	}
 
 	/* ---- the transform */
@@ -773,6 +960,7 @@
 		var directives = [];
 		while (body.length && body[0].directive)
 			directives.push(body.shift());
+		body = txList(tdzPrelude(n.body), f).concat(body);
 		var all = directives.concat(head, f.ctorHead || [], pro, body);
 		var out = {type: n.type === 'FunctionDeclaration' ? 'FunctionDeclaration'
 								     : 'FunctionExpression',
@@ -1065,7 +1253,7 @@
 		return walk(n);
 	}
 
-	function wrapBody(loop, params, args, c) {
+	function wrapBody(loop, params, args, c, backTo) {
 		var label = loop.$label || null;
 		var info = {outer: [], returns: false};
 		loop.body = hoistVars(loop.body, c);
@@ -1077,13 +1265,14 @@
 		 * back after each turn, for the update and the next turn. */
 		var changed = loop.type === 'ForStatement' ? assigned(loop.body, names, []) : [];
 		var body = rewriteJumps(loop.body, label, info);
-		var stmts = body.type === 'BlockStatement' ? body.body : [body];
+		var stmts = body.type === 'BlockStatement' ? tdzPrelude(body).concat(body.body) : [body];
 		var back = [];
 		if (changed.length) {
 			var box = temp(c), save = [];
 			for (var k = 0; k < changed.length; k++) {
 				save.push(stmt(assign(member(id(box), lit(changed[k])), id(changed[k]))));
-				back.push(stmt(assign(id(changed[k]), member(id(box), lit(changed[k])))));
+				back.push(stmt(assign(backTo ? backTo(changed[k]) : id(changed[k]),
+						      member(id(box), lit(changed[k])))));
 			}
 			stmts = [stmt(assign(id(box), objectOf([]))),
 				 {type: 'TryStatement', block: block(stmts), handler: null,
@@ -1132,6 +1321,8 @@
 	}
 
 	function txFor(n, c) {
+		if (n.$perIter)
+			return txForEach(n, c);
 		if (n.$wrap) {
 			n.$wrap = false;
 			var names = [];
@@ -1148,6 +1339,48 @@
 		return at({type: 'ForStatement', init: n.init ? txForInit(n.init, c) : null,
 			   test: n.test ? tx(n.test, c) : null, update: n.update ? tx(n.update, c) : null,
 			   body: tx(n.body, c)}, n);
+	}
+
+	/* A for loop whose head's closures capture its lets: each turn, the
+	 * update, the test and the body run in a function whose parameters
+	 * are that iteration's copies, taken from and given back to a box;
+	 * the init's own bindings (which its closures keep) are separate:
+	 *   for (var i = 0, $$b = {i: i}, $$f = true; ;) {
+	 *     $$r = (i => { try { if ($$f) $$f = false; else UPDATE;
+	 *                         if (!TEST) break; BODY } finally {...} })($$b.i);
+	 *     $$b.i = ...; if ($$r !== undefined) ... } */
+	function txForEach(n, c) {
+		n.$perIter = n.$wrap = false;
+		var names = [];
+		for (var i = 0; i < n.init.declarations.length; i++)
+			boundNames(n.init.declarations[i].id, names);
+		var box = temp(c), first = temp(c), ps = [], as = [], props = [];
+		for (var j = 0; j < names.length; j++) {
+			ps.push(id(names[j]));
+			as.push(member(id(box), lit(names[j])));
+			props.push(prop(names[j], id(names[j])));
+		}
+		var turn = [{type: 'IfStatement', test: id(first),
+			     consequent: stmt(assign(id(first), lit(false))),
+			     alternate: n.update ? stmt(n.update, n.update) : null}];
+		if (n.test)
+			turn.push(at({type: 'IfStatement',
+				      test: {type: 'UnaryExpression', operator: '!', prefix: true,
+					     argument: n.test},
+				      consequent: {type: 'BreakStatement', label: null}, alternate: null},
+				     n.test));
+		turn.push(n.body);
+		var loop = {type: 'ForStatement', body: block(turn, n.body), $label: n.$label,
+			    loc: n.loc};
+		var body = wrapBody(loop, ps, as, c, function (name) {
+			return member(id(box), lit(name));
+		});
+		var init = {type: 'VariableDeclaration', kind: 'let', loc: n.init.loc,
+			    declarations: n.init.declarations.concat([
+				    {type: 'VariableDeclarator', id: id(box), init: objectOf(props)},
+				    {type: 'VariableDeclarator', id: id(first), init: lit(true)}])};
+		return at({type: 'ForStatement', init: txForInit(init, c), test: null, update: null,
+			   body: tx(body, c)}, n);
 	}
 
 	function txForInit(init, c) {
@@ -1216,7 +1449,8 @@
 			}
 			left = {type: 'VariableDeclaration', kind: 'var',
 				declarations: [{type: 'VariableDeclarator', id: d.id, init: null}]};
-		} else if (left.type !== 'Identifier' && left.type !== 'MemberExpression') {
+		} else if (left.type !== 'Identifier' && left.type !== 'MemberExpression' ||
+			   guarded(left)) {
 			var t2 = '$$k' + (++tempN);
 			n.body = block([stmt(assign(left, id(t2)), left), n.body], n.body);
 			left = varDecl([[id(t2), null]]);
@@ -1437,6 +1671,8 @@
 
 	function txAssign(n, c) {
 		var op = n.operator;
+		if (guarded(n.left))
+			return op === '=' ? tdzWrite(n.left, tx(n.right, c)) : txGuardedUpdate(n, c);
 		if (op === '=' && (n.left.type === 'ObjectPattern' || n.left.type === 'ArrayPattern')) {
 			var pairs = [], value = tx(n.right, c);
 			var t = temp(c);
@@ -1444,7 +1680,7 @@
 			destructure(n.left, id(t), c, pairs, false);
 			var list = [];
 			for (var i = 0; i < pairs.length; i++)
-				list.push(pairs[i][0] ? assign(pairs[i][0], pairs[i][1]) : pairs[i][1]);
+				list.push(pairs[i][0] ? writeTo(pairs[i][0], pairs[i][1]) : pairs[i][1]);
 			list.push(id(t));
 			return seq(list);
 		}
@@ -1465,6 +1701,84 @@
 		if (n.left.type === 'MemberExpression' && n.left.object.type === 'Super')
 			unsupported(n, 'assignment to a super property');
 		return at(assign(tx(n.left, c), tx(n.right, c), op), n);
+	}
+
+	/* ---- the temporal dead zone and immutable bindings (see tdzRef) */
+
+	var usesTdz = false;
+
+	function nameOf(n) { return lit(n.$orig || n.name); }
+
+	/* The value of reference n, which throws while its binding is
+	 * uninitialised. */
+	function tdzRead(n) {
+		if (n.$tdz === 'always')
+			return at(rtCall('tdz', [nameOf(n)]), n);
+		if (n.$tdz === 'check') {
+			usesTdz = true;
+			return at(cond(bin('===', id(n.name), id('$$tdz')), rtCall('tdz', [nameOf(n)]),
+				       id(n.name)), n);
+		}
+		return n;
+	}
+
+	/* Assigning value (lowered) to identifier n, a reference that is
+	 * checked or to an immutable binding: the value is evaluated first,
+	 * then the ReferenceError or TypeError. */
+	function tdzWrite(n, value) {
+		if (n.$tdz === 'always')
+			return at(rtCall('tdz', [nameOf(n), value]), n);
+		if (n.$tdz === 'check')
+			usesTdz = true;
+		if (n.$ro)
+			return at(rtCall('constSet', n.$tdz === 'check' ? [value, nameOf(n), id(n.name)]
+									: [value, nameOf(n)]), n);
+		return at(assign(id(n.name), rtCall('tdzSet', [value, nameOf(n), id(n.name)])), n);
+	}
+
+	function guarded(n) {
+		return n && n.type === 'Identifier' && (n.$tdz || n.$ro);
+	}
+
+	/* target = value, for a pattern's pairs and plain assignment. */
+	function writeTo(target, value) {
+		return guarded(target) ? tdzWrite(target, value) : assign(target, value);
+	}
+
+	/* An assignment or update of a guarded identifier: read (checked),
+	 * then written (checked again only for a const's TypeError). */
+	function txGuardedUpdate(n, c) {
+		var x = n.type === 'UpdateExpression' ? n.argument : n.left;
+		var read = tdzRead(x), op = n.operator;
+		var plain = {type: 'Identifier', name: x.name, $orig: x.$orig, $ro: x.$ro};
+		function put(v) { return x.$ro ? tdzWrite(plain, v) : assign(id(x.name), v); }
+		if (n.type === 'UpdateExpression') {
+			if (x.$ro)
+				return at(put({type: 'UnaryExpression', operator: '+', prefix: true,
+					       argument: read}), n);
+			return at(seq([read, {type: 'UpdateExpression', operator: op, prefix: n.prefix,
+					      argument: id(x.name)}]), n);
+		}
+		var right = tx(n.right, c);
+		if (op === '||=' || op === '&&=')
+			return at(logical(op.slice(0, 2), read, put(right)), n);
+		if (op === '??=')
+			return at(cond(bin('!=', read, lit(null)), id(x.name), put(right)), n);
+		if (op === '**=')
+			return at(put(call(member(id('Math'), 'pow'), [read, right])), n);
+		return at(put(bin(op.slice(0, -1), read, right)), n);
+	}
+
+	/* Sets a scope's uninitialised bindings up at its start. */
+	function tdzPrelude(node) {
+		var s = node.$scope;
+		if (!s || !s.tdzInit)
+			return [];
+		usesTdz = true;
+		var pairs = [];
+		for (var i = 0; i < s.tdzInit.length; i++)
+			pairs.push([id(s.tdzInit[i].nodes[0].name), id('$$tdz')]);
+		return [varDecl(pairs, node)];
 	}
 
 	/* ---- regular expressions */
@@ -1539,7 +1853,13 @@
 		case 'Identifier':
 			if (n.name === 'arguments')
 				return argumentsOf(c, n);
+			if (n.$tdz)
+				return tdzRead(n);
 			return n;
+		case 'UpdateExpression':
+			if (guarded(n.argument))
+				return txGuardedUpdate(n, c);
+			break;
 		case 'ThisExpression':
 			return at(thisOf(c), n);
 		case 'Literal':
@@ -1577,7 +1897,7 @@
 		case 'TryStatement':
 			var handler = null;
 			if (n.handler) {
-				var h = n.handler, param = h.param, hb = txList(h.body.body, c);
+				var h = n.handler, param = h.param, hb = txList(tdzPrelude(h.body).concat(h.body.body), c);
 				if (!param) {
 					param = id('$$e' + (++tempN));
 				} else if (param.type !== 'Identifier') {
@@ -1597,15 +1917,16 @@
 			return at({type: 'ReturnStatement', argument: n.argument ? tx(n.argument, c) : null},
 				  n);
 		case 'BlockStatement':
-			return at(block(txList(n.body, c)), n);
+			return at(block(txList(tdzPrelude(n).concat(n.body), c)), n);
 		case 'SwitchStatement':
-			var cases = [];
+			var cases = [], pre = tdzPrelude(n);
 			for (i = 0; i < n.cases.length; i++)
 				cases.push(at({type: 'SwitchCase', test: n.cases[i].test ? tx(n.cases[i].test, c)
 											  : null,
 					       consequent: txList(n.cases[i].consequent, c)}, n.cases[i]));
-			return at({type: 'SwitchStatement', discriminant: tx(n.discriminant, c),
-				   cases: cases}, n);
+			var sw = at({type: 'SwitchStatement', discriminant: tx(n.discriminant, c),
+				     cases: cases}, n);
+			return pre.length ? block(txList(pre, c).concat([sw]), n) : sw;
 		case 'ChainExpression':
 			return at(txChain(n.expression, c, false), n);
 		case 'UnaryExpression':
@@ -2235,7 +2556,11 @@
 			var root = new Scope(null, true);
 			analyze(program, root);
 			tempN = classN = 0;
-			usesNamedGroups = false;
+			usesNamedGroups = usesTdz = false;
+			var pre = 0;
+			while (pre < program.body.length && program.body[pre].directive)
+				pre++;
+			program.body.splice.apply(program.body, [pre, 0].concat(tdzPrelude(program)));
 			var top = new Fn(null, false), stmts;
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
@@ -2258,6 +2583,8 @@
 			 * script's calls looks them up. */
 			if (usesNamedGroups)
 				head.unshift(stmt(rtCall('namedGroups', [])));
+			if (usesTdz)
+				head.unshift(varDecl([[id('$$tdz'), rt('TDZ')]]));
 			var pr = new Printer();
 			pr.statements(directives.concat(head, stmts));
 			return body ? {code: pr.out.join('')} : {code: pr.out.join(''), globals: globals};
