@@ -145,6 +145,7 @@
 		var bindEnd = -1, bindSkip = null;
 		/* The function whose parameter list is being visited. */
 		var inParams = null;
+		var fnDecls = [], tdzRefs = [];
 
 		function tdzBinding(b, kind, node) {
 			if (kind !== 'let' && kind !== 'const' && kind !== 'class' && kind !== 'param')
@@ -176,6 +177,7 @@
 				}
 			}
 			b.nodes.push(node);
+			b.declCount = (b.declCount || 0) + 1;
 		}
 
 		function pattern(p, scope, kind) {
@@ -262,6 +264,7 @@
 			s.node = n;
 			s.start = n.start;
 			s.memberOf = n.$memberOf || null;
+			n.$fnScope = s;
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
 			var simple = true, outerParams = inParams;
@@ -364,6 +367,8 @@
 			case 'FunctionDeclaration':
 				declare(scope, n.id.name, 'function', n.id);
 				fn(n, scope);
+				fnDecls.push(n.$fnScope);
+				n.$fnScope.nameBinding = scope.fn.names['$' + n.id.name];
 				return;
 			case 'FunctionExpression':
 			case 'ArrowFunctionExpression':
@@ -538,8 +543,7 @@
 					node.$tdz = 'always';
 				return;
 			}
-			var pos = !oc ? node.start
-				: oc.node.type === 'FunctionDeclaration' ? oc.parent.start : oc.start;
+			var pos = !oc ? node.start : createdAt(oc);
 			var later = b.caseEnd !== undefined && pos >= b.caseEnd;
 			if (pos >= b.initAt && !(b.skip && pos >= b.skip[0] && pos < b.skip[1]) && !later)
 				return;
@@ -553,6 +557,61 @@
 			if (!b.needsInit) {
 				b.needsInit = true;
 				(b.scope.tdzInit || (b.scope.tdzInit = [])).push(b);
+			}
+		}
+
+		/* The closure that reference scope from is in, directly inside
+		 * function scope fs; null when from is in fs itself. */
+		function outermost(from, fs) {
+			var oc = null;
+			for (var f = from.fn; f !== fs; f = f.parent.fn)
+				oc = f;
+			return oc;
+		}
+
+		/* From where in its enclosing function closure oc may run: where
+		 * it is created, or for a function declaration the first place
+		 * that names it (see callableFrom). */
+		function createdAt(oc) {
+			return oc.node.type === 'FunctionDeclaration' ? oc.callable : oc.start;
+		}
+
+		/* A function declaration is created when its scope is entered,
+		 * but runs only once something names it: its callable position
+		 * is the earliest of the references to it (those in closures
+		 * counting from where the closure may run), found as a fixed
+		 * point. A declaration whose name is declared again, or a
+		 * program's global (which other code can reach), is taken as
+		 * callable from its scope's start. */
+		function callableFrom() {
+			var i, F, b, live = [];
+			for (i = 0; i < fnDecls.length; i++) {
+				F = fnDecls[i];
+				b = F.nameBinding;
+				if (b.kind !== 'function' || b.declCount !== 1 ||
+				    b.scope === rootScope && rootScope.isProgram) {
+					F.callable = F.parent.start;
+				} else {
+					F.callable = Infinity;
+					live.push(F);
+				}
+			}
+			for (var round = 0, changed = true; changed; round++) {
+				changed = false;
+				for (i = 0; i < live.length; i++) {
+					F = live[i];
+					var refs = F.nameBinding.refs || [], p = Infinity;
+					for (var r = 0; r < refs.length; r += 2) {
+						var oc = outermost(refs[r + 1], F.nameBinding.scope.fn);
+						p = Math.min(p, oc ? createdAt(oc) : refs[r]);
+					}
+					if (round > 32)
+						p = Math.min(p, F.parent.start);
+					if (p < F.callable) {
+						F.callable = p;
+						changed = true;
+					}
+				}
 			}
 		}
 
@@ -572,7 +631,10 @@
 				f.outer[key] = true;
 			if (b) {
 				b.nodes.push(node);
-				tdzRef(node, from, b);
+				if (b.initAt !== undefined)
+					tdzRefs.push(node, from, b);
+				if (b.kind === 'function')
+					(b.refs || (b.refs = [])).push(node.start, from);
 				if (b.scope.fn !== from.fn) {
 					b.captured = true;
 					(b.capturedAt || (b.capturedAt = [])).push(node.start);
@@ -584,6 +646,10 @@
 				node.name = '$$' + node.name;
 			}
 		}
+
+		callableFrom();
+		for (var t = 0; t < tdzRefs.length; t += 3)
+			tdzRef(tdzRefs[t], tdzRefs[t + 1], tdzRefs[t + 2]);
 
 		/* Names beginning with $$ are the lowering's (its temporaries, the
 		 * runtime $$rt): the script's own bindings of such names, and the
@@ -2554,6 +2620,7 @@
 		try {
 			program = parse(src, language, body);
 			var root = new Scope(null, true);
+			root.isProgram = !body;
 			analyze(program, root);
 			tempN = classN = 0;
 			usesNamedGroups = usesTdz = false;
