@@ -334,7 +334,9 @@
 						visit(m.value, s);
 					}
 				} else if (m.type === 'StaticBlock') {
-					statements(m.body, memberScope(m, scope));
+					var sb = memberScope(m, scope);
+					initsAt(sb, m, m.start);
+					statements(m.body, sb);
 				}
 			}
 		}
@@ -418,7 +420,7 @@
 				return;
 			case 'ForStatement':
 				s = new Scope(scope, false);
-				s.start = n.start;
+				initsAt(s, n, n.start);
 				n.$headScope = s;
 				loop(n, scope, function () {
 					if (n.init)
@@ -1185,7 +1187,7 @@
 					}
 				}
 			} else if (m.type === 'StaticBlock') {
-				var sb = fnExpr([], m.body, m);
+				var sb = fnExpr([], tdzPrelude(m).concat(m.body), m);
 				sb.$home = home;
 				out.push(stmt(call(member(sb, 'call'), [C()]), m));
 			}
@@ -1402,7 +1404,7 @@
 			}
 			n.body = wrapBody(n, ps, as, c);
 		}
-		return at({type: 'ForStatement', init: n.init ? txForInit(n.init, c) : null,
+		return at({type: 'ForStatement', init: n.init ? txForInit(tdzHead(n), c) : null,
 			   test: n.test ? tx(n.test, c) : null, update: n.update ? tx(n.update, c) : null,
 			   body: tx(n.body, c)}, n);
 	}
@@ -1442,7 +1444,7 @@
 			return member(id(box), lit(name));
 		});
 		var init = {type: 'VariableDeclaration', kind: 'let', loc: n.init.loc,
-			    declarations: n.init.declarations.concat([
+			    declarations: tdzHead(n).declarations.concat([
 				    {type: 'VariableDeclarator', id: id(box), init: objectOf(props)},
 				    {type: 'VariableDeclarator', id: id(first), init: lit(true)}])};
 		return at({type: 'ForStatement', init: txForInit(init, c), test: null, update: null,
@@ -1833,6 +1835,16 @@
 		if (op === '**=')
 			return at(put(call(member(id('Math'), 'pow'), [read, right])), n);
 		return at(put(bin(op.slice(0, -1), read, right)), n);
+	}
+
+	/* A for head's declaration, setting its uninitialised bindings up
+	 * first. */
+	function tdzHead(n) {
+		var pre = n.init.type === 'VariableDeclaration' ? tdzPrelude(n) : [];
+		if (!pre.length)
+			return n.init;
+		return at({type: 'VariableDeclaration', kind: n.init.kind,
+			   declarations: pre[0].declarations.concat(n.init.declarations)}, n.init);
 	}
 
 	/* Sets a scope's uninitialised bindings up at its start. */
