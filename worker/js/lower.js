@@ -145,7 +145,7 @@
 		var bindEnd = -1, bindSkip = null;
 		/* The function whose parameter list is being visited. */
 		var inParams = null;
-		var fnDecls = [], tdzRefs = [];
+		var fnDecls = [], tdzRefs = [], heritageRefs = [];
 
 		function tdzBinding(b, kind, node) {
 			if (kind !== 'let' && kind !== 'const' && kind !== 'class' && kind !== 'param')
@@ -354,6 +354,8 @@
 			}
 			b.inner = true;
 			b.initAt = n.end;
+			b.heritage = n.superClass;
+			b.classNode = n;
 			return b;
 		}
 
@@ -543,6 +545,9 @@
 					node.$ro = true;
 				if (!oc)
 					node.$tdz = 'always';
+				else if (b.heritage && node.start >= b.heritage.start &&
+					 node.start < b.heritage.end)
+					heritageRefs.push(node, b);
 				return;
 			}
 			var pos = !oc ? node.start : createdAt(oc);
@@ -686,6 +691,25 @@
 					bb.nodes[j].name = name;
 				}
 			}
+		}
+
+		/* A closure in a class's heritage sees the class's own name,
+		 * which the heritage is evaluated outside the lowered class's
+		 * function to see: a name of its own, uninitialised there and set
+		 * when the class's function starts (see txClass). */
+		for (var h = 0; h < heritageRefs.length; h += 2) {
+			var hn = heritageRefs[h], hb = heritageRefs[h + 1], cls = hb.classNode;
+			if (!cls.$heritageName) {
+				var hname;
+				do {
+					hname = hb.name + '$' + (++n);
+				} while (used['$' + hname]);
+				used['$' + hname] = true;
+				cls.$heritageName = hname;
+			}
+			hn.$orig = hn.$orig || hn.name;
+			hn.name = cls.$heritageName;
+			hn.$tdz = 'check';
 		}
 
 		for (var l = 0; l < loops.length; l++) {
@@ -1193,8 +1217,10 @@
 			}
 		}
 		out.push(ret(C()));
+		if (n.$heritageName)
+			out.unshift(stmt(assign(id(n.$heritageName), C())));
 		var iife = fnExpr(superVar ? [id(superVar)] : [], out, n);
-		var result = tx(call(iife, superVar ? [n.superClass] : [], n), c);
+		var result = tx(heritageScope(n, call(iife, superVar ? [n.superClass] : [], n)), c);
 		classes.pop();
 		return result;
 	}
@@ -1835,6 +1861,16 @@
 		if (op === '**=')
 			return at(put(call(member(id('Math'), 'pow'), [read, right])), n);
 		return at(put(bin(op.slice(0, -1), read, right)), n);
+	}
+
+	/* A lowered class whose heritage has closures naming the class: its
+	 * own name for them starts uninitialised (see analyze). */
+	function heritageScope(n, lowered) {
+		if (!n.$heritageName)
+			return lowered;
+		usesTdz = true;
+		return call(arrowFn([], [varDecl([[id(n.$heritageName), id('$$tdz')]]), ret(lowered)], n),
+			    []);
 	}
 
 	/* A for head's declaration, setting its uninitialised bindings up
