@@ -124,7 +124,7 @@
 		this.parent = parent;
 		this.fn = isFn ? this : parent.fn;
 		this.names = {};
-		this.start = 0;    /* where its code begins (see tdzRefs) */
+		this.start = 0;    /* where its code begins (see tdzRef) */
 		this.node = null;  /* a function scope's function */
 		this.tdzInit = null; /* bindings that start uninitialised */
 		if (isFn) {
@@ -263,7 +263,6 @@
 			var s = new Scope(scope, true);
 			s.node = n;
 			s.start = n.start;
-			s.memberOf = n.$memberOf || null;
 			n.$fnScope = s;
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
@@ -313,7 +312,6 @@
 			var s = new Scope(scope, true);
 			s.node = m;
 			s.start = m.start;
-			s.memberOf = scope;
 			return s;
 		}
 
@@ -326,7 +324,6 @@
 				if (m.computed)
 					visit(m.key, scope);
 				if (m.type === 'MethodDefinition') {
-					m.value.$memberOf = scope;
 					fn(m.value, scope);
 				} else if (m.type === 'PropertyDefinition') {
 					if (m.value) {
@@ -518,14 +515,17 @@
 		/* The temporal dead zone: whether reference node (in scope
 		 * from) to b may come before b is initialised. It cannot when
 		 * it is after the initialisation in the code and runs in the
-		 * same function, or in a closure created after it (a function
-		 * declaration is created when its scope is entered), and is not
-		 * in a later case of a switch. Before it in the same function it
-		 * always does: $tdz 'always', the ReferenceError itself. Else
-		 * $tdz 'check': the binding starts as $$rt.TDZ (its scope's
-		 * tdzInit) and the reference compares. References from closures
-		 * a parameter's default makes, or from functions a class's
-		 * computed keys make, are taken as initialised. */
+		 * same function, or in a closure that may run only after it
+		 * (see createdAt), and is not in a later case of a switch.
+		 * Before it in the same function it always does: $tdz 'always',
+		 * the ReferenceError itself. Else $tdz 'check': the binding
+		 * starts as $$rt.TDZ (its scope's tdzInit) and the reference
+		 * compares. A class's own name is initialised for its methods,
+		 * fields and blocks, never in its heritage and computed keys
+		 * (closures in the heritage get a name of their own, see
+		 * heritageRefs). References from closures made by a parameter's
+		 * default or a class's computed key, or to a for-in/of head's
+		 * pattern, are taken as initialised. */
 		function tdzRef(node, from, b) {
 			if (b.initAt === undefined)
 				return;
@@ -537,9 +537,7 @@
 			}
 			if (b.kind === 'param' && !node.$inParams)
 				return;
-			var oc = null;
-			for (var f = from.fn; f !== b.scope.fn; f = f.parent.fn)
-				oc = f;
+			var oc = outermost(from, b.scope.fn);
 			if (b.inner) {
 				if (node.$write)
 					node.$ro = true;
