@@ -2044,6 +2044,10 @@
 		case 'UnaryExpression':
 			if (n.operator === 'delete' && n.argument.type === 'ChainExpression')
 				return at(txChain(n.argument.expression, c, true), n);
+			/* Deleting a binding is false, initialised or not. */
+			if (n.operator === 'delete' && n.argument.$tdz)
+				return at({type: 'UnaryExpression', operator: 'delete', prefix: true,
+					   argument: id(n.argument.name)}, n);
 			break;
 		case 'MemberExpression':
 			if (n.object.type === 'Super') {
