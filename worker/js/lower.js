@@ -124,6 +124,9 @@
 		this.parent = parent;
 		this.fn = isFn ? this : parent.fn;
 		this.names = {};
+		this.start = 0;    /* where its code begins (see tdzRef) */
+		this.node = null;  /* a function scope's function */
+		this.tdzInit = null; /* bindings that start uninitialised */
 		if (isFn) {
 			this.hoisted = {}; /* name -> declarations hoisted into it */
 			this.outer = {};   /* names used in it that resolve outside it */
@@ -144,6 +147,22 @@
 
 	function analyze(program, rootScope) {
 		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [];
+		/* Where the binding being declared is initialised: the end of
+		 * its declarator, class or pattern element (-1: its own end);
+		 * skip, an initialiser evaluated before its pattern binds. */
+		var bindEnd = -1, bindSkip = null;
+		/* The function whose parameter list is being visited. */
+		var inParams = null;
+		var fnDecls = [], tdzRefs = [], heritageRefs = [];
+
+		function tdzBinding(b, kind, node) {
+			if (kind !== 'let' && kind !== 'const' && kind !== 'class' && kind !== 'param')
+				return;
+			b.initAt = bindEnd >= 0 ? bindEnd : node.end;
+			b.skip = bindSkip;
+			if (b.scope.caseEnd !== undefined)
+				b.caseEnd = b.scope.caseEnd;
+		}
 
 		function declare(scope, name, kind, node) {
 			used['$' + name] = true;
@@ -155,6 +174,7 @@
 				if (name.indexOf('$$') === 0)
 					reserved.push(b);
 				target.names[key] = b;
+				tdzBinding(b, kind, node);
 				target.fn.hoisted[key] = (target.fn.hoisted[key] || 0) + 1;
 				if (BLOCK_KINDS[kind] === true) {
 					if (target !== target.fn)
@@ -165,6 +185,7 @@
 				}
 			}
 			b.nodes.push(node);
+			b.declCount = (b.declCount || 0) + 1;
 		}
 
 		function pattern(p, scope, kind) {
@@ -188,7 +209,12 @@
 						pattern(p.elements[j], scope, kind);
 				break;
 			case 'AssignmentPattern':
+				/* A name with a default is bound once the default is
+				 * evaluated. */
+				var outerEnd = bindEnd;
+				bindEnd = p.left.type === 'Identifier' ? p.end : -1;
 				pattern(p.left, scope, kind);
+				bindEnd = outerEnd;
 				visit(p.right, scope);
 				break;
 			case 'RestElement': pattern(p.argument, scope, kind); break;
@@ -220,28 +246,62 @@
 				visit(p.right, scope);
 				break;
 			case 'RestElement': target(p.argument, scope); break;
+			case 'Identifier':
+				p.$write = true;
+				visit(p, scope);
+				break;
 			default: visit(p, scope);
 			}
+		}
+
+		/* The scope a for-in/of head's expression is evaluated in: the
+		 * names the head declares are there, never initialised. */
+		function headScope(n, scope) {
+			if (n.left.type !== 'VariableDeclaration' || n.left.kind === 'var')
+				return scope;
+			var hs = new Scope(scope, false), names = boundNames(n.left.declarations[0].id, []);
+			hs.start = n.start;
+			for (var i = 0; i < names.length; i++)
+				hs.names['$' + names[i]] = {name: names[i], kind: 'tdzhead', scope: hs, nodes: [],
+							    captured: false, initAt: Infinity};
+			return hs;
 		}
 
 		function fn(n, scope) {
 			var s = new Scope(scope, true);
 			s.strict = scope.fn.strict ||
 				   (n.body.type === 'BlockStatement' && strictBody(n.body.body));
+			s.node = n;
+			s.start = n.start;
+			n.$fnScope = s;
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
-			var simple = true;
+			var simple = true, outerParams = inParams;
+			inParams = s;
 			for (var i = 0; i < n.params.length; i++) {
+				bindEnd = -1;
 				pattern(n.params[i], s, 'param');
 				simple = simple && n.params[i].type === 'Identifier';
 			}
+			inParams = outerParams;
 			/* Defaults and patterns cannot see the body's let and const:
 			 * the body gets a scope of its own, whose names are renamed
 			 * if a default reads the same name from outside. */
-			if (n.body.type === 'BlockStatement')
-				statements(n.body.body, simple ? s : new Scope(s, false));
-			else
+			if (n.body.type === 'BlockStatement') {
+				var bs = simple ? s : new Scope(s, false);
+				initsAt(bs, n.body, n.body.start);
+				statements(n.body.body, bs);
+			} else {
 				visit(n.body, s);
+			}
+		}
+
+		/* A scope whose uninitialised bindings the transform can set up
+		 * at node (a block, a function's body, a switch, the program). */
+		function initsAt(s, node, start) {
+			s.start = start;
+			s.initNode = node;
+			node.$scope = s;
 		}
 
 		function statements(list, scope) {
@@ -257,6 +317,14 @@
 			scope.fn.loops.pop();
 		}
 
+		/* A function scope for a class member's initialiser or block. */
+		function memberScope(m, scope) {
+			var s = new Scope(scope, true);
+			s.node = m;
+			s.start = m.start;
+			return s;
+		}
+
 		function classBody(n, scope) {
 			if (n.superClass)
 				visit(n.superClass, scope);
@@ -269,13 +337,33 @@
 					fn(m.value, scope);
 				} else if (m.type === 'PropertyDefinition') {
 					if (m.value) {
-						var s = new Scope(scope, true);
+						var s = memberScope(m, scope);
 						visit(m.value, s);
 					}
 				} else if (m.type === 'StaticBlock') {
-					statements(m.body, new Scope(scope, true));
+					var sb = memberScope(m, scope);
+					initsAt(sb, m, m.start);
+					statements(m.body, sb);
 				}
 			}
+		}
+
+		/* The class's own name inside its body: immutable, and
+		 * uninitialised while the heritage and computed keys are
+		 * evaluated. A declaration's is a binding of its own (never
+		 * renamed: the class's function has that name inside the
+		 * lowered class); an expression's is declared as a const. */
+		function innerName(n, s) {
+			var b = s.names['$' + n.id.name];
+			if (!b) {
+				b = {name: n.id.name, kind: 'const', scope: s, nodes: [], captured: false};
+				s.names['$' + n.id.name] = b;
+			}
+			b.inner = true;
+			b.initAt = n.end;
+			b.heritage = n.superClass;
+			b.classNode = n;
+			return b;
 		}
 
 		function visit(n, scope) {
@@ -283,6 +371,8 @@
 			switch (n.type) {
 			case 'Identifier':
 				used['$' + n.name] = true;
+				if (inParams === scope.fn)
+					n.$inParams = true;
 				refs.push(n, scope);
 				return;
 			case 'FunctionDeclaration':
@@ -292,33 +382,50 @@
 				declare(scope, n.id.name,
 					scope !== scope.fn && scope.fn.strict ? 'blockfn' : 'function', n.id);
 				fn(n, scope);
+				fnDecls.push(n.$fnScope);
+				n.$fnScope.nameBinding = scope.names['$' + n.id.name] || scope.fn.names['$' + n.id.name];
 				return;
 			case 'FunctionExpression':
 			case 'ArrowFunctionExpression':
 				fn(n, scope);
 				return;
 			case 'ClassDeclaration':
+				bindEnd = n.end;
 				declare(scope, n.id.name, 'class', n.id);
-				classBody(n, scope);
+				bindEnd = -1;
+				s = new Scope(scope, false);
+				s.start = n.start;
+				innerName(n, s);
+				classBody(n, s);
 				return;
 			case 'ClassExpression':
 				s = scope;
 				if (n.id) {
 					s = new Scope(scope, false);
+					s.start = n.start;
 					declare(s, n.id.name, 'const', n.id);
+					innerName(n, s);
 				}
 				classBody(n, s);
 				return;
 			case 'VariableDeclaration':
 				for (var i = 0; i < n.declarations.length; i++) {
 					var d = n.declarations[i];
+					if (n.kind !== 'var') {
+						bindEnd = d.id.type === 'Identifier' ? d.end : -1;
+						bindSkip = d.init && d.id.type !== 'Identifier' ? [d.init.start, d.init.end]
+												 : null;
+					}
 					pattern(d.id, scope, n.kind);
+					bindEnd = -1;
+					bindSkip = null;
 					if (d.init)
 						visit(d.init, scope);
 				}
 				return;
 			case 'BlockStatement':
 				s = new Scope(scope, false);
+				initsAt(s, n, n.start);
 				statements(n.body, s);
 				return;
 			case 'StaticBlock':
@@ -326,6 +433,8 @@
 				return;
 			case 'ForStatement':
 				s = new Scope(scope, false);
+				initsAt(s, n, n.start);
+				n.$headScope = s;
 				loop(n, scope, function () {
 					if (n.init)
 						visit(n.init, s);
@@ -341,12 +450,13 @@
 				if (n.await && scope.fn === rootScope)
 					rootScope.awaits = true;
 				s = new Scope(scope, false);
+				s.start = n.start;
 				loop(n, scope, function () {
 					if (n.left.type === 'VariableDeclaration')
 						visit(n.left, s);
 					else
 						target(n.left, s);
-					visit(n.right, scope);
+					visit(n.right, headScope(n, scope));
 					visit(n.body, s);
 				});
 				return;
@@ -359,6 +469,7 @@
 				return;
 			case 'CatchClause':
 				s = new Scope(scope, false);
+				s.start = n.start;
 				if (n.param)
 					pattern(n.param, s, 'let');
 				visit(n.body, s);
@@ -366,9 +477,13 @@
 			case 'SwitchStatement':
 				visit(n.discriminant, scope);
 				s = new Scope(scope, false);
+				initsAt(s, n, n.start);
 				for (var c = 0; c < n.cases.length; c++) {
 					if (n.cases[c].test)
 						visit(n.cases[c].test, s);
+					/* A later case is entered without this one's
+					 * declarations. */
+					s.caseEnd = n.cases[c].end;
 					statements(n.cases[c].consequent, s);
 				}
 				return;
@@ -376,6 +491,10 @@
 				target(n.left, scope);
 				visit(n.right, scope);
 				return;
+			case 'UpdateExpression':
+				if (n.argument.type === 'Identifier')
+					n.argument.$write = true;
+				break;
 			case 'MemberExpression':
 				visit(n.object, scope);
 				if (n.computed)
@@ -408,6 +527,115 @@
 		}
 
 		rootScope.strict = rootScope.strict || strictBody(program.body);
+		/* The temporal dead zone: whether reference node (in scope
+		 * from) to b may come before b is initialised. It cannot when
+		 * it is after the initialisation in the code and runs in the
+		 * same function, or in a closure that may run only after it
+		 * (see createdAt), and is not in a later case of a switch.
+		 * Before it in the same function it always does: $tdz 'always',
+		 * the ReferenceError itself. Else $tdz 'check': the binding
+		 * starts as $$rt.TDZ (its scope's tdzInit) and the reference
+		 * compares. A class's own name is initialised for its methods,
+		 * fields and blocks, never in its heritage and computed keys
+		 * (closures in the heritage get a name of their own, see
+		 * heritageRefs). References from closures made by a parameter's
+		 * default or a class's computed key, or to a for-in/of head's
+		 * pattern, are taken as initialised. */
+		function tdzRef(node, from, b) {
+			if (b.initAt === undefined)
+				return;
+			if (b.kind === 'const' && node.$write)
+				node.$ro = true;
+			if (b.kind === 'tdzhead') {
+				node.$tdz = 'always';
+				return;
+			}
+			if (b.kind === 'param' && !node.$inParams)
+				return;
+			var oc = outermost(from, b.scope.fn);
+			if (b.inner) {
+				if (node.$write)
+					node.$ro = true;
+				if (!oc)
+					node.$tdz = 'always';
+				else if (b.heritage && node.start >= b.heritage.start &&
+					 node.start < b.heritage.end)
+					heritageRefs.push(node, b);
+				return;
+			}
+			var pos = !oc ? node.start : createdAt(oc);
+			var later = b.caseEnd !== undefined && pos >= b.caseEnd;
+			if (pos >= b.initAt && !(b.skip && pos >= b.skip[0] && pos < b.skip[1]) && !later)
+				return;
+			if (!oc && !later) {
+				node.$tdz = 'always';
+				return;
+			}
+			if (b.kind === 'param' || !b.scope.initNode)
+				return;
+			node.$tdz = 'check';
+			if (!b.needsInit) {
+				b.needsInit = true;
+				(b.scope.tdzInit || (b.scope.tdzInit = [])).push(b);
+			}
+		}
+
+		/* The closure that reference scope from is in, directly inside
+		 * function scope fs; null when from is in fs itself. */
+		function outermost(from, fs) {
+			var oc = null;
+			for (var f = from.fn; f !== fs; f = f.parent.fn)
+				oc = f;
+			return oc;
+		}
+
+		/* From where in its enclosing function closure oc may run: where
+		 * it is created, or for a function declaration the first place
+		 * that names it (see callableFrom). */
+		function createdAt(oc) {
+			return oc.node.type === 'FunctionDeclaration' ? oc.callable : oc.start;
+		}
+
+		/* A function declaration is created when its scope is entered,
+		 * but runs only once something names it: its callable position
+		 * is the earliest of the references to it (those in closures
+		 * counting from where the closure may run), found as a fixed
+		 * point. A declaration whose name is declared again, or a
+		 * program's global (which other code can reach), is taken as
+		 * callable from its scope's start. */
+		function callableFrom() {
+			var i, F, b, live = [];
+			for (i = 0; i < fnDecls.length; i++) {
+				F = fnDecls[i];
+				b = F.nameBinding;
+				if (b.kind !== 'function' || b.declCount !== 1 ||
+				    b.scope === rootScope && rootScope.isProgram) {
+					F.callable = F.parent.start;
+				} else {
+					F.callable = Infinity;
+					live.push(F);
+				}
+			}
+			for (var round = 0, changed = true; changed; round++) {
+				changed = false;
+				for (i = 0; i < live.length; i++) {
+					F = live[i];
+					var refs = F.nameBinding.refs || [], p = Infinity;
+					for (var r = 0; r < refs.length; r += 2) {
+						var oc = outermost(refs[r + 1], F.nameBinding.scope.fn);
+						p = Math.min(p, oc ? createdAt(oc) : refs[r]);
+					}
+					if (round > 32)
+						p = Math.min(p, F.parent.start);
+					if (p < F.callable) {
+						F.callable = p;
+						changed = true;
+					}
+				}
+			}
+		}
+
+		initsAt(rootScope, program, 0);
 		statements(program.body, rootScope);
 
 		/* Resolve every reference. */
@@ -423,8 +651,14 @@
 				f.outer[key] = true;
 			if (b) {
 				b.nodes.push(node);
-				if (b.scope.fn !== from.fn)
+				if (b.initAt !== undefined)
+					tdzRefs.push(node, from, b);
+				if (b.kind === 'function')
+					(b.refs || (b.refs = [])).push(node.start, from);
+				if (b.scope.fn !== from.fn) {
 					b.captured = true;
+					(b.capturedAt || (b.capturedAt = [])).push(node.start);
+				}
 			} else if (node.name.indexOf('$$') === 0) {
 				/* A global of such a name, renamed as its binding is
 				 * (below) in whichever source declares it. */
@@ -432,6 +666,10 @@
 				node.name = '$$' + node.name;
 			}
 		}
+
+		callableFrom();
+		for (var t = 0; t < tdzRefs.length; t += 3)
+			tdzRef(tdzRefs[t], tdzRefs[t + 1], tdzRefs[t + 2]);
 
 		/* Names beginning with $$ are the lowering's (its temporaries, the
 		 * runtime $$rt): the script's own bindings of such names, and the
@@ -468,13 +706,52 @@
 			}
 		}
 
+		/* A closure in a class's heritage sees the class's own name,
+		 * which the heritage is evaluated outside the lowered class's
+		 * function to see: a name of its own, uninitialised there and set
+		 * when the class's function starts (see txClass). */
+		for (var h = 0; h < heritageRefs.length; h += 2) {
+			var hn = heritageRefs[h], hb = heritageRefs[h + 1], cls = hb.classNode;
+			if (!cls.$heritageName) {
+				var hname;
+				do {
+					hname = hb.name + '$' + (++n);
+				} while (used['$' + hname]);
+				used['$' + hname] = true;
+				cls.$heritageName = hname;
+			}
+			hn.$orig = hn.$orig || hn.name;
+			hn.name = cls.$heritageName;
+			hn.$tdz = 'check';
+		}
+
 		for (var l = 0; l < loops.length; l++) {
 			var lp = loops[l];
 			lp.$wrap = false;
 			for (var q = 0; q < lp.$bindings.length; q++)
 				if (lp.$bindings[q].captured)
 					lp.$wrap = true;
+			if (lp.type === 'ForStatement')
+				lp.$perIter = capturedInHead(lp);
 		}
+	}
+
+	/* Whether a closure in a for head (its init, test or update)
+	 * captures a let the head declares: then each iteration's copy of
+	 * the bindings must be one the test and update see too. */
+	function capturedInHead(n) {
+		if (!n.init || n.init.type !== 'VariableDeclaration' || n.init.kind !== 'let')
+			return false;
+		var names = n.$headScope.names, from = n.init.start, to = n.body.start;
+		for (var k in names) {
+			if (!hasOwn.call(names, k) || !names[k].capturedAt)
+				continue;
+			var at = names[k].capturedAt;
+			for (var i = 0; i < at.length; i++)
+				if (at[i] >= from && at[i] < to)
+					return true;
+		}
+		return false;
 	}
 
 	/* ---- the transform */
@@ -830,7 +1107,7 @@
 	function destructureStatements(pairs, decl, from) {
 		var records = pairs.$records, i;
 		if (!records)
-			return decl ? declOf(pairs, from) : stmt(seq(assignments(pairs)), from);
+			return decl ? declOf(pairs, from) : stmt(seq(assignments(pairs, true)), from);
 		var out = [];
 		if (decl) {
 			var names = [], seen = {};
@@ -842,14 +1119,17 @@
 			if (names.length)
 				out.push(varDecl(names, from));
 		}
-		out.push(at(abortable(block([stmt(seq(assignments(pairs)))]), records), from));
+		out.push(at(abortable(block([stmt(seq(assignments(pairs, !decl)))]), records), from));
 		return out.length === 1 ? out[0] : block(out, from);
 	}
 
-	function assignments(pairs) {
+	/* The pairs as assignments; write: to bindings that may be in their
+	 * dead zone or immutable (see writeTo), not declarations. */
+	function assignments(pairs, write) {
 		var list = [];
 		for (var i = 0; i < pairs.length; i++)
-			list.push(pairs[i][0] ? assign(pairs[i][0], pairs[i][1]) : pairs[i][1]);
+			list.push(!pairs[i][0] ? pairs[i][1]
+				  : write ? writeTo(pairs[i][0], pairs[i][1]) : assign(pairs[i][0], pairs[i][1]));
 		return list;
 	}
 
@@ -987,6 +1267,7 @@
 		while (body.length && body[0].directive)
 			directives.push(body.shift());
 		var late = lateParams(n, params);
+		body = txList(tdzPrelude(n.body), f).concat(body);
 		var all = directives.concat(head, f.ctorHead || [], late, pro, body);
 		var out = {type: n.type === 'FunctionDeclaration' ? 'FunctionDeclaration'
 								     : 'FunctionExpression',
@@ -1381,7 +1662,7 @@
 					}
 				}
 			} else if (m.type === 'StaticBlock') {
-				var sb = fnExpr([], m.body, m);
+				var sb = fnExpr([], tdzPrelude(m).concat(m.body), m);
 				sb.$home = home;
 				sb.$noNT = true;
 				placeStatics(m);
@@ -1403,6 +1684,9 @@
 		if (staticPlaced)
 			out.push(stmt(call(id(staticVar), [])));
 		out.push(ret(C()));
+		if (n.$heritageName)
+			out.splice(out.length && out[0].directive ? 1 : 0, 0,
+				   stmt(assign(id(n.$heritageName), C())));
 		/* An arrow: computed keys see the this, arguments, new.target and
 		 * super around the class. The heritage is strict code too. */
 		var iife = arrowFn(superVar ? [id(superVar)] : [], out, n);
@@ -1411,7 +1695,7 @@
 			heritage = call(arrowFn([], [{type: 'ExpressionStatement', expression: lit('use strict'),
 						      directive: 'use strict'}, ret(heritage, heritage)],
 						heritage), [], heritage);
-		var result = tx(call(iife, superVar ? [heritage] : [], n), c);
+		var result = tx(heritageScope(n, call(iife, superVar ? [heritage] : [], n)), c);
 		classes.pop();
 		return result;
 	}
@@ -1538,7 +1822,7 @@
 		return walk(n);
 	}
 
-	function wrapBody(loop, params, args, c) {
+	function wrapBody(loop, params, args, c, backTo) {
 		var label = loop.$label || null;
 		var info = {outer: [], returns: false};
 		loop.body = hoistVars(loop.body, c);
@@ -1550,13 +1834,14 @@
 		 * back after each turn, for the update and the next turn. */
 		var changed = loop.type === 'ForStatement' ? assigned(loop.body, names, []) : [];
 		var body = rewriteJumps(loop.body, label, info);
-		var stmts = body.type === 'BlockStatement' ? body.body : [body];
+		var stmts = body.type === 'BlockStatement' ? tdzPrelude(body).concat(body.body) : [body];
 		var back = [];
 		if (changed.length) {
 			var box = temp(c), save = [];
 			for (var k = 0; k < changed.length; k++) {
 				save.push(stmt(assign(member(id(box), lit(changed[k])), id(changed[k]))));
-				back.push(stmt(assign(id(changed[k]), member(id(box), lit(changed[k])))));
+				back.push(stmt(assign(backTo ? backTo(changed[k]) : id(changed[k]),
+						      member(id(box), lit(changed[k])))));
 			}
 			stmts = [stmt(assign(id(box), objectOf([]))),
 				 {type: 'TryStatement', block: block(stmts), handler: null,
@@ -1605,6 +1890,8 @@
 	}
 
 	function txFor(n, c) {
+		if (n.$perIter)
+			return txForEach(n, c);
 		if (n.$wrap) {
 			n.$wrap = false;
 			var names = [];
@@ -1618,9 +1905,51 @@
 			}
 			n.body = wrapBody(n, ps, as, c);
 		}
-		return at({type: 'ForStatement', init: n.init ? txForInit(n.init, c) : null,
+		return at({type: 'ForStatement', init: n.init ? txForInit(tdzHead(n), c) : null,
 			   test: n.test ? tx(n.test, c) : null, update: n.update ? tx(n.update, c) : null,
 			   body: tx(n.body, c)}, n);
+	}
+
+	/* A for loop whose head's closures capture its lets: each turn, the
+	 * update, the test and the body run in a function whose parameters
+	 * are that iteration's copies, taken from and given back to a box;
+	 * the init's own bindings (which its closures keep) are separate:
+	 *   for (var i = 0, $$b = {i: i}, $$f = true; ;) {
+	 *     $$r = (i => { try { if ($$f) $$f = false; else UPDATE;
+	 *                         if (!TEST) break; BODY } finally {...} })($$b.i);
+	 *     $$b.i = ...; if ($$r !== undefined) ... } */
+	function txForEach(n, c) {
+		n.$perIter = n.$wrap = false;
+		var names = [];
+		for (var i = 0; i < n.init.declarations.length; i++)
+			boundNames(n.init.declarations[i].id, names);
+		var box = temp(c), first = temp(c), ps = [], as = [], props = [];
+		for (var j = 0; j < names.length; j++) {
+			ps.push(id(names[j]));
+			as.push(member(id(box), lit(names[j])));
+			props.push(prop(names[j], id(names[j])));
+		}
+		var turn = [{type: 'IfStatement', test: id(first),
+			     consequent: stmt(assign(id(first), lit(false))),
+			     alternate: n.update ? stmt(n.update, n.update) : null}];
+		if (n.test)
+			turn.push(at({type: 'IfStatement',
+				      test: {type: 'UnaryExpression', operator: '!', prefix: true,
+					     argument: n.test},
+				      consequent: {type: 'BreakStatement', label: null}, alternate: null},
+				     n.test));
+		turn.push(n.body);
+		var loop = {type: 'ForStatement', body: block(turn, n.body), $label: n.$label,
+			    loc: n.loc};
+		var body = wrapBody(loop, ps, as, c, function (name) {
+			return member(id(box), lit(name));
+		});
+		var init = {type: 'VariableDeclaration', kind: 'let', loc: n.init.loc,
+			    declarations: tdzHead(n).declarations.concat([
+				    {type: 'VariableDeclarator', id: id(box), init: objectOf(props)},
+				    {type: 'VariableDeclarator', id: id(first), init: lit(true)}])};
+		return at({type: 'ForStatement', init: txForInit(init, c), test: null, update: null,
+			   body: tx(body, c)}, n);
 	}
 
 	function txForInit(init, c) {
@@ -1698,7 +2027,8 @@
 			}
 			left = {type: 'VariableDeclaration', kind: 'var',
 				declarations: [{type: 'VariableDeclarator', id: d.id, init: null}]};
-		} else if (left.type !== 'Identifier' && left.type !== 'MemberExpression') {
+		} else if (left.type !== 'Identifier' && left.type !== 'MemberExpression' ||
+			   guarded(left)) {
 			var t2 = '$$k' + (++tempN);
 			n.body = block([stmt(assign(left, id(t2)), left), n.body], n.body);
 			left = varDecl([[id(t2), null]]);
@@ -2047,6 +2377,8 @@
 		if (n.left.type === 'Identifier' && (op === '=' || op === '||=' || op === '&&=' ||
 						     op === '??='))
 			nameIt(n.right, n.left.$orig || n.left.name);
+		if (guarded(n.left))
+			return op === '=' ? tdzWrite(n.left, tx(n.right, c)) : txGuardedUpdate(n, c);
 		/* A pattern that assigns to arguments stays inline, where the
 		 * name means the function's own (without closing on a throw). */
 		if (op === '=' && hasArrayPattern(n.left) && !mentions(n.left, 'arguments'))
@@ -2058,7 +2390,7 @@
 			destructure(n.left, id(t), c, pairs, false);
 			var list = [];
 			for (var i = 0; i < pairs.length; i++)
-				list.push(pairs[i][0] ? assign(pairs[i][0], pairs[i][1]) : pairs[i][1]);
+				list.push(pairs[i][0] ? writeTo(pairs[i][0], pairs[i][1]) : pairs[i][1]);
 			list.push(id(t));
 			return seq(list);
 		}
@@ -2079,6 +2411,104 @@
 				       assign(ref.set(), right)), n);
 		}
 		return at(assign(tx(n.left, c), tx(n.right, c), op), n);
+	}
+
+	/* ---- the temporal dead zone and immutable bindings (see tdzRef) */
+
+	var usesTdz = false;
+
+	function nameOf(n) { return lit(n.$orig || n.name); }
+
+	/* The value of reference n, which throws while its binding is
+	 * uninitialised. */
+	function tdzRead(n) {
+		if (n.$tdz === 'always')
+			return at(rtCall('tdz', [nameOf(n)]), n);
+		if (n.$tdz === 'check') {
+			usesTdz = true;
+			return at(cond(bin('===', id(n.name), id('$$tdz')), rtCall('tdz', [nameOf(n)]),
+				       id(n.name)), n);
+		}
+		return n;
+	}
+
+	/* Assigning value (lowered) to identifier n, a reference that is
+	 * checked or to an immutable binding: the value is evaluated first,
+	 * then the ReferenceError or TypeError. */
+	function tdzWrite(n, value) {
+		if (n.$tdz === 'always')
+			return at(rtCall('tdz', [nameOf(n), value]), n);
+		if (n.$tdz === 'check')
+			usesTdz = true;
+		if (n.$ro)
+			return at(rtCall('constSet', n.$tdz === 'check' ? [value, nameOf(n), id(n.name)]
+									: [value, nameOf(n)]), n);
+		return at(assign(id(n.name), rtCall('tdzSet', [value, nameOf(n), id(n.name)])), n);
+	}
+
+	function guarded(n) {
+		return n && n.type === 'Identifier' && (n.$tdz || n.$ro);
+	}
+
+	/* target = value, for a pattern's pairs and plain assignment. */
+	function writeTo(target, value) {
+		return guarded(target) ? tdzWrite(target, value) : assign(target, value);
+	}
+
+	/* An assignment or update of a guarded identifier: read (checked),
+	 * then written (checked again only for a const's TypeError). */
+	function txGuardedUpdate(n, c) {
+		var x = n.type === 'UpdateExpression' ? n.argument : n.left;
+		var read = tdzRead(x), op = n.operator;
+		var plain = {type: 'Identifier', name: x.name, $orig: x.$orig, $ro: x.$ro};
+		function put(v) { return x.$ro ? tdzWrite(plain, v) : assign(id(x.name), v); }
+		if (n.type === 'UpdateExpression') {
+			if (x.$ro)
+				return at(put({type: 'UnaryExpression', operator: '+', prefix: true,
+					       argument: read}), n);
+			return at(seq([read, {type: 'UpdateExpression', operator: op, prefix: n.prefix,
+					      argument: id(x.name)}]), n);
+		}
+		var right = tx(n.right, c);
+		if (op === '||=' || op === '&&=')
+			return at(logical(op.slice(0, 2), read, put(right)), n);
+		if (op === '??=')
+			return at(cond(bin('!=', read, lit(null)), id(x.name), put(right)), n);
+		if (op === '**=')
+			return at(put(call(member(id('Math'), 'pow'), [read, right])), n);
+		return at(put(bin(op.slice(0, -1), read, right)), n);
+	}
+
+	/* A lowered class whose heritage has closures naming the class: its
+	 * own name for them starts uninitialised (see analyze). */
+	function heritageScope(n, lowered) {
+		if (!n.$heritageName)
+			return lowered;
+		usesTdz = true;
+		return call(arrowFn([], [varDecl([[id(n.$heritageName), id('$$tdz')]]), ret(lowered)], n),
+			    []);
+	}
+
+	/* A for head's declaration, setting its uninitialised bindings up
+	 * first. */
+	function tdzHead(n) {
+		var pre = n.init.type === 'VariableDeclaration' ? tdzPrelude(n) : [];
+		if (!pre.length)
+			return n.init;
+		return at({type: 'VariableDeclaration', kind: n.init.kind,
+			   declarations: pre[0].declarations.concat(n.init.declarations)}, n.init);
+	}
+
+	/* Sets a scope's uninitialised bindings up at its start. */
+	function tdzPrelude(node) {
+		var s = node.$scope;
+		if (!s || !s.tdzInit)
+			return [];
+		usesTdz = true;
+		var pairs = [];
+		for (var i = 0; i < s.tdzInit.length; i++)
+			pairs.push([id(s.tdzInit[i].nodes[0].name), id('$$tdz')]);
+		return [varDecl(pairs, node)];
 	}
 
 	/* ---- regular expressions */
@@ -2153,6 +2583,8 @@
 		case 'Identifier':
 			if (n.name === 'arguments')
 				return argumentsOf(c, n);
+			if (n.$tdz)
+				return tdzRead(n);
 			return n;
 		case 'ThisExpression':
 			return at(thisOf(c), n);
@@ -2191,7 +2623,7 @@
 		case 'TryStatement':
 			var handler = null;
 			if (n.handler) {
-				var h = n.handler, param = h.param, hb = txList(h.body.body, c);
+				var h = n.handler, param = h.param, hb = txList(tdzPrelude(h.body).concat(h.body.body), c);
 				if (!param) {
 					param = id('$$e' + (++tempN));
 				} else if (param.type !== 'Identifier') {
@@ -2213,20 +2645,25 @@
 			return at({type: 'ReturnStatement', argument: n.argument ? tx(n.argument, c) : null},
 				  n);
 		case 'BlockStatement':
-			return at(block(txList(n.body, c)), n);
+			return at(block(txList(tdzPrelude(n).concat(n.body), c)), n);
 		case 'SwitchStatement':
-			var cases = [];
+			var cases = [], pre = tdzPrelude(n);
 			for (i = 0; i < n.cases.length; i++)
 				cases.push(at({type: 'SwitchCase', test: n.cases[i].test ? tx(n.cases[i].test, c)
 											  : null,
 					       consequent: txList(n.cases[i].consequent, c)}, n.cases[i]));
-			return at({type: 'SwitchStatement', discriminant: tx(n.discriminant, c),
-				   cases: cases}, n);
+			var sw = at({type: 'SwitchStatement', discriminant: tx(n.discriminant, c),
+				     cases: cases}, n);
+			return pre.length ? block(txList(pre, c).concat([sw]), n) : sw;
 		case 'ChainExpression':
 			return at(txChain(n.expression, c, false), n);
 		case 'UnaryExpression':
 			if (n.operator === 'delete' && n.argument.type === 'ChainExpression')
 				return at(txChain(n.argument.expression, c, true), n);
+			/* Deleting a binding is false, initialised or not. */
+			if (n.operator === 'delete' && n.argument.$tdz)
+				return at({type: 'UnaryExpression', operator: 'delete', prefix: true,
+					   argument: id(n.argument.name)}, n);
 			if (n.operator === 'delete' && n.argument.type === 'MetaProperty')
 				return at(seq([tx(n.argument, c), lit(true)]), n);
 			if (n.operator === 'delete' && isSuperMember(n.argument))
@@ -2234,6 +2671,8 @@
 					       rtCall('superDelete', [])]), n);
 			break;
 		case 'UpdateExpression':
+			if (guarded(n.argument))
+				return txGuardedUpdate(n, c);
 			if (isSuperMember(n.argument))
 				return txSuperAssign(n, c);
 			if (isPrivate(n.argument))
@@ -2950,9 +3389,14 @@
 		try {
 			program = parse(src, language, body);
 			var root = new Scope(null, true);
+			root.isProgram = !body;
 			analyze(program, root);
 			tempN = classN = 0;
-			usesNamedGroups = false;
+			usesNamedGroups = usesTdz = false;
+			var pre = 0;
+			while (pre < program.body.length && program.body[pre].directive)
+				pre++;
+			program.body.splice.apply(program.body, [pre, 0].concat(tdzPrelude(program)));
 			var top = new Fn(null, false), stmts;
 			top.strict = hasUseStrict(program);
 			if (body && root.awaits) {
@@ -2976,6 +3420,8 @@
 			 * script's calls looks them up. */
 			if (usesNamedGroups)
 				head.unshift(stmt(rtCall('namedGroups', [])));
+			if (usesTdz)
+				head.unshift(varDecl([[id('$$tdz'), rt('TDZ')]]));
 			var pr = new Printer();
 			pr.statements(directives.concat(head, stmts));
 			return body ? {code: pr.out.join('')} : {code: pr.out.join(''), globals: globals};

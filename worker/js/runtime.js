@@ -1158,6 +1158,30 @@
 		return isObject(p) ? p : def;
 	}
 
+	/* ---- the temporal dead zone (see the lowering's tdzRef) */
+
+	/* What a let, const or class binding holds before its declaration
+	 * runs, where the lowering cannot tell that it has. */
+	var TDZ = Object.freeze({});
+
+	function tdz(name) {
+		throw new ReferenceError('Cannot access \'' + name + '\' before initialization');
+	}
+
+	/* The value assigned to a let binding holding cur. */
+	function tdzSet(v, name, cur) {
+		if (cur === TDZ)
+			tdz(name);
+		return v;
+	}
+
+	/* An assignment to a const (or a class's own name inside it). */
+	function constSet(v, name, cur) {
+		if (cur === TDZ)
+			tdz(name);
+		throw new TypeError('Assignment to constant variable \'' + name + '\'');
+	}
+
 	/* The loop wrapper's answer for `break` (see the lowering of loops
 	 * whose bindings closures capture). */
 	var BREAK = Object.freeze({});
@@ -1217,6 +1241,10 @@
 		genFn: genFn,
 		propertyKey: propertyKey,
 		notNew: notNew,
+		TDZ: TDZ,
+		tdz: tdz,
+		tdzSet: tdzSet,
+		constSet: constSet,
 		BREAK: BREAK
 	});
 })
