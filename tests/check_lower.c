@@ -17,6 +17,11 @@
 START_TEST(test_features) { node_cases("lowering.txt", ENGINE_JAVASCRIPT, 60); }
 END_TEST
 
+/* Generator parameters bound by the call, the parameters' own scope,
+ * arguments objects, and eval and Function lowering their source. */
+START_TEST(test_params) { node_cases("lowering-params.txt", ENGINE_JAVASCRIPT, 30); }
+END_TEST
+
 /* The lowered code with the line breaks (which follow the source's lines)
  * taken out; NULL when the lowering reported an error. */
 static char *lowered(const char *code, enum engine_language lang, char **error)
@@ -192,6 +197,7 @@ int main(void)
 	TCase *tc = tcase_create("lower");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_features);
+	tcase_add_test(tc, test_params);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);
 	tcase_add_test(tc, test_dialects);

@@ -814,7 +814,8 @@ static int prepare_lowering(duk_context *ctx)
 		return -1;
 	duk_get_prop_string(ctx, -2, "thread");
 	push_keys(ctx);
-	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+	duk_get_prop_string(ctx, -4, "lower");
+	if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return -1;
 	duk_put_prop_string(ctx, -2, "rt");
 	duk_pop(ctx);
@@ -1221,12 +1222,16 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 }
 
 /* Lowered code is compiled inside a wrapper whose parameter is the
- * runtime, and which gives the function that runs the code: everything on
+ * runtime (and binds eval, for the direct evals of lowered code, to the
+ * engine's own, which no script can reach: see the runtime's eval and
+ * Function), and which gives the function that runs the code: everything on
  * the first line, so that lines stay those of the submitted code. As a
  * body, the wrapper is the function compiled; as a program, the program's
  * completion value, after the var statement that declares its globals. */
-static const char lowered_body_head[] = "function($$rt){return function(){";
-static const char lowered_program_head[] = "(function($$rt){return function(){";
+static const char lowered_body_head[] =
+	"function($$rt){var eval=$$rt.evalNative;return function(){";
+static const char lowered_program_head[] =
+	"(function($$rt){var eval=$$rt.evalNative;return function(){";
 static const char lowered_tail[] = "\n}}";
 
 /* Replaces the lowering's globals array at the top of the stack with
@@ -1244,6 +1249,15 @@ static void push_global_vars(duk_context *ctx)
 	duk_remove(ctx, -2);
 }
 
+/* Whether code may call eval directly: the global eval is the runtime's,
+ * which lowers its source, so only lowered code (whose wrapper binds eval
+ * to the engine's) can make a direct eval. A cheap, conservative test:
+ * the letters anywhere. */
+static bool names_eval(const char *code, size_t len)
+{
+	return memmem(code, len, "eval", 4) != NULL;
+}
+
 /* Compiles src (what the request gave, or its lowered form at the top of
  * the stack when lowered is set) as a function body or as program code.
  * Code the engine takes as it is goes no further; code it cannot parse is
@@ -1257,7 +1271,7 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 	static const char head[] = "function(){";
 	static const char tail[] = "\n}";
 	duk_uint_t flags = body ? DUK_COMPILE_FUNCTION : 0;
-	if (lang != ENGINE_TYPESCRIPT) {
+	if (lang != ENGINE_TYPESCRIPT && !names_eval(code, len)) {
 		duk_int_t rc;
 		if (body) {
 			size_t total = sizeof head - 1 + len + sizeof tail - 1;

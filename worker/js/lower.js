@@ -123,6 +123,9 @@
 	function Scope(parent, isFn) {
 		this.parent = parent;
 		this.fn = isFn ? this : parent.fn;
+		/* Where var and function declarations go: the function, or the
+		 * body of one whose parameters are not simple (see fn below). */
+		this.vars = isFn ? this : parent.vars;
 		this.names = {};
 		if (isFn) {
 			this.hoisted = {}; /* name -> declarations hoisted into it */
@@ -135,11 +138,11 @@
 	var BLOCK_KINDS = {let: true, 'const': true, 'class': true};
 
 	function analyze(program, rootScope) {
-		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [];
+		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [], bodies = [];
 
 		function declare(scope, name, kind, node) {
 			used['$' + name] = true;
-			var target = BLOCK_KINDS[kind] === true ? scope : scope.fn;
+			var target = BLOCK_KINDS[kind] === true ? scope : scope.vars;
 			var key = '$' + name;
 			var b = target.names[key];
 			if (!b) {
@@ -157,6 +160,8 @@
 				}
 			}
 			b.nodes.push(node);
+			if (kind === 'function')
+				b.hasFn = true;
 		}
 
 		function pattern(p, scope, kind) {
@@ -225,13 +230,20 @@
 				pattern(n.params[i], s, 'param');
 				simple = simple && n.params[i].type === 'Identifier';
 			}
-			/* Defaults and patterns cannot see the body's let and const:
+			/* Defaults and patterns cannot see the body's declarations:
 			 * the body gets a scope of its own, whose names are renamed
-			 * if a default reads the same name from outside. */
-			if (n.body.type === 'BlockStatement')
-				statements(n.body.body, simple ? s : new Scope(s, false));
-			else
+			 * if a default reads the same name (see bodyVars). */
+			if (n.body.type === 'BlockStatement') {
+				var bs = s;
+				if (!simple) {
+					bs = new Scope(s, false);
+					bs.vars = bs;
+					bodies.push(n, s, bs);
+				}
+				statements(n.body.body, bs);
+			} else {
 				visit(n.body, s);
+			}
 		}
 
 		function statements(list, scope) {
@@ -407,9 +419,12 @@
 			for (var f = from.fn; f && f !== stop; f = f.parent ? f.parent.fn : null)
 				f.outer[key] = true;
 			if (b) {
+				b.refs = (b.refs || 0) + 1;
 				b.nodes.push(node);
 				if (b.scope.fn !== from.fn)
 					b.captured = true;
+			} else if (node.name === 'eval') {
+				node.$globalEval = true;
 			} else if (node.name.indexOf('$$') === 0) {
 				/* A global of such a name, renamed as its binding is
 				 * (below) in whichever source declares it. */
@@ -435,6 +450,8 @@
 			b2.name = renamed;
 		}
 
+		bodyVars(bodies, used);
+
 		/* A block binding moved to its function's scope must not meet
 		 * another of the same name there. */
 		var n = 0;
@@ -459,6 +476,50 @@
 			for (var q = 0; q < lp.$bindings.length; q++)
 				if (lp.$bindings[q].captured)
 					lp.$wrap = true;
+		}
+	}
+
+	/* ---- parameter scope
+	 *
+	 * A function whose parameters are not all plain names keeps the
+	 * body's var and function declarations apart from its parameters
+	 * (ES2022 FunctionDeclarationInstantiation, step 28): a closure in a
+	 * default sees the parameters and what is outside, never the body's
+	 * vars; a body var named as a parameter starts with its value. In ES5
+	 * they share one scope, so such a body binding is renamed when the
+	 * parameters could tell: something in them names it (an outer
+	 * binding or the parameter itself), or the body runs as a function of
+	 * its own (a generator's, see txFunction), where the parameter's name
+	 * would be hidden. The renamed var then starts as the parameter's
+	 * copy (unless a function declaration gives it its value). */
+	function bodyVars(bodies, used) {
+		var n = 0;
+		for (var i = 0; i < bodies.length; i += 3) {
+			var fnode = bodies[i], s = bodies[i + 1], bs = bodies[i + 2];
+			var split = !!fnode.generator;
+			for (var key in bs.names) {
+				if (!hasOwn.call(bs.names, key))
+					continue;
+				var bv = bs.names[key];
+				if (BLOCK_KINDS[bv.kind] === true || bv.name === 'arguments')
+					continue;
+				var p = hasOwn.call(s.names, key) ? s.names[key] : null;
+				if (!s.outer[key] && !(p && (split || p.refs)))
+					continue;
+				var name;
+				do {
+					name = bv.name + '$' + (++n);
+				} while (used['$' + name]);
+				used['$' + name] = true;
+				for (var j = 0; j < bv.nodes.length; j++) {
+					if (!bv.nodes[j].$orig)
+						bv.nodes[j].$orig = bv.name;
+					bv.nodes[j].name = name;
+				}
+				bv.name = name;
+				if (p && p.kind === 'param' && !bv.hasFn)
+					(fnode.$bodyInits = fnode.$bodyInits || []).push([bv, p]);
+			}
 		}
 	}
 
@@ -492,7 +553,8 @@
 		if (f.thisVar)
 			head.push(varDecl([[id(f.thisVar), {type: 'ThisExpression'}]]));
 		if (f.argsVar)
-			head.push(varDecl([[id(f.argsVar), raw('arguments')]]));
+			head.push(varDecl([[id(f.argsVar), f.unmapped ? rtCall('unmapped', [raw('arguments')])
+								  : raw('arguments')]]));
 		return head;
 	}
 
@@ -521,7 +583,7 @@
 
 	function argumentsOf(c, from) {
 		var r = realFn(c);
-		if (r === c)
+		if (r === c && !r.unmapped)
 			return id('arguments', from);
 		if (!r.argsVar)
 			r.argsVar = '$$args' + (++tempN);
@@ -715,20 +777,32 @@
 			 * promise or generator object at once. */
 			var innerBody = n.body.type === 'BlockStatement' ? n.body
 				: block([ret(n.body, n.body)], n.body);
+			/* A generator's parameters are bound by the call, so that
+			 * their errors are the call's (an async function's reject
+			 * its promise instead): when they are more than names, the
+			 * function evaluates them, and its body is the coroutine. */
+			var early = n.generator && !simpleParams(n.params);
 			var inner = {type: n.type === 'ArrowFunctionExpression' ? 'ArrowFunctionExpression'
 									: 'FunctionExpression',
-				     id: null, params: n.params, body: innerBody, async: false,
+				     id: null, params: early ? [] : n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
-				     $home: n.$home, $asyncGen: n.async && n.generator};
-			var outer = {type: n.type, id: n.id, params: [], async: false, generator: false,
+				     $home: n.$home, $asyncGen: n.async && n.generator,
+				     $bodyInits: n.$bodyInits};
+			var outer = {type: n.type, id: n.id, params: early ? n.params : [],
+				     async: false, generator: false,
 				     expression: false, loc: n.loc, $home: n.$home, $fname: n.$fname,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
 						: n.async ? 'async' : 'generator',
-						[raw('this'), raw('arguments'), inner]), n)], n.body)};
+						[raw('this'), early ? id('arguments') : raw('arguments'),
+						 inner]), n)], n.body)};
 			return txFunction(outer, c);
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
+		f.strict = !!(c && c.strict) || n.body.type === 'BlockStatement' && hasUseStrict(n.body.body);
+		/* Parameters that are more than names have an unmapped arguments
+		 * object, which the engine gives sloppy functions only for none. */
+		f.unmapped = !arrow && !f.strict && !simpleParams(n.params);
 		f.asyncGen = !!n.$asyncGen;
 		if (n.$home)
 			f.home = n.$home;
@@ -761,6 +835,9 @@
 				pro.push(declOf(ps, p));
 			}
 		}
+		var inits = n.$bodyInits || [];
+		for (i = 0; i < inits.length; i++)
+			pro.push(stmt(assign(id(inits[i][0].name), id(inits[i][1].name))));
 		var body;
 		if (n.body.type === 'BlockStatement') {
 			body = txList(n.body.body, f);
@@ -781,6 +858,13 @@
 		if (!out.id && n.$fname)
 			out.id = id(n.$fname);
 		return out;
+	}
+
+	function simpleParams(params) {
+		for (var i = 0; i < params.length; i++)
+			if (params[i].type !== 'Identifier')
+				return false;
+		return true;
 	}
 
 	/* ---- function names */
@@ -1539,7 +1623,13 @@
 		case 'Identifier':
 			if (n.name === 'arguments')
 				return argumentsOf(c, n);
+			if (n.$globalEval)
+				return at(member(rt('global'), 'eval'), n);
 			return n;
+		case 'ExpressionStatement':
+			if (n.$cv)
+				return at(stmt(assign(id(completion), tx(n.expression, c))), n);
+			break;
 		case 'ThisExpression':
 			return at(thisOf(c), n);
 		case 'Literal':
@@ -1647,6 +1737,8 @@
 				return makeCall(rtCall('superGet', [homeOf(c, n), sk, thisOf(c)]), n.arguments,
 						c, thisOf(c), n);
 			}
+			if (n.callee.type === 'Identifier' && n.callee.$globalEval)
+				return txDirectEval(n, c);
 			return makeCall(tx(n.callee, c), n.arguments, c, null, n);
 		case 'NewExpression':
 			if (hasSpread(n.arguments))
@@ -2144,7 +2236,7 @@
 			 * lowering's temporaries, whatever string it is given:
 			 * in lowered code every eval(...) is an indirect one,
 			 * which sees the globals only. */
-			if (n.callee.type === 'Identifier' && n.callee.name === 'eval')
+			if (n.callee.type === 'Identifier' && n.callee.name === 'eval' && !n.$direct)
 				this.w('(0, eval)');
 			else
 				this.expr(n.callee, 18);
@@ -2228,7 +2320,7 @@
 	 * {error: {message, line, column}} for code that is invalid (or uses
 	 * what cannot be lowered). body: src is a function body (return and
 	 * await allowed at the top), else program code. */
-	function downlevel(src, language, body) {
+	function downlevel(src, language, body, mode) {
 		var program;
 		try {
 			program = parse(src, language, body);
@@ -2237,6 +2329,10 @@
 			tempN = classN = 0;
 			usesNamedGroups = false;
 			var top = new Fn(null, false), stmts;
+			top.strict = hasUseStrict(program.body);
+			completion = null;
+			if (mode === 'direct' || mode === 'global')
+				evalSetup(program, root, top);
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
 					     body: block(program.body), async: true, generator: false,
@@ -2248,11 +2344,15 @@
 			var directives = [];
 			while (stmts.length && stmts[0].directive)
 				directives.push(stmts.shift());
+			if (completion)
+				stmts.push(mode === 'direct' ? stmt(id(completion)) : ret(id(completion)));
 			var globals = [];
-			if (!body)
+			if (!body && (!mode || mode === 'global' && !top.strict))
 				stmts = globalize(stmts, top, globals);
+			tempHigh = Math.max(tempHigh, tempN);
+			classHigh = Math.max(classHigh, classN);
 			var head = declarations(top);
-			if (!body)
+			if (top.globalHead)
 				head = head.concat(top.globalHead);
 			/* String methods learn about named groups before any of the
 			 * script's calls looks them up. */
@@ -2350,5 +2450,152 @@
 		return call(txFunction(inner, top), []);
 	}
 
-	return {downlevel: downlevel};
+	/* ---- eval and Function
+	 *
+	 * A string given to eval or to the Function constructor is lowered as
+	 * the script was, by the runtime (runtime.js), inside the worker under
+	 * the same limits. Its names beginning with $$ are renamed as a
+	 * script's are, so it can name neither $$rt nor a temporary; its own
+	 * temporaries are numbered on from every lowering before it in the
+	 * worker, so that a direct eval's never meet its caller's. */
+
+	var tempHigh = 0, classHigh = 0;
+	var completion = null; /* eval code: the temporary holding its value */
+
+	function hasUseStrict(list) {
+		for (var i = 0; i < list.length && list[i].directive !== undefined; i++)
+			if (list[i].directive === 'use strict')
+				return true;
+		return false;
+	}
+
+	/* eval code (mode 'direct': run by a direct eval, where its var and
+	 * function declarations are the caller's; 'global': run as global code
+	 * by an indirect eval): temporaries numbered on; its let, const and
+	 * class declarations the eval's own, renamed so that they cannot
+	 * become the caller's vars; the ES2015 completion value kept in a
+	 * temporary the lowered code ends with. */
+	function evalSetup(program, root, top) {
+		tempN = tempHigh;
+		classN = classHigh;
+		for (var key in root.names) {
+			if (!hasOwn.call(root.names, key))
+				continue;
+			var b = root.names[key];
+			if (BLOCK_KINDS[b.kind] !== true)
+				continue;
+			var name = '$$l' + (++tempN) + '_' + b.name;
+			for (var j = 0; j < b.nodes.length; j++) {
+				if (!b.nodes[j].$orig)
+					b.nodes[j].$orig = b.name;
+				b.nodes[j].name = name;
+			}
+			b.name = name;
+		}
+		completion = temp(top);
+		program.body = completionList(program.body);
+	}
+
+	var RESETS = {IfStatement: true, ForStatement: true, ForInStatement: true,
+		      ForOfStatement: true, WhileStatement: true, DoWhileStatement: true,
+		      SwitchStatement: true, TryStatement: true, WithStatement: true};
+
+	/* Marks the expression statements whose value may be the completion
+	 * value; before each statement whose value ES2015 makes undefined
+	 * when it has none of its own (UpdateEmpty(..., undefined)), the value
+	 * is reset. A finally block's value is never the statement's. */
+	function completionList(list) {
+		var out = [];
+		for (var i = 0; i < list.length; i++) {
+			var n = list[i], inner = n;
+			while (inner.type === 'LabeledStatement')
+				inner = inner.body;
+			if (RESETS[inner.type] === true)
+				out.push(at(stmt(assign(id(completion), void0())), n));
+			completionStmt(inner);
+			out.push(n);
+		}
+		return out;
+	}
+
+	function completionSub(n) {
+		if (!n)
+			return n;
+		var list = completionList([n]);
+		return list.length === 1 ? list[0] : at(block(list), n);
+	}
+
+	function completionStmt(n) {
+		switch (n.type) {
+		case 'ExpressionStatement':
+			if (n.directive === undefined)
+				n.$cv = true;
+			return;
+		case 'BlockStatement':
+			n.body = completionList(n.body);
+			return;
+		case 'IfStatement':
+			n.consequent = completionSub(n.consequent);
+			n.alternate = completionSub(n.alternate);
+			return;
+		case 'ForStatement':
+		case 'ForInStatement':
+		case 'ForOfStatement':
+		case 'WhileStatement':
+		case 'DoWhileStatement':
+		case 'WithStatement':
+			n.body = completionSub(n.body);
+			return;
+		case 'SwitchStatement':
+			for (var i = 0; i < n.cases.length; i++)
+				n.cases[i].consequent = completionList(n.cases[i].consequent);
+			return;
+		case 'TryStatement':
+			completionStmt(n.block);
+			if (n.handler)
+				completionStmt(n.handler.body);
+			return;
+		}
+	}
+
+	/* eval(args), eval the global one: a direct eval of the arguments'
+	 * first as the runtime lowered it (or what eval is now, if a script
+	 * replaced it). The engine's wrapper binds eval, inside lowered code,
+	 * to the engine's own: every other mention of the global eval is
+	 * made the global's property (see tx). */
+	function txDirectEval(n, c) {
+		var list = hasSpread(n.arguments) ? arrayWithSpread(n.arguments, c)
+						  : arrayOf(txList(n.arguments, c));
+		var e = call(id('eval'), [rtCall('evalArg', [list, lit(!!realFn(c).strict)])], n);
+		e.$direct = true;
+		return e;
+	}
+
+	/* The Function constructor's source: parameters and body, each
+	 * parsed alone as the specification has it (the whole must be one
+	 * function whose parameters and body are exactly these), lowered as a
+	 * function body that returns the function. */
+	function lowerFunction(params, bodySrc, kind) {
+		var head = 'return (' + kind + ' anonymous(', mid = '\n) {', tail = '\n});';
+		var src = head + params + mid + '\n' + bodySrc + tail;
+		var program;
+		try {
+			program = parse(src, 'javascript', true);
+		} catch (e) {
+			var err = syntaxError(e);
+			if (!err)
+				throw e;
+			return {error: {message: err.message, line: err.line, column: err.column}};
+		}
+		var s0 = program.body.length === 1 ? program.body[0] : null;
+		var fn = s0 && s0.type === 'ReturnStatement' ? s0.argument : null;
+		if (!fn || fn.type !== 'FunctionExpression' ||
+		    fn.body.start !== head.length + params.length + mid.length - 1 ||
+		    fn.end !== src.length - 2)
+			return {error: {message: 'the parameters or the body are not what they must be',
+					line: 1, column: 1}};
+		return downlevel(src, 'javascript', true, 'function');
+	}
+
+	return {downlevel: downlevel, lowerFunction: lowerFunction};
 })
