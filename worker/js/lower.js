@@ -139,6 +139,10 @@
 
 	function analyze(program, rootScope) {
 		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [], bodies = [];
+		/* Parameters in order, and the defaults being visited: a name
+		 * read there (not in a closure) whose parameter is bound at or
+		 * after `from` is read before its initialisation. */
+		var paramSeq = 0, paramArea = null;
 
 		function declare(scope, name, kind, node) {
 			used['$' + name] = true;
@@ -146,7 +150,8 @@
 			var key = '$' + name;
 			var b = target.names[key];
 			if (!b) {
-				b = {name: name, kind: kind, scope: target, nodes: [], captured: false};
+				b = {name: name, kind: kind, scope: target, nodes: [], captured: false,
+				     seq: kind === 'param' ? ++paramSeq : 0};
 				if (name.indexOf('$$') === 0)
 					reserved.push(b);
 				target.names[key] = b;
@@ -174,7 +179,7 @@
 						pattern(q.argument, scope, kind);
 					} else {
 						if (q.computed)
-							visit(q.key, scope);
+							paramVisit(q.key, scope, kind, paramSeq + 1);
 						pattern(q.value, scope, kind);
 					}
 				}
@@ -185,12 +190,26 @@
 						pattern(p.elements[j], scope, kind);
 				break;
 			case 'AssignmentPattern':
+				var from = paramSeq + 1;
 				pattern(p.left, scope, kind);
-				visit(p.right, scope);
+				paramVisit(p.right, scope, kind, from);
 				break;
 			case 'RestElement': pattern(p.argument, scope, kind); break;
 			default: visit(p, scope);
 			}
+		}
+
+		/* Visits an expression in a pattern; in parameters, names it reads
+		 * of parameters numbered from `from` on are not yet bound. */
+		function paramVisit(e, scope, kind, from) {
+			if (kind !== 'param') {
+				visit(e, scope);
+				return;
+			}
+			var saved = paramArea;
+			paramArea = {fn: scope.fn, from: from};
+			visit(e, scope);
+			paramArea = saved;
 		}
 
 		function target(p, scope) {
@@ -285,6 +304,8 @@
 			switch (n.type) {
 			case 'Identifier':
 				used['$' + n.name] = true;
+				if (paramArea && scope.fn === paramArea.fn)
+					n.$paramFrom = paramArea.from;
 				refs.push(n, scope);
 				return;
 			case 'FunctionDeclaration':
@@ -419,6 +440,8 @@
 			for (var f = from.fn; f && f !== stop; f = f.parent ? f.parent.fn : null)
 				f.outer[key] = true;
 			if (b) {
+				if (node.$paramFrom && b.seq >= node.$paramFrom && b.scope === from.fn)
+					node.$beforeInit = true;
 				b.refs = (b.refs || 0) + 1;
 				b.nodes.push(node);
 				if (b.scope.fn !== from.fn)
@@ -1625,6 +1648,8 @@
 				return argumentsOf(c, n);
 			if (n.$globalEval)
 				return at(member(rt('global'), 'eval'), n);
+			if (n.$beforeInit)
+				return rtCall('paramBeforeInit', [lit(n.$orig || n.name)], n);
 			return n;
 		case 'ExpressionStatement':
 			if (n.$cv)
