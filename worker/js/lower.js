@@ -606,6 +606,8 @@
 
 	function argumentsOf(c, from) {
 		var r = realFn(c);
+		if (r.argsAlias)
+			return id(r.argsAlias, from);
 		if (r === c && !r.unmapped)
 			return id('arguments', from);
 		if (!r.argsVar)
@@ -2345,7 +2347,7 @@
 	 * {error: {message, line, column}} for code that is invalid (or uses
 	 * what cannot be lowered). body: src is a function body (return and
 	 * await allowed at the top), else program code. */
-	function downlevel(src, language, body, mode) {
+	function downlevel(src, language, body, mode, thisName, argsName) {
 		var program;
 		try {
 			program = parse(src, language, body);
@@ -2358,6 +2360,8 @@
 			completion = null;
 			if (mode === 'direct' || mode === 'global')
 				evalSetup(program, root, top);
+			top.thisAlias = thisName || null;
+			top.argsAlias = argsName || null;
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
 					     body: block(program.body), async: true, generator: false,
@@ -2591,7 +2595,12 @@
 	function txDirectEval(n, c) {
 		var list = hasSpread(n.arguments) ? arrayWithSpread(n.arguments, c)
 						  : arrayOf(txList(n.arguments, c));
-		var e = call(id('eval'), [rtCall('evalArg', [list, lit(!!realFn(c).strict)])], n);
+		/* In an arrow (or a derived constructor), the string's this and
+		 * arguments are the names the caller's lowering gave them. */
+		var self = thisOf(c), args = argumentsOf(c);
+		var e = call(id('eval'), [rtCall('evalArg', [list, lit(!!realFn(c).strict),
+			lit(self.type === 'Identifier' ? self.name : null),
+			lit(args.name !== 'arguments' ? args.name : null)])], n);
 		e.$direct = true;
 		return e;
 	}
