@@ -1040,6 +1040,12 @@ static const char *const eval_vectors[] = {
 	"new Function('return $$rt')()",
 	"Function('return $$rt')()",
 	"(() => { const e = eval; return e('$$rt') })()",
+	"(0, eval)('$$rt')",
+	"globalThis.eval('$$rt')",
+	"eval('\\u0024\\u0024rt')",
+	"(() => eval('$$this1'))()",
+	"eval('(() => $$rt)()')",
+	"Function('a = $$rt', 'return a')()",
 	NULL,
 };
 
@@ -1089,12 +1095,16 @@ START_TEST(test_eval_reaches_no_helper)
 	r = run_tests(code, tests);
 	assert_report(r, 2, 2, 0, 0);
 	json_decref(r);
-	/* Lowered code's eval is indirect: it sees globals, not locals
-	 * (README); code the engine runs as it is keeps a direct eval. */
+	/* A direct eval sees the variables around it, in lowered code too
+	 * (README), and takes modern syntax; the indirect one sees globals. */
 	assert_value("var g = 'global'; const f = () => { const local = 1; "
-		     "return [eval('typeof local'), eval('typeof g')] }; return f()",
-		     "[\"undefined\",\"undefined\"]");
+		     "return [eval('typeof local'), eval('typeof g'), (0, eval)('typeof local')] }; "
+		     "return f()",
+		     "[\"number\",\"string\",\"undefined\"]");
 	assert_value("var local = 1; return eval('local + 1')", "2");
+	assert_value("var local = [1]; return eval('[...local, 2]')", "[1,2]");
+	/* A string cannot replace the helpers for the code around it. */
+	assert_value("eval('var $$rt = {spread: null}; let $$t1 = 0'); return [...[3]]", "[3]");
 	free(js);
 	free(ts);
 	free(code);
