@@ -378,6 +378,7 @@
 				return;
 			case 'CatchClause':
 				s = new Scope(scope, false);
+				s.simpleCatch = !!n.param && n.param.type === 'Identifier';
 				if (n.param)
 					pattern(n.param, s, 'let');
 				visit(n.body, s);
@@ -413,6 +414,13 @@
 					rootScope.awaits = true;
 				visit(n.argument, scope);
 				return;
+			case 'CallExpression':
+				/* A direct eval is told the bindings around it. */
+				if (n.callee.type === 'Identifier' && n.callee.name === 'eval') {
+					n.$evalScope = scope;
+					n.$inParams = !!(paramArea && scope.fn === paramArea.fn);
+				}
+				break;
 			case 'BreakStatement':
 			case 'ContinueStatement':
 			case 'MetaProperty':
@@ -446,6 +454,10 @@
 				b.nodes.push(node);
 				if (b.scope.fn !== from.fn)
 					b.captured = true;
+			} else if (evalEnv && evalEnv.renames && hasOwn.call(evalEnv.renames, key)) {
+				/* eval code: a binding of its caller's, renamed there. */
+				node.$orig = node.name;
+				node.name = evalEnv.renames[key];
 			} else if (node.name === 'eval') {
 				node.$globalEval = true;
 			} else if (node.name.indexOf('$$') === 0) {
@@ -2347,11 +2359,12 @@
 	 * {error: {message, line, column}} for code that is invalid (or uses
 	 * what cannot be lowered). body: src is a function body (return and
 	 * await allowed at the top), else program code. */
-	function downlevel(src, language, body, mode, thisName, argsName) {
+	function downlevel(src, language, body, mode, env) {
 		var program;
 		try {
 			program = parse(src, language, body);
 			var root = new Scope(null, true);
+			evalEnv = mode === 'direct' && env || null;
 			analyze(program, root);
 			tempN = classN = 0;
 			usesNamedGroups = false;
@@ -2360,8 +2373,8 @@
 			completion = null;
 			if (mode === 'direct' || mode === 'global')
 				evalSetup(program, root, top);
-			top.thisAlias = thisName || null;
-			top.argsAlias = argsName || null;
+			top.thisAlias = evalEnv && evalEnv.thisName || null;
+			top.argsAlias = evalEnv && evalEnv.argsName || null;
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
 					     body: block(program.body), async: true, generator: false,
@@ -2490,6 +2503,7 @@
 
 	var tempHigh = 0, classHigh = 0;
 	var completion = null; /* eval code: the temporary holding its value */
+	var evalEnv = null;    /* a direct eval's: what its caller's lowering told */
 
 	function hasUseStrict(list) {
 		for (var i = 0; i < list.length && list[i].directive !== undefined; i++)
@@ -2507,12 +2521,22 @@
 	function evalSetup(program, root, top) {
 		tempN = tempHigh;
 		classN = classHigh;
+		var lexical = evalEnv && !top.strict && evalEnv.lexical || [];
 		for (var key in root.names) {
 			if (!hasOwn.call(root.names, key))
 				continue;
 			var b = root.names[key];
-			if (BLOCK_KINDS[b.kind] !== true)
+			if (BLOCK_KINDS[b.kind] !== true) {
+				/* EvalDeclarationInstantiation, step 5: a sloppy direct
+				 * eval's var cannot be hoisted over a lexical binding. */
+				if (lexical.indexOf(b.name) >= 0) {
+					var at0 = b.nodes[0].loc ? b.nodes[0].loc.start : {line: 0, column: 0};
+					throw new CodeError("the var '" + b.name + "' would be hoisted over the " +
+							    'binding of that name around the eval',
+							    at0.line, at0.column + 1);
+				}
 				continue;
+			}
 			var name = '$$l' + (++tempN) + '_' + b.name;
 			for (var j = 0; j < b.nodes.length; j++) {
 				if (!b.nodes[j].$orig)
@@ -2596,11 +2620,40 @@
 		var list = hasSpread(n.arguments) ? arrayWithSpread(n.arguments, c)
 						  : arrayOf(txList(n.arguments, c));
 		/* In an arrow (or a derived constructor), the string's this and
-		 * arguments are the names the caller's lowering gave them. */
-		var self = thisOf(c), args = argumentsOf(c);
+		 * arguments are the names the caller's lowering gave them; its
+		 * names of the caller's bindings, the names those were given;
+		 * its vars must not meet the lexical bindings (or, in parameters,
+		 * the parameters) between it and its caller's var scope. */
+		var self = thisOf(c), args = argumentsOf(c), env = [];
+		if (self.type === 'Identifier')
+			env.push(prop('thisName', lit(self.name)));
+		if (args.name !== 'arguments')
+			env.push(prop('argsName', lit(args.name)));
+		var renames = [], lexical = [], seen = {};
+		for (var sc = n.$evalScope; sc; sc = sc.parent) {
+			for (var key in sc.names) {
+				if (!hasOwn.call(sc.names, key))
+					continue;
+				var b = sc.names[key], first = b.nodes[0];
+				var orig = first.$orig || first.name;
+				if (sc.fn === n.$evalScope.fn && !sc.simpleCatch && (BLOCK_KINDS[b.kind] === true ||
+				    n.$inParams && b.kind === 'param'))
+					lexical.push(lit(orig));
+				if (hasOwn.call(seen, '$' + orig))
+					continue;
+				seen['$' + orig] = true;
+				if (first.name !== orig)
+					renames.push({type: 'Property', key: lit('$' + orig), value: lit(first.name),
+						      kind: 'init', computed: false, method: false,
+						      shorthand: false});
+			}
+		}
+		if (renames.length)
+			env.push(prop('renames', objectOf(renames)));
+		if (lexical.length)
+			env.push(prop('lexical', arrayOf(lexical)));
 		var e = call(id('eval'), [rtCall('evalArg', [list, lit(!!realFn(c).strict),
-			lit(self.type === 'Identifier' ? self.name : null),
-			lit(args.name !== 'arguments' ? args.name : null)])], n);
+			env.length ? objectOf(env) : lit(null)])], n);
 		e.$direct = true;
 		return e;
 	}

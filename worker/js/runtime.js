@@ -653,11 +653,11 @@
 	};
 
 	/* What a direct eval in lowered code evaluates, for the arguments
-	 * list: the first lowered (thisName and argsName: what this and
-	 * arguments are in the lowered caller, when not themselves), or, when
-	 * a script has replaced the global eval, source giving what that
+	 * list: the first lowered (env: what the caller's lowering knows of
+	 * the scope around, see the lowering's txDirectEval), or, when a
+	 * script has replaced the global eval, source giving what that
 	 * returned. */
-	function evalArg(list, strict, thisName, argsName) {
+	function evalArg(list, strict, env) {
 		var f = global.eval;
 		if (f !== evalGlobal) {
 			var v = f.apply(undefined, list);
@@ -669,7 +669,7 @@
 		if (typeof x !== 'string')
 			return x;
 		return lowered(lower.downlevel(strict ? '"use strict";' + x : x, 'javascript', false,
-					       'direct', thisName, argsName)).code;
+					       'direct', env)).code;
 	}
 
 	var FunctionC = function (p) {
