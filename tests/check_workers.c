@@ -1095,6 +1095,14 @@ START_TEST(test_eval_reaches_no_helper)
 	r = run_tests(code, tests);
 	assert_report(r, 2, 2, 0, 0);
 	json_decref(r);
+	/* A direct eval at the top of program code is of global code: its
+	 * var is a global the tests see, its let its own. */
+	r = run_tests("var base = 1; eval('var fromEval = base + 1; let lexical = 3');\n"
+		      "const arrow = () => 0;",
+		      "test('eval at the top', () => { assert.is(fromEval, 2); "
+		      "assert.is(typeof lexical, 'undefined') });");
+	assert_report(r, 1, 1, 0, 0);
+	json_decref(r);
 	/* A direct eval sees the variables around it, in lowered code too
 	 * (README), and takes modern syntax; the indirect one sees globals. */
 	assert_value("var g = 'global'; const f = () => { const local = 1; "

@@ -2358,7 +2358,9 @@
 	/* src as ES5: {code} with statements on their original lines, or
 	 * {error: {message, line, column}} for code that is invalid (or uses
 	 * what cannot be lowered). body: src is a function body (return and
-	 * await allowed at the top), else program code. */
+	 * await allowed at the top), else program code. mode: eval code
+	 * ('direct', 'global': see evalSetup) or a Function constructor's
+	 * ('function'); env: what a direct eval's caller knows (txDirectEval). */
 	function downlevel(src, language, body, mode, env) {
 		var program;
 		try {
@@ -2373,6 +2375,7 @@
 			completion = null;
 			if (mode === 'direct' || mode === 'global')
 				evalSetup(program, root, top);
+			programTop = !body && (!mode || mode === 'global' && !top.strict) ? top : null;
 			top.thisAlias = evalEnv && evalEnv.thisName || null;
 			top.argsAlias = evalEnv && evalEnv.argsName || null;
 			if (body && root.awaits) {
@@ -2504,6 +2507,7 @@
 	var tempHigh = 0, classHigh = 0;
 	var completion = null; /* eval code: the temporary holding its value */
 	var evalEnv = null;    /* a direct eval's: what its caller's lowering told */
+	var programTop = null; /* program code's top level */
 
 	function hasUseStrict(list) {
 		for (var i = 0; i < list.length && list[i].directive !== undefined; i++)
@@ -2617,6 +2621,10 @@
 	 * to the engine's own: every other mention of the global eval is
 	 * made the global's property (see tx). */
 	function txDirectEval(n, c) {
+		/* Program code runs inside the engine's wrapper, but its scope is
+		 * the global one: there, a direct eval is the global eval's. */
+		if (realFn(c) === programTop)
+			return makeCall(member(rt('global'), 'eval'), n.arguments, c, null, n);
 		var list = hasSpread(n.arguments) ? arrayWithSpread(n.arguments, c)
 						  : arrayOf(txList(n.arguments, c));
 		/* In an arrow (or a derived constructor), the string's this and
