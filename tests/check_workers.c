@@ -1105,10 +1105,11 @@ START_TEST(test_eval_reaches_no_helper)
 	json_decref(r);
 	/* A direct eval sees the variables around it, in lowered code too
 	 * (README), and takes modern syntax; the indirect one sees globals. */
-	assert_value("var g = 'global'; const f = () => { const local = 1; "
-		     "return [eval('typeof local'), eval('typeof g'), (0, eval)('typeof local')] }; "
-		     "return f()",
-		     "[\"number\",\"string\",\"undefined\"]");
+	assert_value(
+		"var g = 'global'; const f = () => { const local = 1; "
+		"return [eval('typeof local'), eval('typeof g'), (0, eval)('typeof local')] }; "
+		"return f()",
+		"[\"number\",\"string\",\"undefined\"]");
 	assert_value("var local = 1; return eval('local + 1')", "2");
 	assert_value("var local = [1]; return eval('[...local, 2]')", "[1,2]");
 	/* A string cannot replace the helpers for the code around it. */
