@@ -1249,13 +1249,29 @@ static void push_global_vars(duk_context *ctx)
 	duk_remove(ctx, -2);
 }
 
+static bool ident_byte(unsigned char c)
+{
+	return c == '_' || c == '$' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
 /* Whether code may call eval directly: the global eval is the runtime's,
  * which lowers its source, so only lowered code (whose wrapper binds eval
- * to the engine's) can make a direct eval. A cheap, conservative test:
- * the letters anywhere. */
+ * to the engine's) can make a direct eval. A cheap, conservative test: the
+ * word anywhere, comments and strings included, next to anything but an
+ * ASCII letter, digit, _ or $. (An escaped name,
+ * ev\u0061l, calls the global eval: an indirect eval, never one that sees
+ * more.) */
 static bool names_eval(const char *code, size_t len)
 {
-	return memmem(code, len, "eval", 4) != NULL;
+	const char *p = code, *end = code + len;
+	while ((p = memmem(p, (size_t)(end - p), "eval", 4)) != NULL) {
+		if ((p == code || !ident_byte((unsigned char)p[-1])) &&
+		    (p + 4 == end || !ident_byte((unsigned char)p[4])))
+			return true;
+		p += 4;
+	}
+	return false;
 }
 
 /* Compiles src (what the request gave, or its lowered form at the top of
