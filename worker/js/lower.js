@@ -2609,8 +2609,12 @@
 			return;
 		case 'TryStatement':
 			completionStmt(n.block);
-			if (n.handler)
+			/* A catch block's value replaces the try block's. */
+			if (n.handler) {
 				completionStmt(n.handler.body);
+				n.handler.body.body.unshift(at(stmt(assign(id(completion), void0())),
+							       n.handler.body));
+			}
 			return;
 		}
 	}
