@@ -2271,10 +2271,11 @@
 			this.expr(n.alternate, 2);
 			return;
 		case 'CallExpression':
-			/* A direct eval would see the wrapper's $$rt and the
-			 * lowering's temporaries, whatever string it is given:
-			 * in lowered code every eval(...) is an indirect one,
-			 * which sees the globals only. */
+			/* A direct eval of a string not lowered would see the
+			 * wrapper's $$rt and the lowering's temporaries: the only
+			 * direct ones are txDirectEval's, whose string is lowered;
+			 * any other eval(...) (of a binding of the script's named
+			 * eval) is made an indirect one. */
 			if (n.callee.type === 'Identifier' && n.callee.name === 'eval' && !n.$direct)
 				this.w('(0, eval)');
 			else
