@@ -242,6 +242,7 @@
 
 		function fn(n, scope) {
 			var s = new Scope(scope, true);
+			s.arrow = n.type === 'ArrowFunctionExpression';
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
 			var simple = true;
@@ -291,10 +292,13 @@
 				} else if (m.type === 'PropertyDefinition') {
 					if (m.value) {
 						var s = new Scope(scope, true);
+						s.classInit = true;
 						visit(m.value, s);
 					}
 				} else if (m.type === 'StaticBlock') {
-					statements(m.body, new Scope(scope, true));
+					var sb = new Scope(scope, true);
+					sb.classInit = true;
+					statements(m.body, sb);
 				}
 			}
 		}
@@ -2527,6 +2531,8 @@
 		tempN = tempHigh;
 		classN = classHigh;
 		var lexical = evalEnv && !top.strict && evalEnv.lexical || [];
+		if (evalEnv && evalEnv.noArguments)
+			noArguments(program);
 		for (var key in root.names) {
 			if (!hasOwn.call(root.names, key))
 				continue;
@@ -2552,6 +2558,35 @@
 		}
 		completion = temp(top);
 		program.body = completionList(program.body);
+	}
+
+	/* ContainsArguments of eval code in a class field's initialiser or a
+	 * static block: a SyntaxError (PerformEval, step 10). */
+	function noArguments(n) {
+		if (n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration')
+			return;
+		if (n.type === 'Identifier' && n.name === 'arguments') {
+			var loc = n.loc ? n.loc.start : {line: 0, column: 0};
+			throw new CodeError("'arguments' is not allowed in class field initializer or " +
+					    'static initialization block', loc.line, loc.column + 1);
+		}
+		if (n.type === 'MemberExpression' && !n.computed) {
+			noArguments(n.object);
+			return;
+		}
+		if ((n.type === 'Property' || n.type === 'MethodDefinition' ||
+		     n.type === 'PropertyDefinition') && !n.computed) {
+			if (n.value)
+				noArguments(n.value);
+			return;
+		}
+		if (n.type === 'LabeledStatement') {
+			noArguments(n.body);
+			return;
+		}
+		if (n.type === 'BreakStatement' || n.type === 'ContinueStatement')
+			return;
+		children(n, noArguments);
 	}
 
 	var RESETS = {IfStatement: true, ForStatement: true, ForInStatement: true,
@@ -2663,6 +2698,13 @@
 		}
 		if (renames.length)
 			env.push(prop('renames', objectOf(renames)));
+		/* In a field initialiser or a static block (arrows there too), the
+		 * string may not name arguments. */
+		var home = n.$evalScope.fn;
+		while (home.arrow && home.parent)
+			home = home.parent.fn;
+		if (home.classInit)
+			env.push(prop('noArguments', lit(true)));
 		if (lexical.length)
 			env.push(prop('lexical', arrayOf(lexical)));
 		var e = call(id('eval'), [rtCall('evalArg', [list, lit(!!realFn(c).strict),
