@@ -1111,6 +1111,11 @@ START_TEST(test_eval_reaches_no_helper)
 		"return f()",
 		"[\"number\",\"string\",\"undefined\"]");
 	assert_value("var local = 1; return eval('local + 1')", "2");
+	assert_value("var local = 1; return eval /* c */\n('local + 1')", "2");
+	/* Code the engine runs as it is may call the global eval, which
+	 * lowers: an indirect eval. */
+	assert_value("var f = eval; return [(0, eval)('let [a] = [3]; a'), f('typeof local')]",
+		     "[3,\"undefined\"]");
 	assert_value("var local = [1]; return eval('[...local, 2]')", "[1,2]");
 	/* A string cannot replace the helpers for the code around it. */
 	assert_value("eval('var $$rt = {spread: null}; let $$t1 = 0'); return [...[3]]", "[3]");

@@ -1257,19 +1257,28 @@ static bool ident_byte(unsigned char c)
 
 /* Whether code may call eval directly: the global eval is the runtime's,
  * which lowers its source, so only lowered code (whose wrapper binds eval
- * to the engine's) can make a direct eval. A cheap, conservative test: the
- * word anywhere, comments and strings included, next to anything but an
- * ASCII letter, digit, _ or $. (An escaped name,
- * ev\u0061l, calls the global eval: an indirect eval, never one that sees
- * more.) */
+ * to the engine's) can make a direct eval. A cheap, conservative test, in
+ * comments and strings too: the word eval (next to no ASCII letter, digit,
+ * _ or $) followed, after ASCII white space, by a parenthesis, a slash (a
+ * comment may come first) or anything not ASCII. Any other mention, such
+ * as (0, eval)(s), is the global eval, which code the engine runs as it is
+ * may call: an indirect eval, as it is lowered. (So is an escaped name,
+ * ev\u0061l(s), an indirect eval there, never one that sees more.) */
 static bool names_eval(const char *code, size_t len)
 {
 	const char *p = code, *end = code + len;
 	while ((p = memmem(p, (size_t)(end - p), "eval", 4)) != NULL) {
-		if ((p == code || !ident_byte((unsigned char)p[-1])) &&
-		    (p + 4 == end || !ident_byte((unsigned char)p[4])))
+		const char *q = p + 4;
+		bool word = (p == code || !ident_byte((unsigned char)p[-1])) &&
+			    (q == end || !ident_byte((unsigned char)*q));
+		p = q;
+		if (!word)
+			continue;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r' ||
+				   *q == '\v' || *q == '\f'))
+			q++;
+		if (q == end || *q == '(' || *q == '/' || (unsigned char)*q >= 0x80)
 			return true;
-		p += 4;
 	}
 	return false;
 }
