@@ -34,6 +34,9 @@ START_TEST(test_classes) { node_cases("lowering-classes.txt", ENGINE_JAVASCRIPT,
 /* The temporal dead zone, const and class-name immutability, and per-iteration
  * for-head bindings. */
 START_TEST(test_tdz) { node_cases("lowering-tdz.txt", ENGINE_JAVASCRIPT, 50); }
+/* Generator parameters bound by the call, the parameters' own scope,
+ * arguments objects, and eval and Function lowering their source. */
+START_TEST(test_params) { node_cases("lowering-params.txt", ENGINE_JAVASCRIPT, 30); }
 END_TEST
 
 /* Node (tests/cases-node.js) must give every lowering case file's values:
@@ -341,6 +344,7 @@ int main(void)
 	tcase_add_test(tc, test_classes);
 	tcase_add_test(tc, test_tdz);
 	tcase_add_test(tc, test_tdz_checks);
+	tcase_add_test(tc, test_params);
 	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);

@@ -123,6 +123,9 @@
 	function Scope(parent, isFn) {
 		this.parent = parent;
 		this.fn = isFn ? this : parent.fn;
+		/* Where var and function declarations go: the function, or the
+		 * body of one whose parameters are not simple (see fn below). */
+		this.vars = isFn ? this : parent.vars;
 		this.names = {};
 		this.start = 0;    /* where its code begins (see tdzRef) */
 		this.node = null;  /* a function scope's function */
@@ -146,7 +149,7 @@
 	}
 
 	function analyze(program, rootScope) {
-		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [];
+		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [], bodies = [];
 		/* Where the binding being declared is initialised: the end of
 		 * its declarator, class or pattern element (-1: its own end);
 		 * skip, an initialiser evaluated before its pattern binds. */
@@ -154,6 +157,10 @@
 		/* The function whose parameter list is being visited. */
 		var inParams = null;
 		var fnDecls = [], tdzRefs = [], heritageRefs = [];
+		/* Parameters in order, and the defaults being visited: a name
+		 * read there (not in a closure) whose parameter is bound at or
+		 * after `from` is read before its initialisation. */
+		var paramSeq = 0, paramArea = null;
 
 		function tdzBinding(b, kind, node) {
 			if (kind !== 'let' && kind !== 'const' && kind !== 'class' && kind !== 'param')
@@ -164,13 +171,15 @@
 				b.caseEnd = b.scope.caseEnd;
 		}
 
+
 		function declare(scope, name, kind, node) {
 			used['$' + name] = true;
-			var target = BLOCK_KINDS[kind] === true ? scope : scope.fn;
+			var target = BLOCK_KINDS[kind] === true ? scope : scope.vars;
 			var key = '$' + name;
 			var b = target.names[key];
 			if (!b) {
-				b = {name: name, kind: kind, scope: target, nodes: [], captured: false};
+				b = {name: name, kind: kind, scope: target, nodes: [], captured: false,
+				     seq: kind === 'param' ? ++paramSeq : 0};
 				if (name.indexOf('$$') === 0)
 					reserved.push(b);
 				target.names[key] = b;
@@ -186,6 +195,8 @@
 			}
 			b.nodes.push(node);
 			b.declCount = (b.declCount || 0) + 1;
+			if (kind === 'function')
+				b.hasFn = true;
 		}
 
 		function pattern(p, scope, kind) {
@@ -198,7 +209,7 @@
 						pattern(q.argument, scope, kind);
 					} else {
 						if (q.computed)
-							visit(q.key, scope);
+							paramVisit(q.key, scope, kind, paramSeq + 1);
 						pattern(q.value, scope, kind);
 					}
 				}
@@ -211,15 +222,29 @@
 			case 'AssignmentPattern':
 				/* A name with a default is bound once the default is
 				 * evaluated. */
+				var from = paramSeq + 1;
 				var outerEnd = bindEnd;
 				bindEnd = p.left.type === 'Identifier' ? p.end : -1;
 				pattern(p.left, scope, kind);
 				bindEnd = outerEnd;
-				visit(p.right, scope);
+				paramVisit(p.right, scope, kind, from);
 				break;
 			case 'RestElement': pattern(p.argument, scope, kind); break;
 			default: visit(p, scope);
 			}
+		}
+
+		/* Visits an expression in a pattern; in parameters, names it reads
+		 * of parameters numbered from `from` on are not yet bound. */
+		function paramVisit(e, scope, kind, from) {
+			if (kind !== 'param') {
+				visit(e, scope);
+				return;
+			}
+			var saved = paramArea;
+			paramArea = {fn: scope.fn, from: from};
+			visit(e, scope);
+			paramArea = saved;
 		}
 
 		function target(p, scope) {
@@ -274,6 +299,7 @@
 			s.node = n;
 			s.start = n.start;
 			n.$fnScope = s;
+			s.arrow = n.type === 'ArrowFunctionExpression';
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
 			var simple = true, outerParams = inParams;
@@ -284,11 +310,16 @@
 				simple = simple && n.params[i].type === 'Identifier';
 			}
 			inParams = outerParams;
-			/* Defaults and patterns cannot see the body's let and const:
+			/* Defaults and patterns cannot see the body's declarations:
 			 * the body gets a scope of its own, whose names are renamed
-			 * if a default reads the same name from outside. */
+			 * if a default reads the same name (see bodyVars). */
 			if (n.body.type === 'BlockStatement') {
-				var bs = simple ? s : new Scope(s, false);
+				var bs = s;
+				if (!simple) {
+					bs = new Scope(s, false);
+					bs.vars = bs;
+					bodies.push(n, s, bs);
+				}
 				initsAt(bs, n.body, n.body.start);
 				statements(n.body.body, bs);
 			} else {
@@ -338,10 +369,12 @@
 				} else if (m.type === 'PropertyDefinition') {
 					if (m.value) {
 						var s = memberScope(m, scope);
+						s.classInit = true;
 						visit(m.value, s);
 					}
 				} else if (m.type === 'StaticBlock') {
 					var sb = memberScope(m, scope);
+					sb.classInit = true;
 					initsAt(sb, m, m.start);
 					statements(m.body, sb);
 				}
@@ -373,6 +406,8 @@
 				used['$' + n.name] = true;
 				if (inParams === scope.fn)
 					n.$inParams = true;
+				if (paramArea && scope.fn === paramArea.fn)
+					n.$paramFrom = paramArea.from;
 				refs.push(n, scope);
 				return;
 			case 'FunctionDeclaration':
@@ -470,6 +505,7 @@
 			case 'CatchClause':
 				s = new Scope(scope, false);
 				s.start = n.start;
+				s.simpleCatch = !!n.param && n.param.type === 'Identifier';
 				if (n.param)
 					pattern(n.param, s, 'let');
 				visit(n.body, s);
@@ -513,6 +549,13 @@
 					rootScope.awaits = true;
 				visit(n.argument, scope);
 				return;
+			case 'CallExpression':
+				/* A direct eval is told the bindings around it. */
+				if (n.callee.type === 'Identifier' && n.callee.name === 'eval') {
+					n.$evalScope = scope;
+					n.$inParams = !!(paramArea && scope.fn === paramArea.fn);
+				}
+				break;
 			case 'BreakStatement':
 			case 'ContinueStatement':
 			case 'MetaProperty':
@@ -650,6 +693,9 @@
 			for (var f = from.fn; f && f !== stop; f = f.parent ? f.parent.fn : null)
 				f.outer[key] = true;
 			if (b) {
+				if (node.$paramFrom && b.seq >= node.$paramFrom && b.scope === from.fn)
+					node.$beforeInit = true;
+				b.reads = (b.reads || 0) + 1;
 				b.nodes.push(node);
 				if (b.initAt !== undefined)
 					tdzRefs.push(node, from, b);
@@ -659,6 +705,12 @@
 					b.captured = true;
 					(b.capturedAt || (b.capturedAt = [])).push(node.start);
 				}
+			} else if (evalEnv && evalEnv.renames && hasOwn.call(evalEnv.renames, key)) {
+				/* eval code: a binding of its caller's, renamed there. */
+				node.$orig = node.name;
+				node.name = evalEnv.renames[key];
+			} else if (node.name === 'eval') {
+				node.$globalEval = true;
 			} else if (node.name.indexOf('$$') === 0) {
 				/* A global of such a name, renamed as its binding is
 				 * (below) in whichever source declares it. */
@@ -687,6 +739,8 @@
 			}
 			b2.name = renamed;
 		}
+
+		bodyVars(bodies, used);
 
 		/* A block binding moved to its function's scope must not meet
 		 * another of the same name there. */
@@ -754,6 +808,50 @@
 		return false;
 	}
 
+	/* ---- parameter scope
+	 *
+	 * A function whose parameters are not all plain names keeps the
+	 * body's var and function declarations apart from its parameters
+	 * (ES2022 FunctionDeclarationInstantiation, step 28): a closure in a
+	 * default sees the parameters and what is outside, never the body's
+	 * vars; a body var named as a parameter starts with its value. In ES5
+	 * they share one scope, so such a body binding is renamed when the
+	 * parameters could tell: something in them names it (an outer
+	 * binding or the parameter itself), or the body runs as a function of
+	 * its own (a generator's, see txFunction), where the parameter's name
+	 * would be hidden. The renamed var then starts as the parameter's
+	 * copy (unless a function declaration gives it its value). */
+	function bodyVars(bodies, used) {
+		var n = 0;
+		for (var i = 0; i < bodies.length; i += 3) {
+			var fnode = bodies[i], s = bodies[i + 1], bs = bodies[i + 2];
+			var split = !!fnode.generator;
+			for (var key in bs.names) {
+				if (!hasOwn.call(bs.names, key))
+					continue;
+				var bv = bs.names[key];
+				if (BLOCK_KINDS[bv.kind] === true || bv.name === 'arguments')
+					continue;
+				var p = hasOwn.call(s.names, key) ? s.names[key] : null;
+				if (!s.outer[key] && !(p && (split || p.reads || bv.hasFn)))
+					continue;
+				var name;
+				do {
+					name = bv.name + '$' + (++n);
+				} while (used['$' + name]);
+				used['$' + name] = true;
+				for (var j = 0; j < bv.nodes.length; j++) {
+					if (!bv.nodes[j].$orig)
+						bv.nodes[j].$orig = bv.name;
+					bv.nodes[j].name = name;
+				}
+				bv.name = name;
+				if (p && p.kind === 'param' && !bv.hasFn)
+					(fnode.$bodyInits = fnode.$bodyInits || []).push([bv, p]);
+			}
+		}
+	}
+
 	/* ---- the transform */
 
 	var tempN = 0, classN = 0, usesNamedGroups = false;
@@ -787,7 +885,8 @@
 		if (f.thisVar)
 			head.push(varDecl([[id(f.thisVar), {type: 'ThisExpression'}]]));
 		if (f.argsVar)
-			head.push(varDecl([[id(f.argsVar), raw('arguments')]]));
+			head.push(varDecl([[id(f.argsVar), f.unmapped ? rtCall('unmapped', [raw('arguments')])
+								  : raw('arguments')]]));
 		if (f.ntVar)
 			head.push(varDecl([[id(f.ntVar), rtCall('newTarget', [{type: 'ThisExpression'},
 				{type: 'MetaProperty', meta: id('new'), property: id('target')}])]]));
@@ -819,7 +918,9 @@
 
 	function argumentsOf(c, from) {
 		var r = realFn(c);
-		if (r === c)
+		if (r.argsAlias)
+			return id(r.argsAlias, from);
+		if (r === c && !r.unmapped)
 			return id('arguments', from);
 		if (!r.argsVar)
 			r.argsVar = '$$args' + (++tempN);
@@ -1191,21 +1292,29 @@
 			 * promise or generator object at once. */
 			var innerBody = n.body.type === 'BlockStatement' ? n.body
 				: block([ret(n.body, n.body)], n.body);
+			/* A generator's parameters are bound by the call, so that
+			 * their errors are the call's (an async function's reject
+			 * its promise instead): when they are more than names, the
+			 * function evaluates them, and its body is the coroutine. */
+			var early = n.generator && !simpleParams(n.params);
 			var inner = {type: n.type === 'ArrowFunctionExpression' ? 'ArrowFunctionExpression'
 									: 'FunctionExpression',
-				     id: null, params: n.params, body: innerBody, async: false,
+				     id: null, params: early ? [] : n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
-				     $home: n.$home, $asyncGen: n.async && n.generator};
+				     $home: n.$home, $asyncGen: n.async && n.generator,
+				     $bodyInits: n.$bodyInits};
 			/* A generator's objects inherit from its prototype: it
 			 * passes itself, by its own name or one of ours. */
 			var self = n.generator ? (n.id ? n.id : id('$$g' + (++tempN))) : null;
-			var outer = {type: n.type, id: self || n.id, params: lengthParams(n.params),
+			var outer = {type: n.type, id: self || n.id,
+				     params: early ? n.params : lengthParams(n.params),
 				     async: false, generator: false, expression: false, loc: n.loc,
 				     $home: n.$home, $named: n.generator ? undefined : n.$named,
 				     $method: !n.generator, $bare: n.$bare, start: n.start,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
 						: n.async ? 'async' : 'generator',
-						[raw('this'), raw('arguments'), inner].concat(self ? [id(self.name)] : [])), n)], n.body)};
+						[raw('this'), early ? id('arguments') : raw('arguments'), inner]
+							.concat(self ? [id(self.name)] : [])), n)], n.body)};
 			/* Those that stay functions (generators, declarations) refuse new. */
 			if (n.generator || n.type === 'FunctionDeclaration')
 				outer.body.body.unshift(stmt(rtCall('notNew', [raw('new.target')])));
@@ -1218,6 +1327,10 @@
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
+		f.strict = !!(c && c.strict) || n.body.type === 'BlockStatement' && strictBody(n.body.body);
+		/* Parameters that are more than names have an unmapped arguments
+		 * object, which the engine gives sloppy functions only for none. */
+		f.unmapped = !arrow && !f.strict && !simpleParams(n.params);
 		f.asyncGen = !!n.$asyncGen;
 		f.noNT = !!n.$noNT;
 		if (n.$strict || n.body.type === 'BlockStatement' && hasUseStrict(n.body))
@@ -1254,6 +1367,9 @@
 				pro.push(destructureStatements(ps, true, p));
 			}
 		}
+		var inits = n.$bodyInits || [];
+		for (i = 0; i < inits.length; i++)
+			pro.push(stmt(assign(id(inits[i][0].name), id(inits[i][1].name))));
 		var body;
 		if (n.body.type === 'BlockStatement') {
 			body = txList(n.body.body, f);
@@ -1326,6 +1442,13 @@
 			if (body.body[i].directive === 'use strict')
 				return true;
 		return false;
+	}
+
+	function simpleParams(params) {
+		for (var i = 0; i < params.length; i++)
+			if (params[i].type !== 'Identifier')
+				return false;
+		return true;
 	}
 
 	/* ---- function names */
@@ -2585,7 +2708,18 @@
 				return argumentsOf(c, n);
 			if (n.$tdz)
 				return tdzRead(n);
+			if (n.$globalEval)
+				return at(member(rt('global'), 'eval'), n);
+			if (n.$beforeInit)
+				return rtCall('paramBeforeInit', [lit(n.$orig || n.name)], n);
 			return n;
+		case 'ExpressionStatement':
+			if (n.$cv)
+				return at(stmt(assign(id(completion), tx(n.expression, c))), n);
+			if (n.expression.type === 'AssignmentExpression' && n.expression.operator === '=' &&
+			    hasArrayPattern(n.expression.left))
+				return destructureStatement(n.expression, c);
+			break;
 		case 'ThisExpression':
 			return at(thisOf(c), n);
 		case 'Literal':
@@ -2714,6 +2848,8 @@
 				return makeCall(rtCall('superGet', [st, homeOf(c, n), sk]), n.arguments,
 						c, thisOf(c), n);
 			}
+			if (n.callee.type === 'Identifier' && n.callee.$globalEval)
+				return txDirectEval(n, c);
 			if (isPrivate(n.callee)) {
 				var pt = temp(c);
 				return makeCall(rtCall('pget', [assign(id(pt), tx(n.callee.object, c)),
@@ -2767,11 +2903,6 @@
 			if (isPrivate(n.left))
 				return txPrivateAssign(n, c);
 			return txAssign(n, c);
-		case 'ExpressionStatement':
-			if (n.expression.type === 'AssignmentExpression' && n.expression.operator === '=' &&
-			    hasArrayPattern(n.expression.left))
-				return destructureStatement(n.expression, c);
-			break;
 		case 'ImportExpression':
 			unsupported(n, 'import()');
 			break;
@@ -3294,11 +3425,12 @@
 			this.expr(n.alternate, 2);
 			return;
 		case 'CallExpression':
-			/* A direct eval would see the wrapper's $$rt and the
-			 * lowering's temporaries, whatever string it is given:
-			 * in lowered code every eval(...) is an indirect one,
-			 * which sees the globals only. */
-			if (n.callee.type === 'Identifier' && n.callee.name === 'eval')
+			/* A direct eval of a string not lowered would see the
+			 * wrapper's $$rt and the lowering's temporaries: the only
+			 * direct ones are txDirectEval's, whose string is lowered;
+			 * any other eval(...) (of a binding of the script's named
+			 * eval) is made an indirect one. */
+			if (n.callee.type === 'Identifier' && n.callee.name === 'eval' && !n.$direct)
 				this.w('(0, eval)');
 			else
 				this.expr(n.callee, 18);
@@ -3383,13 +3515,16 @@
 	/* src as ES5: {code} with statements on their original lines, or
 	 * {error: {message, line, column}} for code that is invalid (or uses
 	 * what cannot be lowered). body: src is a function body (return and
-	 * await allowed at the top), else program code. */
-	function downlevel(src, language, body) {
+	 * await allowed at the top), else program code. mode: eval code
+	 * ('direct', 'global': see evalSetup) or a Function constructor's
+	 * ('function'); env: what a direct eval's caller knows (txDirectEval). */
+	function downlevel(src, language, body, mode, env) {
 		var program;
 		try {
 			program = parse(src, language, body);
 			var root = new Scope(null, true);
 			root.isProgram = !body;
+			evalEnv = mode === 'direct' && env || null;
 			analyze(program, root);
 			tempN = classN = 0;
 			usesNamedGroups = usesTdz = false;
@@ -3398,7 +3533,13 @@
 				pre++;
 			program.body.splice.apply(program.body, [pre, 0].concat(tdzPrelude(program)));
 			var top = new Fn(null, false), stmts;
-			top.strict = hasUseStrict(program);
+			top.strict = strictBody(program.body);
+			completion = null;
+			if (mode === 'direct' || mode === 'global')
+				evalSetup(program, root, top);
+			programTop = !body && (!mode || mode === 'global' && !top.strict) ? top : null;
+			top.thisAlias = evalEnv && evalEnv.thisName || null;
+			top.argsAlias = evalEnv && evalEnv.argsName || null;
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
 					     body: block(program.body), async: true, generator: false,
@@ -3410,11 +3551,15 @@
 			var directives = [];
 			while (stmts.length && stmts[0].directive)
 				directives.push(stmts.shift());
+			if (completion)
+				stmts.push(mode === 'direct' ? stmt(id(completion)) : ret(id(completion)));
 			var globals = [];
-			if (!body)
+			if (!body && (!mode || mode === 'global' && !top.strict))
 				stmts = globalize(stmts, top, globals);
+			tempHigh = Math.max(tempHigh, tempN);
+			classHigh = Math.max(classHigh, classN);
 			var head = declarations(top);
-			if (!body)
+			if (top.globalHead)
 				head = head.concat(top.globalHead);
 			/* String methods learn about named groups before any of the
 			 * script's calls looks them up. */
@@ -3514,5 +3659,237 @@
 		return call(txFunction(inner, top), []);
 	}
 
-	return {downlevel: downlevel};
+	/* ---- eval and Function
+	 *
+	 * A string given to eval or to the Function constructor is lowered as
+	 * the script was, by the runtime (runtime.js), inside the worker under
+	 * the same limits. Its names beginning with $$ are renamed as a
+	 * script's are, so it can name neither $$rt nor a temporary; its own
+	 * temporaries are numbered on from every lowering before it in the
+	 * worker, so that a direct eval's never meet its caller's. */
+
+	var tempHigh = 0, classHigh = 0;
+	var completion = null; /* eval code: the temporary holding its value */
+	var evalEnv = null;    /* a direct eval's: what its caller's lowering told */
+	var programTop = null; /* program code's top level */
+
+	/* eval code (mode 'direct': run by a direct eval, where its var and
+	 * function declarations are the caller's; 'global': run as global code
+	 * by an indirect eval): temporaries numbered on; its let, const and
+	 * class declarations the eval's own, renamed so that they cannot
+	 * become the caller's vars; the ES2015 completion value kept in a
+	 * temporary the lowered code ends with. */
+	function evalSetup(program, root, top) {
+		tempN = tempHigh;
+		classN = classHigh;
+		var lexical = evalEnv && !top.strict && evalEnv.lexical || [];
+		if (evalEnv && evalEnv.noArguments)
+			noArguments(program);
+		for (var key in root.names) {
+			if (!hasOwn.call(root.names, key))
+				continue;
+			var b = root.names[key];
+			if (BLOCK_KINDS[b.kind] !== true) {
+				/* EvalDeclarationInstantiation, step 5: a sloppy direct
+				 * eval's var cannot be hoisted over a lexical binding. */
+				if (lexical.indexOf(b.name) >= 0) {
+					var at0 = b.nodes[0].loc ? b.nodes[0].loc.start : {line: 0, column: 0};
+					throw new CodeError("the var '" + b.name + "' would be hoisted over the " +
+							    'binding of that name around the eval',
+							    at0.line, at0.column + 1);
+				}
+				continue;
+			}
+			var name = '$$l' + (++tempN) + '_' + b.name;
+			for (var j = 0; j < b.nodes.length; j++) {
+				if (!b.nodes[j].$orig)
+					b.nodes[j].$orig = b.name;
+				b.nodes[j].name = name;
+			}
+			b.name = name;
+		}
+		completion = temp(top);
+		program.body = completionList(program.body);
+	}
+
+	/* ContainsArguments of eval code in a class field's initialiser or a
+	 * static block: a SyntaxError (PerformEval, step 10). */
+	function noArguments(n) {
+		if (n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration')
+			return;
+		if (n.type === 'Identifier' && n.name === 'arguments') {
+			var loc = n.loc ? n.loc.start : {line: 0, column: 0};
+			throw new CodeError("'arguments' is not allowed in class field initializer or " +
+					    'static initialization block', loc.line, loc.column + 1);
+		}
+		if (n.type === 'MemberExpression' && !n.computed) {
+			noArguments(n.object);
+			return;
+		}
+		if ((n.type === 'Property' || n.type === 'MethodDefinition' ||
+		     n.type === 'PropertyDefinition') && !n.computed) {
+			if (n.value)
+				noArguments(n.value);
+			return;
+		}
+		if (n.type === 'LabeledStatement') {
+			noArguments(n.body);
+			return;
+		}
+		if (n.type === 'BreakStatement' || n.type === 'ContinueStatement')
+			return;
+		children(n, noArguments);
+	}
+
+	var RESETS = {IfStatement: true, ForStatement: true, ForInStatement: true,
+		      ForOfStatement: true, WhileStatement: true, DoWhileStatement: true,
+		      SwitchStatement: true, TryStatement: true, WithStatement: true};
+
+	/* Marks the expression statements whose value may be the completion
+	 * value; before each statement whose value ES2015 makes undefined
+	 * when it has none of its own (UpdateEmpty(..., undefined)), the value
+	 * is reset. A finally block's value is never the statement's. */
+	function completionList(list) {
+		var out = [];
+		for (var i = 0; i < list.length; i++) {
+			var n = list[i], inner = n;
+			while (inner.type === 'LabeledStatement')
+				inner = inner.body;
+			if (RESETS[inner.type] === true)
+				out.push(at(stmt(assign(id(completion), void0())), n));
+			completionStmt(inner);
+			out.push(n);
+		}
+		return out;
+	}
+
+	function completionSub(n) {
+		if (!n)
+			return n;
+		var list = completionList([n]);
+		return list.length === 1 ? list[0] : at(block(list), n);
+	}
+
+	function completionStmt(n) {
+		switch (n.type) {
+		case 'ExpressionStatement':
+			if (n.directive === undefined)
+				n.$cv = true;
+			return;
+		case 'BlockStatement':
+			n.body = completionList(n.body);
+			return;
+		case 'IfStatement':
+			n.consequent = completionSub(n.consequent);
+			n.alternate = completionSub(n.alternate);
+			return;
+		case 'ForStatement':
+		case 'ForInStatement':
+		case 'ForOfStatement':
+		case 'WhileStatement':
+		case 'DoWhileStatement':
+		case 'WithStatement':
+			n.body = completionSub(n.body);
+			return;
+		case 'SwitchStatement':
+			for (var i = 0; i < n.cases.length; i++)
+				n.cases[i].consequent = completionList(n.cases[i].consequent);
+			return;
+		case 'TryStatement':
+			completionStmt(n.block);
+			/* A catch block's value replaces the try block's. */
+			if (n.handler) {
+				completionStmt(n.handler.body);
+				n.handler.body.body.unshift(at(stmt(assign(id(completion), void0())),
+							       n.handler.body));
+			}
+			return;
+		}
+	}
+
+	/* eval(args), eval the global one: a direct eval of the arguments'
+	 * first as the runtime lowered it (or what eval is now, if a script
+	 * replaced it). The engine's wrapper binds eval, inside lowered code,
+	 * to the engine's own: every other mention of the global eval is
+	 * made the global's property (see tx). */
+	function txDirectEval(n, c) {
+		/* Program code runs inside the engine's wrapper, but its scope is
+		 * the global one: there, a direct eval is the global eval's. */
+		if (realFn(c) === programTop)
+			return makeCall(member(rt('global'), 'eval'), n.arguments, c, null, n);
+		var list = hasSpread(n.arguments) ? arrayWithSpread(n.arguments, c)
+						  : arrayOf(txList(n.arguments, c));
+		/* In an arrow (or a derived constructor), the string's this and
+		 * arguments are the names the caller's lowering gave them; its
+		 * names of the caller's bindings, the names those were given;
+		 * its vars must not meet the lexical bindings (or, in parameters,
+		 * the parameters) between it and its caller's var scope. */
+		var self = thisOf(c), args = argumentsOf(c), env = [];
+		if (self.type === 'Identifier')
+			env.push(prop('thisName', lit(self.name)));
+		if (args.name !== 'arguments')
+			env.push(prop('argsName', lit(args.name)));
+		var renames = [], lexical = [], seen = {};
+		for (var sc = n.$evalScope; sc; sc = sc.parent) {
+			for (var key in sc.names) {
+				if (!hasOwn.call(sc.names, key))
+					continue;
+				var b = sc.names[key], first = b.nodes[0] || {name: b.name};
+				var orig = first.$orig || first.name;
+				if (sc.fn === n.$evalScope.fn && !sc.simpleCatch && (BLOCK_KINDS[b.kind] === true ||
+				    n.$inParams && b.kind === 'param'))
+					lexical.push(lit(orig));
+				if (hasOwn.call(seen, '$' + orig))
+					continue;
+				seen['$' + orig] = true;
+				if (first.name !== orig)
+					renames.push({type: 'Property', key: lit('$' + orig), value: lit(first.name),
+						      kind: 'init', computed: false, method: false,
+						      shorthand: false});
+			}
+		}
+		if (renames.length)
+			env.push(prop('renames', objectOf(renames)));
+		/* In a field initialiser or a static block (arrows there too), the
+		 * string may not name arguments. */
+		var home = n.$evalScope.fn;
+		while (home.arrow && home.parent)
+			home = home.parent.fn;
+		if (home.classInit)
+			env.push(prop('noArguments', lit(true)));
+		if (lexical.length)
+			env.push(prop('lexical', arrayOf(lexical)));
+		var e = call(id('eval'), [rtCall('evalArg', [list, lit(!!realFn(c).strict),
+			env.length ? objectOf(env) : lit(null)])], n);
+		e.$direct = true;
+		return e;
+	}
+
+	/* The Function constructor's source: parameters and body, each
+	 * parsed alone as the specification has it (the whole must be one
+	 * function whose parameters and body are exactly these), lowered as a
+	 * function body that returns the function. */
+	function lowerFunction(params, bodySrc, kind) {
+		var head = 'return (' + kind + ' anonymous(', mid = '\n) {', tail = '\n});';
+		var src = head + params + mid + '\n' + bodySrc + tail;
+		var program;
+		try {
+			program = parse(src, 'javascript', true);
+		} catch (e) {
+			var err = syntaxError(e);
+			if (!err)
+				throw e;
+			return {error: {message: err.message, line: err.line, column: err.column}};
+		}
+		var s0 = program.body.length === 1 ? program.body[0] : null;
+		var fn = s0 && s0.type === 'ReturnStatement' ? s0.argument : null;
+		if (!fn || fn.type !== 'FunctionExpression' ||
+		    fn.body.start !== head.length + params.length + mid.length - 1 ||
+		    fn.end !== src.length - 2)
+			return {error: {message: 'the parameters or the body are not what they must be',
+					line: 1, column: 1}};
+		return downlevel(src, 'javascript', true, 'function');
+	}
+
+	return {downlevel: downlevel, lowerFunction: lowerFunction};
 })

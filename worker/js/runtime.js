@@ -4,8 +4,9 @@
  * and the coroutines behind generators and async functions.
  *
  * Runs once, in the forkserver's prepared engine. ES5 only. Evaluates to a
- * function of Duktape's Thread constructor and the engine's hidden keys
- * returning the runtime object (frozen), which lowered code receives as a
+ * function of Duktape's Thread constructor, the engine's hidden keys and
+ * the lowering (for eval and Function, below) returning the runtime object
+ * (frozen), which lowered code receives as a
  * parameter (see the engine's compile). Nothing here hands a script the
  * Thread constructor or a thread: a generator's state, its thread with it,
  * lives under keys.gen, a hidden symbol no script can name or list.
@@ -16,7 +17,7 @@
  * A coroutine cannot yield across a native call, which the lowering never
  * puts between a body and its yields.
  */
-(function (Thread, keys) {
+(function (Thread, keys, lower) {
 	'use strict';
 	var ITERATOR = Symbol.iterator;
 	var defineProperty = Object.defineProperty;
@@ -1186,7 +1187,103 @@
 	 * whose bindings closures capture). */
 	var BREAK = Object.freeze({});
 
-	return Object.freeze({
+	/* ---- eval and Function
+	 *
+	 * The global eval and Function (Function.prototype.constructor too) are
+	 * replaced by ones that lower their source as a script's is, so
+	 * modern syntax runs there too, under the execution's limits. Lowered
+	 * code runs, as the engine runs a script's, in a wrapper that hands it
+	 * the runtime and binds eval to the engine's own, for its direct evals
+	 * (see the lowering's txDirectEval); nothing else ever holds them. */
+
+	var nativeEval = eval, NativeFunction = Function;
+	var global = NativeFunction('return this')();
+	var RT = null;
+
+	function lowered(r) {
+		if (r.error)
+			throw new SyntaxError(r.error.message);
+		return r;
+	}
+
+	/* The function running lowered code (its globals declared first). */
+	function compileLowered(code, globals) {
+		var text = (globals && globals.length ? 'var ' + globals.join(',') + ';' : '') +
+			'(function($$rt){var eval=$$rt.evalNative;return function(){' + code + '\n}})';
+		return nativeEval(text)(RT);
+	}
+
+	/* The global eval: an indirect eval, of global code. */
+	var evalGlobal = function (x) {
+		if (typeof x !== 'string')
+			return x;
+		var r = lowered(lower.downlevel(x, 'javascript', false, 'global'));
+		return compileLowered(r.code, r.globals).call(global);
+	};
+
+	/* What a direct eval in lowered code evaluates, for the arguments
+	 * list: the first lowered (env: what the caller's lowering knows of
+	 * the scope around, see the lowering's txDirectEval), or, when a
+	 * script has replaced the global eval, source giving what that
+	 * returned. */
+	function evalArg(list, strict, env) {
+		var f = global.eval;
+		if (f !== evalGlobal) {
+			var v = f.apply(undefined, list);
+			if (typeof v !== 'string')
+				return v;
+			return JSON.stringify(v).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+		}
+		var x = list[0];
+		if (typeof x !== 'string')
+			return x;
+		return lowered(lower.downlevel(strict ? '"use strict";' + x : x, 'javascript', false,
+					       'direct', env)).code;
+	}
+
+	var FunctionC = function (p) {
+		var n = arguments.length, params = [];
+		for (var i = 0; i < n - 1; i++)
+			params.push(String(arguments[i]));
+		var body = n ? String(arguments[n - 1]) : '';
+		return compileLowered(lowered(lower.lowerFunction(params.join(','), body,
+								 'function')).code)();
+	};
+
+	function installEval() {
+		defineProperty(evalGlobal, 'name', {value: 'eval', configurable: true});
+		defineProperty(FunctionC, 'name', {value: 'Function', configurable: true});
+		defineProperty(FunctionC, 'prototype', {value: NativeFunction.prototype, writable: false,
+							 enumerable: false, configurable: false});
+		defineProperty(NativeFunction.prototype, 'constructor',
+			       {value: FunctionC, writable: true, enumerable: false, configurable: true});
+		defineProperty(global, 'eval', {value: evalGlobal, writable: true, enumerable: false,
+						configurable: true});
+		defineProperty(global, 'Function', {value: FunctionC, writable: true,
+						    enumerable: false, configurable: true});
+	}
+
+	/* The unmapped arguments object of a sloppy function whose
+	 * parameters are not simple: a strict function's, with the same
+	 * values (and a callee that throws). */
+	function unmapped(args) {
+		return strictArguments.apply(undefined, args);
+	}
+	function strictArguments() {
+		return arguments;
+	}
+
+	/* A parameter read by a default before it is bound. */
+	function paramBeforeInit(name) {
+		throw new ReferenceError("cannot access '" + name + "' before initialization");
+	}
+
+	RT = Object.freeze({
+		paramBeforeInit: paramBeforeInit,
+		unmapped: unmapped,
+		evalArg: evalArg,
+		evalNative: nativeEval,
+		global: global,
 		iter: iter,
 		close: close,
 		named: named,
@@ -1247,4 +1344,6 @@
 		constSet: constSet,
 		BREAK: BREAK
 	});
+	installEval();
+	return RT;
 })
