@@ -719,7 +719,8 @@
 									: 'FunctionExpression',
 				     id: null, params: n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
-				     $home: n.$home, $asyncGen: n.async && n.generator};
+				     $home: n.$home, $asyncGen: n.async && n.generator,
+				     $gen: n.generator};
 			var outer = {type: n.type, id: n.id, params: [], async: false, generator: false,
 				     expression: false, loc: n.loc, $home: n.$home, $fname: n.$fname,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
@@ -730,6 +731,7 @@
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
 		f.asyncGen = !!n.$asyncGen;
+		f.gen = !!n.$gen;
 		if (n.$home)
 			f.home = n.$home;
 		if (n.$ctor) {
@@ -1157,6 +1159,8 @@
 	}
 
 	function txForOf(n, c) {
+		if (n.await)
+			return txForAwait(n, c);
 		var it = '$$i' + (++tempN), step = '$$s' + (++tempN);
 		var value = member(id(step), 'value');
 		var bind;
@@ -1197,6 +1201,46 @@
 			     alternate: null};
 		return block([txVar(head, c, true), {type: 'TryStatement', block: block([lowered]),
 						      handler: null, finalizer: block([close])}], n);
+	}
+
+	/* for await (x of v) body, as ES2022 14.7.5 has it:
+	 *   var $$i = $$rt.asyncRecord(v);
+	 *   try { for (; $$rt.asyncStep($$i);) { x = $$i.v; body } }
+	 *   catch ($$e) { $$rt.asyncAbort($$i, $$e); }
+	 *   finally { $$rt.asyncLeave($$i); }
+	 * The record reads next once; leaving the body or its binding by a
+	 * throw closes the iterator and keeps the throw, leaving it by break
+	 * or return closes it and reports what its return does wrong. */
+	function txForAwait(n, c) {
+		var rec = '$$i' + (++tempN), e = '$$e' + (++tempN);
+		var value = member(id(rec), 'v');
+		var bind;
+		if (n.left.type === 'VariableDeclaration') {
+			var d = n.left.declarations[0];
+			if (n.$wrap && n.left.kind !== 'var') {
+				n.$wrap = false;
+				n.body = wrapBody(n, [d.id], [value], c);
+				bind = null;
+			} else {
+				bind = {type: 'VariableDeclaration', kind: 'var',
+					declarations: [{type: 'VariableDeclarator', id: d.id, init: value}],
+					loc: n.left.loc};
+			}
+		} else {
+			bind = stmt(assign(n.left, value), n.left);
+		}
+		var body = bind ? block([bind, n.body], n.body) : n.body;
+		var head = varDecl([[id(rec), rtCall('asyncRecord', [n.right])]], n);
+		var loop = {type: 'ForStatement', init: null, test: rtCall('asyncStep', [id(rec)]),
+			    update: null, body: body, loc: n.loc, $wrap: false, $label: n.$label};
+		var lowered = txFor(loop, c);
+		if (n.$label)
+			lowered = {type: 'LabeledStatement', label: id(n.$label), body: lowered};
+		return block([txVar(head, c, true),
+			      {type: 'TryStatement', block: block([lowered]),
+			       handler: {type: 'CatchClause', param: id(e),
+					 body: block([stmt(rtCall('asyncAbort', [id(rec), id(e)]))])},
+			       finalizer: block([stmt(rtCall('asyncLeave', [id(rec)]))])}], n);
 	}
 
 	function txForIn(n, c) {
@@ -1586,6 +1630,10 @@
 					hb.unshift(declOf(pairs, param));
 					param = id(pname);
 				}
+				/* A generator's return() unwinds its body as a throw
+				 * would, but no catch clause sees it. */
+				if (realFn(c).gen)
+					hb.unshift(stmt(rtCall('passReturn', [id(param.name)])));
 				handler = at({type: 'CatchClause', param: param, body: at(block(hb), h.body)}, h);
 			}
 			return at({type: 'TryStatement', block: tx(n.block, c), handler: handler,
@@ -1594,6 +1642,9 @@
 			var f = realFn(c);
 			if (f.ctor && f.ctor.derived && !n.argument && f === c)
 				return ret(id(f.thisAlias), n);
+			/* An async generator awaits what it returns. */
+			if (c.asyncGen && n.argument)
+				return ret(rtCall('awaitValue', [tx(n.argument, c)]), n);
 			return at({type: 'ReturnStatement', argument: n.argument ? tx(n.argument, c) : null},
 				  n);
 		case 'BlockStatement':
@@ -1664,8 +1715,11 @@
 		case 'AwaitExpression':
 			return rtCall('awaitValue', [tx(n.argument, c)], n);
 		case 'YieldExpression':
-			if (n.delegate && c.asyncGen)
-				unsupported(n, 'yield* in an async generator');
+			/* (In a loop body the lowering wrapped in an arrow, the
+			 * generator is the function around it.) */
+			if (realFn(c).asyncGen)
+				return rtCall(n.delegate ? 'asyncYieldStar' : 'asyncYield',
+					      [n.argument ? tx(n.argument, c) : void0()], n);
 			return rtCall(n.delegate ? 'yieldStar' : 'yieldValue',
 				      [n.argument ? tx(n.argument, c) : void0()], n);
 		case 'LogicalExpression':
