@@ -93,7 +93,7 @@ FUZZ_TARGETS += mcp
 FUZZ_REPLAY  := $(addprefix fuzz_,$(FUZZ_TARGETS))
 TESTS := $(addprefix build/tests/,$(UNIT_TESTS) $(FUZZ_REPLAY) $(INT_TESTS))
 
-.PHONY: all deps run check check-unit bench soak fuzz fault faults install uninstall clean format lint
+.PHONY: all deps run check check-unit bench soak test262 fuzz fault faults install uninstall clean format lint
 
 all: $(BINS)
 
@@ -293,6 +293,17 @@ build/tests/soak: $(call obj,tests/soak.c tests/hostile.c) $(TESTLIB) $(call obj
 soak: deps
 	@$(MAKE) --no-print-directory $(BINS) build/tests/soak
 	@N=$(N) build/tests/soak
+
+# make test262 TEST262=DIR [TEST262_PATHS="language/expressions/class ..."]:
+# the conformance suite (a tc39/test262 checkout) run through the daemon,
+# pass rates per area (tests/test262/: the areas, the skipped features).
+build/tests/test262: $(call obj,tests/test262.c $(CLIENT) $(PROTOCOL))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
+
+test262: deps
+	@$(MAKE) --no-print-directory $(BINS) build/tests/test262
+	@TEST262="$(TEST262)" sh scripts/test262.sh $(TEST262_PATHS)
 
 run: deps
 	@$(MAKE) -s --no-print-directory $(BINS)

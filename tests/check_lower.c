@@ -6,15 +6,69 @@
  * that errors and stack traces report.
  */
 #include <check.h>
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../worker/engine.h"
 #include "nodecases.h"
 
 START_TEST(test_features) { node_cases("lowering.txt", ENGINE_JAVASCRIPT, 60); }
+END_TEST
+
+/* Node (tests/cases-node.js) must give every lowering case file's values:
+ * tests/data/lowering*.txt, so that what the engine is held to is what
+ * JavaScript means. Node comes with acorn's package; without it the check
+ * says it was not run. */
+START_TEST(test_node_agrees)
+{
+	const char *dir = getenv("SANDBOXD_TEST_DATA");
+	dir = dir ? dir : "tests/data";
+	char script[4096];
+	snprintf(script, sizeof script, "%s/../cases-node.js", dir);
+	if (access("/usr/bin/node", X_OK) != 0) {
+		printf("not run: the Node comparison of %s/lowering*.txt: no /usr/bin/node\n", dir);
+		return;
+	}
+	char *argv[64];
+	int n = 0;
+	argv[n++] = "node";
+	argv[n++] = script;
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *e;
+	while ((e = readdir(d)) && n < 62) {
+		size_t len = strlen(e->d_name);
+		if (!strncmp(e->d_name, "lowering", 8) && len > 4 &&
+		    !strcmp(e->d_name + len - 4, ".txt")) {
+			char *p = malloc(strlen(dir) + len + 2);
+			ck_assert_ptr_nonnull(p);
+			sprintf(p, "%s/%s", dir, e->d_name);
+			argv[n++] = p;
+		}
+	}
+	closedir(d);
+	argv[n] = NULL;
+	ck_assert_int_ge(n, 3);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execv("/usr/bin/node", argv);
+		_exit(127);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "node %s: status %#x: Node gives other values than the case files say (see "
+		      "its output)",
+		      script, st);
+	for (int i = 2; i < n; i++)
+		free(argv[i]);
+}
 END_TEST
 
 /* The lowered code with the line breaks (which follow the source's lines)
@@ -192,6 +246,7 @@ int main(void)
 	TCase *tc = tcase_create("lower");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_features);
+	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);
 	tcase_add_test(tc, test_dialects);
