@@ -20,6 +20,10 @@
 START_TEST(test_features) { node_cases("lowering.txt", ENGINE_JAVASCRIPT, 60); }
 END_TEST
 
+/* Async generators, yield* in them and for await (tests/data/lowering-asyncgen.txt). */
+START_TEST(test_asyncgen) { node_cases("lowering-asyncgen.txt", ENGINE_JAVASCRIPT, 20); }
+END_TEST
+
 /* Node (tests/cases-node.js) must give every lowering case file's values:
  * tests/data/lowering*.txt, so that what the engine is held to is what
  * JavaScript means. Node comes with acorn's package; without it the check
@@ -246,6 +250,7 @@ int main(void)
 	TCase *tc = tcase_create("lower");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_features);
+	tcase_add_test(tc, test_asyncgen);
 	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);

@@ -886,8 +886,16 @@
 		}
 	};
 
+	/* %AsyncIteratorPrototype%, which %AsyncGeneratorPrototype% (AGP)
+	 * inherits @@asyncIterator from. */
+	var AIP = {};
+	defineProperty(AIP, ASYNC_ITERATOR, {writable: true, configurable: true,
+					    value: function () { return this; }});
 	function AsyncGeneratorObject() {}
 	var AGP = AsyncGeneratorObject.prototype;
+	setPrototypeOf(AGP, AIP);
+	if (Symbol.toStringTag)
+		defineProperty(AGP, Symbol.toStringTag, {configurable: true, value: 'AsyncGenerator'});
 	function asyncMethod(name, mode) {
 		defineProperty(AGP, name, {writable: true, configurable: true, value: function (v) {
 			var d = capability(), g = isObject(this) ? this[GEN] : undefined;
@@ -901,8 +909,6 @@
 	asyncMethod('next', 0);
 	asyncMethod('throw', 1);
 	asyncMethod('return', 2);
-	defineProperty(AGP, ASYNC_ITERATOR, {writable: true, configurable: true,
-					    value: function () { return this; }});
 
 	function asyncGenerator(self, list, body) {
 		var o = new AsyncGeneratorObject();
