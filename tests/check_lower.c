@@ -37,6 +37,8 @@ START_TEST(test_tdz) { node_cases("lowering-tdz.txt", ENGINE_JAVASCRIPT, 50); }
 /* Generator parameters bound by the call, the parameters' own scope,
  * arguments objects, and eval and Function lowering their source. */
 START_TEST(test_params) { node_cases("lowering-params.txt", ENGINE_JAVASCRIPT, 30); }
+/* Async generators, yield* in them and for await (tests/data/lowering-asyncgen.txt). */
+START_TEST(test_asyncgen) { node_cases("lowering-asyncgen.txt", ENGINE_JAVASCRIPT, 20); }
 END_TEST
 
 /* Node (tests/cases-node.js) must give every lowering case file's values:
@@ -345,6 +347,7 @@ int main(void)
 	tcase_add_test(tc, test_tdz);
 	tcase_add_test(tc, test_tdz_checks);
 	tcase_add_test(tc, test_params);
+	tcase_add_test(tc, test_asyncgen);
 	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);

@@ -1302,7 +1302,7 @@
 				     id: null, params: early ? [] : n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
 				     $home: n.$home, $asyncGen: n.async && n.generator,
-				     $bodyInits: n.$bodyInits};
+				     $bodyInits: n.$bodyInits, $gen: n.generator};
 			/* A generator's objects inherit from its prototype: it
 			 * passes itself, by its own name or one of ours. */
 			var self = n.generator ? (n.id ? n.id : id('$$g' + (++tempN))) : null;
@@ -1335,6 +1335,7 @@
 		f.noNT = !!n.$noNT;
 		if (n.$strict || n.body.type === 'BlockStatement' && hasUseStrict(n.body))
 			f.strict = true;
+		f.gen = !!n.$gen;
 		if (n.$home)
 			f.home = n.$home;
 		if (n.$ctor) {
@@ -2082,9 +2083,11 @@
 	}
 
 	function txForOf(n, c) {
+		if (n.await)
+			return txForAwait(n, c);
 		var it = '$$i' + (++tempN), step = '$$s' + (++tempN);
-		/* for of steps an iterator record (for await, its iterator). */
-		var value = n.await ? member(id(step), 'value') : id(step);
+		/* for of steps an iterator record. */
+		var value = id(step);
 		var bind;
 		if (n.left.type === 'VariableDeclaration') {
 			var d = n.left.declarations[0];
@@ -2102,15 +2105,10 @@
 			bind = stmt(assign(n.left, value), n.left);
 		}
 		var body2 = bind ? block([bind, n.body], n.body) : n.body;
-		var head = varDecl([[id(it), rtCall(n.await ? 'asyncIter' : 'iterate', [n.right])],
-				    [id(step), null]], n);
-		var next = call(member(id(it), n.await ? 'next' : 's'), []), test;
-		if (n.await)
-			test = {type: 'UnaryExpression', operator: '!', prefix: true,
-				argument: member(assign(id(step), rtCall('awaitValue', [next])), 'done')};
-		else
-			test = seq([assign(id(step), next), {type: 'UnaryExpression', operator: '!',
-							     prefix: true, argument: member(id(it), 'done')}]);
+		var head = varDecl([[id(it), rtCall('iterate', [n.right])], [id(step), null]], n);
+		var next = call(member(id(it), 's'), []);
+		var test = seq([assign(id(step), next), {type: 'UnaryExpression', operator: '!',
+							 prefix: true, argument: member(id(it), 'done')}]);
 		var loop = {type: 'ForStatement', init: null, test: test,
 			    update: null, body: body2, loc: n.loc, $wrap: false, $label: n.$label};
 		var lowered = txFor(loop, c);
@@ -2119,18 +2117,50 @@
 		/* A loop left early closes its iterator (a generator's finally
 		 * blocks run), as the specification has it: after a throw,
 		 * whatever its return does, the throw goes on. */
-		if (!n.await)
-			return block([txVar(head, c, true),
-				      {type: 'TryStatement', block: block([lowered]),
-				       handler: abortable(null, [it]).handler,
-				       finalizer: block([stmt(call(member(id(it), 'e'), []))])}], n);
-		var close = {type: 'IfStatement',
-			     test: logical('&&', id(step), {type: 'UnaryExpression', operator: '!',
-							   prefix: true, argument: member(id(step), 'done')}),
-			     consequent: stmt(rtCall(n.await ? 'closeAsync' : 'close', [id(it)])),
-			     alternate: null};
-		return block([txVar(head, c, true), {type: 'TryStatement', block: block([lowered]),
-						      handler: null, finalizer: block([close])}], n);
+		return block([txVar(head, c, true),
+			      {type: 'TryStatement', block: block([lowered]),
+			       handler: abortable(null, [it]).handler,
+			       finalizer: block([stmt(call(member(id(it), 'e'), []))])}], n);
+	}
+
+	/* for await (x of v) body, as ES2022 14.7.5 has it:
+	 *   var $$i = $$rt.asyncRecord(v);
+	 *   try { for (; $$rt.asyncStep($$i);) { x = $$i.v; body } }
+	 *   catch ($$e) { $$rt.asyncAbort($$i, $$e); }
+	 *   finally { $$rt.asyncLeave($$i); }
+	 * The record reads next once; leaving the body or its binding by a
+	 * throw closes the iterator and keeps the throw, leaving it by break
+	 * or return closes it and reports what its return does wrong. */
+	function txForAwait(n, c) {
+		var rec = '$$i' + (++tempN), e = '$$e' + (++tempN);
+		var value = member(id(rec), 'v');
+		var bind;
+		if (n.left.type === 'VariableDeclaration') {
+			var d = n.left.declarations[0];
+			if (n.$wrap && n.left.kind !== 'var') {
+				n.$wrap = false;
+				n.body = wrapBody(n, [d.id], [value], c);
+				bind = null;
+			} else {
+				bind = {type: 'VariableDeclaration', kind: 'var',
+					declarations: [{type: 'VariableDeclarator', id: d.id, init: value}],
+					loc: n.left.loc};
+			}
+		} else {
+			bind = stmt(assign(n.left, value), n.left);
+		}
+		var body = bind ? block([bind, n.body], n.body) : n.body;
+		var head = varDecl([[id(rec), rtCall('asyncRecord', [n.right])]], n);
+		var loop = {type: 'ForStatement', init: null, test: rtCall('asyncStep', [id(rec)]),
+			    update: null, body: body, loc: n.loc, $wrap: false, $label: n.$label};
+		var lowered = txFor(loop, c);
+		if (n.$label)
+			lowered = {type: 'LabeledStatement', label: id(n.$label), body: lowered};
+		return block([txVar(head, c, true),
+			      {type: 'TryStatement', block: block([lowered]),
+			       handler: {type: 'CatchClause', param: id(e),
+					 body: block([stmt(rtCall('asyncAbort', [id(rec), id(e)]))])},
+			       finalizer: block([stmt(rtCall('asyncLeave', [id(rec)]))])}], n);
 	}
 
 	function txForIn(n, c) {
@@ -2766,6 +2796,10 @@
 					hb.unshift(destructureStatements(pairs, true, param));
 					param = id(pname);
 				}
+				/* A generator's return() unwinds its body as a throw
+				 * would, but no catch clause sees it. */
+				if (realFn(c).gen)
+					hb.unshift(stmt(rtCall('passReturn', [id(param.name)])));
 				handler = at({type: 'CatchClause', param: param, body: at(block(hb), h.body)}, h);
 			}
 			return at({type: 'TryStatement', block: tx(n.block, c), handler: handler,
@@ -2776,6 +2810,9 @@
 				return at(block([stmt(assign(id(f.ctor.rv), n.argument ? tx(n.argument, c)
 									     : void0()), n),
 						 {type: 'BreakStatement', label: id(f.ctor.label)}]), n);
+			/* An async generator awaits what it returns. */
+			if (c.asyncGen && n.argument)
+				return ret(rtCall('awaitValue', [tx(n.argument, c)]), n);
 			return at({type: 'ReturnStatement', argument: n.argument ? tx(n.argument, c) : null},
 				  n);
 		case 'BlockStatement':
@@ -2880,8 +2917,11 @@
 		case 'AwaitExpression':
 			return rtCall('awaitValue', [tx(n.argument, c)], n);
 		case 'YieldExpression':
-			if (n.delegate && c.asyncGen)
-				unsupported(n, 'yield* in an async generator');
+			/* (In a loop body the lowering wrapped in an arrow, the
+			 * generator is the function around it.) */
+			if (realFn(c).asyncGen)
+				return rtCall(n.delegate ? 'asyncYieldStar' : 'asyncYield',
+					      [n.argument ? tx(n.argument, c) : void0()], n);
 			return rtCall(n.delegate ? 'yieldStar' : 'yieldValue',
 				      [n.argument ? tx(n.argument, c) : void0()], n);
 		case 'LogicalExpression':

@@ -640,22 +640,24 @@
 		});
 	}
 
-	/* The resolving functions of p: the first call wins. */
+	/* The resolving functions of p: the first call wins. They are
+	 * anonymous, as the specification's are (name ""). */
 	function resolvers(p) {
 		var done = false;
-		function resolve(x) {
-			if (done)
-				return;
-			done = true;
-			resolveWith(p, x);
-		}
-		function reject(r) {
-			if (done)
-				return;
-			done = true;
-			settle(p, REJECTED, r);
-		}
-		return {resolve: resolve, reject: reject};
+		return {
+			resolve: function (x) {
+				if (done)
+					return;
+				done = true;
+				resolveWith(p, x);
+			},
+			reject: function (r) {
+				if (done)
+					return;
+				done = true;
+				settle(p, REJECTED, r);
+			}
+		};
 	}
 
 	function resolveWith(p, x) {

@@ -985,125 +985,428 @@
 		ASYNC_ITERATOR = Symbol('Symbol.asyncIterator');
 		defineProperty(Symbol, 'asyncIterator', {value: ASYNC_ITERATOR});
 	}
+	/* Calls as the specification's Call does, whatever a script puts on
+	 * Function.prototype: a TypeError for what is not callable. */
+	var apply = Reflect.apply;
 
-	/* The async iterator of v, or its sync iterator with each value
-	 * awaited, as for await has it. */
-	function asyncIter(v) {
-		if (v != null) {
-			var method = v[ASYNC_ITERATOR];
-			if (typeof method === 'function')
-				return method.call(v);
-		}
-		var it = iter(v);
-		return {
-			next: function (x) {
-				var s = it.next(x), done = s.done;
-				return when(s.value, function (value) {
-					return {value: value, done: done};
-				});
-			},
-			'return': function (x) {
-				if (typeof it['return'] === 'function')
-					it['return'](x);
-				return promiseResolve.call(PromiseC, {value: x, done: true});
+	/* GetMethod: undefined when v has none (undefined or null there). */
+	function getMethod(v, key, what) {
+		var f = v[key];
+		if (f == null)
+			return undefined;
+		if (typeof f !== 'function')
+			throw new TypeError(what + ' is not a function');
+		return f;
+	}
+
+	/* A promise of the engine's with its resolving functions. */
+	function capability() {
+		var d = {promise: null, resolve: null, reject: null};
+		d.promise = new PromiseC(function (resolve, reject) {
+			d.resolve = resolve;
+			d.reject = reject;
+		});
+		return d;
+	}
+
+	function result(value, done) {
+		return {value: value, done: done};
+	}
+
+	/* IteratorClose: after a throw (thrown) whatever return does is
+	 * ignored, the throw goes on; otherwise its errors are the caller's
+	 * and it must answer with an object. */
+	function closeSync(it, thrown) {
+		if (thrown) {
+			try {
+				var m = it['return'];
+				if (m != null)
+					apply(m, it, []);
+			} catch (e) {
+				/* the throw being handled wins */
 			}
-		};
+			return;
+		}
+		var f = getMethod(it, 'return', "the iterator's return");
+		if (f !== undefined && !isObject(apply(f, it, [])))
+			throw new TypeError("the iterator's return gave a non-object");
 	}
 
-	/* for await left early: the iterator's return, awaited. */
-	function closeAsync(it) {
-		if (typeof it['return'] === 'function')
-			awaitValue(it['return']());
+	/* AsyncIteratorClose, in the body's thread: as closeSync, the result
+	 * of return awaited. */
+	function closeAsync(it, thrown) {
+		if (thrown) {
+			try {
+				var m = it['return'];
+				if (m != null)
+					awaitValue(apply(m, it, []));
+			} catch (e) {
+				/* the throw being handled wins */
+			}
+			return;
+		}
+		var f = getMethod(it, 'return', "the iterator's return");
+		if (f !== undefined && !isObject(awaitValue(apply(f, it, []))))
+			throw new TypeError("the iterator's return gave a non-object");
 	}
+
+	/* CreateAsyncFromSyncIterator: the sync iterator it (next its next
+	 * method) seen as an async one. Each step's value is awaited; a
+	 * rejected value closes it (except for return). Only the runtime
+	 * sees these objects. The methods pass their argument on only when
+	 * they got one, as the specification's "if value is present". */
+	function FromSync(it, next) {
+		this.it = it;
+		this.n = next;
+	}
+	FromSync.prototype.next = function (v) {
+		var d = capability(), r;
+		try {
+			r = apply(this.n, this.it, arguments.length ? [v] : []);
+			if (!isObject(r))
+				throw new TypeError('the iterator result is not an object');
+		} catch (e) {
+			d.reject(e);
+			return d.promise;
+		}
+		return fromSyncStep(this.it, r, d, true);
+	};
+	FromSync.prototype['return'] = function (v) {
+		var d = capability(), it = this.it, r;
+		try {
+			var f = getMethod(it, 'return', "the iterator's return");
+			if (f === undefined) {
+				d.resolve(result(v, true));
+				return d.promise;
+			}
+			r = apply(f, it, arguments.length ? [v] : []);
+			if (!isObject(r))
+				throw new TypeError("the iterator's return gave a non-object");
+		} catch (e) {
+			d.reject(e);
+			return d.promise;
+		}
+		return fromSyncStep(it, r, d, false);
+	};
+	FromSync.prototype['throw'] = function (v) {
+		var d = capability(), it = this.it, r;
+		try {
+			var f = getMethod(it, 'throw', "the iterator's throw");
+			if (f === undefined) {
+				/* It is closed first, then told of its protocol error. */
+				closeSync(it, false);
+				throw new TypeError('the iterator has no throw method');
+			}
+			r = apply(f, it, arguments.length ? [v] : []);
+			if (!isObject(r))
+				throw new TypeError("the iterator's throw gave a non-object");
+		} catch (e) {
+			d.reject(e);
+			return d.promise;
+		}
+		return fromSyncStep(it, r, d, true);
+	};
+
+	/* AsyncFromSyncIteratorContinuation: d settled with r's value awaited. */
+	function fromSyncStep(it, r, d, closeOnRejection) {
+		var done, wrapper;
+		try {
+			done = !!r.done;
+			var value = r.value;
+			try {
+				wrapper = promiseResolve.call(PromiseC, value);
+			} catch (e) {
+				if (!done && closeOnRejection)
+					closeSync(it, true);
+				throw e;
+			}
+		} catch (e2) {
+			d.reject(e2);
+			return d.promise;
+		}
+		promiseThen.call(wrapper, function (x) {
+			d.resolve(result(x, done));
+		}, done || !closeOnRejection ? d.reject : function (e) {
+			closeSync(it, true);
+			d.reject(e);
+		});
+		return d.promise;
+	}
+
+	/* GetIterator(v, async): an iterator record, {i: iterator, n: its
+	 * next method read once}, of v's async iterator or else of its sync
+	 * iterator seen as async. open and v serve for await (asyncStep). */
+	function AsyncRecord(it, next) {
+		this.i = it;
+		this.n = next;
+		this.open = false;
+		this.v = undefined;
+	}
+	function asyncRecord(v) {
+		var method = getMethod(v, ASYNC_ITERATOR, 'Symbol.asyncIterator');
+		if (method === undefined) {
+			var sync = iter(v);
+			var w = new FromSync(sync, sync.next);
+			return new AsyncRecord(w, w.next);
+		}
+		var it = apply(method, v, []);
+		if (!isObject(it))
+			throw new TypeError('the async iterator of ' + describe(v) + ' is not an object');
+		return new AsyncRecord(it, it.next);
+	}
+
+	/* for await's next step, in the body's thread: true with the value in
+	 * rec.v, false at the end. rec.open says the loop's body (or its
+	 * binding) is under way, when leaving it closes the iterator. */
+	function asyncStep(rec) {
+		rec.open = false;
+		var r = awaitValue(apply(rec.n, rec.i, []));
+		if (!isObject(r))
+			throw new TypeError('the iterator result is not an object');
+		if (r.done)
+			return false;
+		rec.v = r.value;
+		rec.open = true;
+		return true;
+	}
+
+	/* A for await left by e thrown from its body: the iterator closed,
+	 * e thrown on. A generator's return going through is no throw: then
+	 * the close's own errors win. */
+	function asyncAbort(rec, e) {
+		if (rec.open) {
+			rec.open = false;
+			closeAsync(rec.i, !(e instanceof Return));
+		}
+		throw e;
+	}
+
+	/* A for await left by break, continue to an outer loop or return. */
+	function asyncLeave(rec) {
+		if (rec.open) {
+			rec.open = false;
+			closeAsync(rec.i, false);
+		}
+	}
+
+	/* yield v in an async generator's body: v awaited, then given to the
+	 * request it answers. Resumed by the next request: its value, its
+	 * error thrown, or for a return its value awaited and returned (a
+	 * Return thrown, which the body's catch clauses let through). */
+	function asyncYield(v) {
+		var r = Thread.yield(new Yielded(awaitValue(v)));
+		if (r instanceof Return)
+			throw new Return(awaitValue(r.v));
+		return r;
+	}
+
+	/* One value of yield* given to its request: how the next request
+	 * resumes the delegation, {m: 0 next, 1 throw, 2 return, v}. */
+	function delegated(v) {
+		var r;
+		try {
+			r = Thread.yield(new Yielded(v));
+		} catch (e) {
+			return {m: 1, v: e};
+		}
+		if (!(r instanceof Return))
+			return {m: 0, v: r};
+		try {
+			return {m: 2, v: awaitValue(r.v)};
+		} catch (e2) {
+			return {m: 1, v: e2};
+		}
+	}
+
+	/* yield* v in an async generator's body (ES2022 14.4.14): each request
+	 * forwarded to v's async iterator, each of its results awaited, its
+	 * values handed on as they are. */
+	function asyncYieldStar(v) {
+		var rec = asyncRecord(v), it = rec.i, received = {m: 0, v: undefined}, r;
+		for (;;) {
+			if (received.m === 0) {
+				r = awaitValue(apply(rec.n, it, [received.v]));
+			} else if (received.m === 1) {
+				var thrower = getMethod(it, 'throw', "the delegated iterator's throw");
+				if (thrower === undefined) {
+					closeAsync(it, false);
+					throw new TypeError('the delegated iterator has no throw method');
+				}
+				r = awaitValue(apply(thrower, it, [received.v]));
+			} else {
+				var returner = getMethod(it, 'return', "the delegated iterator's return");
+				if (returner === undefined)
+					throw new Return(awaitValue(received.v));
+				r = awaitValue(apply(returner, it, [received.v]));
+			}
+			if (!isObject(r))
+				throw new TypeError('the delegated iterator result is not an object');
+			if (r.done) {
+				var value = r.value;
+				if (received.m === 2)
+					throw new Return(value);
+				return value;
+			}
+			received = delegated(r.value);
+		}
+	}
+
+	/* A catch clause in a generator's body lets a return go through. */
+	function passReturn(e) {
+		if (e instanceof Return)
+			throw e;
+	}
+
+	/* The state of an async generator (ES2022 27.6): its body's thread,
+	 * its queue of requests {mode: 0 next, 1 throw, 2 return, v, resolve,
+	 * reject}, settled oldest first. */
+	var START = 0, AT_YIELD = 1, RUNNING = 2, DONE = 3, RETURNING = 4;
 
 	function AsyncGen(self, list, body) {
 		this.self = self;
 		this.list = list;
 		this.body = body;
 		this.thread = null;
-		this.state = 0; /* 0 not started, 1 at a yield, 2 running, 3 done */
+		this.state = START;
 		this.queue = [];
 	}
 
-	/* Serves queued next/throw/return requests while the body is not
-	 * waiting on an await. */
-	AsyncGen.prototype.pump = function () {
-		while (this.queue.length && this.state !== 2) {
-			var req = this.queue[0];
-			if (this.state === 0 && req.mode !== 0)
-				this.state = 3;
-			if (this.state === 3) {
-				this.queue.shift();
-				if (req.mode === 1)
-					req.reject(req.v);
-				else
-					req.resolve({value: req.mode === 2 ? req.v : undefined, done: true});
-				continue;
-			}
-			if (this.state === 0) {
-				var g = this;
-				this.thread = new Thread(function () {
-					return g.body.apply(g.self, g.list);
-				});
-			}
-			this.resume(req.mode === 2 ? new Return(req.v) : req.v, req.mode !== 0);
-		}
-	};
-
-	AsyncGen.prototype.resume = function (v, isError) {
-		this.state = 2;
-		var r, req = this.queue[0], g = this;
-		try {
-			r = Thread.resume(this.thread, v, isError);
-		} catch (e) {
-			this.state = 3;
-			this.queue.shift();
-			if (e instanceof Return)
-				req.resolve({value: e.v, done: true});
-			else
-				req.reject(e);
+	/* A request arrives (AsyncGenerator.prototype.next, throw, return). */
+	AsyncGen.prototype.request = function (mode, v, d) {
+		var state = this.state;
+		if (mode === 0 && state === DONE) {
+			d.resolve(result(undefined, true));
 			return;
 		}
-		if (r instanceof Awaited) {
-			when(r.v, function (x) {
-				g.resume(x, false);
-				g.pump();
-			}, function (e) {
-				g.resume(e, true);
-				g.pump();
+		if (mode === 1) {
+			if (state === START)
+				this.state = state = DONE;
+			if (state === DONE) {
+				d.reject(v);
+				return;
+			}
+		}
+		this.queue.push({mode: mode, v: v, resolve: d.resolve, reject: d.reject});
+		if (mode === 2 && (state === START || state === DONE)) {
+			this.awaitReturn();
+		} else if (state === START) {
+			var g = this;
+			this.thread = new Thread(function () {
+				return g.body.apply(g.self, g.list);
 			});
-			return;
-		}
-		this.queue.shift();
-		if (r instanceof Yielded) {
-			this.state = 1;
-			when(r.v, function (x) {
-				req.resolve({value: x, done: false});
-			}, req.reject);
-		} else {
-			this.state = 3;
-			req.resolve({value: r, done: true});
+			this.run(undefined, false);
+		} else if (state === AT_YIELD) {
+			this.run(mode === 2 ? new Return(v) : v, mode === 1);
 		}
 	};
 
+	/* AsyncGeneratorCompleteStep: the oldest request settled. */
+	AsyncGen.prototype.settle = function (isError, v, done) {
+		var req = this.queue.shift();
+		if (isError)
+			req.reject(v);
+		else
+			req.resolve(result(v, done));
+	};
+
+	/* The body finished (or a return awaited): the oldest request gets
+	 * how, the rest are answered as a finished generator answers them. */
+	AsyncGen.prototype.finish = function (isError, v) {
+		this.state = DONE;
+		this.thread = null;
+		this.settle(isError, v, true);
+		while (this.queue.length) {
+			var req = this.queue[0];
+			if (req.mode === 2) {
+				this.awaitReturn();
+				return;
+			}
+			this.settle(req.mode === 1, req.mode === 1 ? req.v : undefined, true);
+		}
+	};
+
+	/* AsyncGeneratorAwaitReturn: return(v) with no body to run it. */
+	AsyncGen.prototype.awaitReturn = function () {
+		var g = this, p;
+		this.state = RETURNING;
+		try {
+			p = promiseResolve.call(PromiseC, this.queue[0].v);
+		} catch (e) {
+			this.finish(true, e);
+			return;
+		}
+		promiseThen.call(p, function (x) { g.finish(false, x); },
+				 function (e) { g.finish(true, e); });
+	};
+
+	/* Runs the body from where it stopped, given v (thrown if isError),
+	 * until it awaits, yields with no request waiting, or ends. */
+	AsyncGen.prototype.run = function (v, isError) {
+		var g = this;
+		this.state = RUNNING;
+		for (;;) {
+			var r;
+			try {
+				r = Thread.resume(this.thread, v, isError);
+			} catch (e) {
+				if (e instanceof Return)
+					this.finish(false, e.v);
+				else
+					this.finish(true, e);
+				return;
+			}
+			if (r instanceof Awaited) {
+				try {
+					promiseThen.call(promiseResolve.call(PromiseC, r.v),
+							 function (x) { g.run(x, false); },
+							 function (e) { g.run(e, true); });
+					return;
+				} catch (e) {
+					/* PromiseResolve threw: the await throws it. */
+					v = e;
+					isError = true;
+					continue;
+				}
+			}
+			if (!(r instanceof Yielded)) {
+				this.finish(false, r);
+				return;
+			}
+			this.settle(false, r.v, false);
+			if (!this.queue.length) {
+				this.state = AT_YIELD;
+				return;
+			}
+			/* A request came while it ran: it goes on at once. */
+			var req = this.queue[0];
+			v = req.mode === 2 ? new Return(req.v) : req.v;
+			isError = req.mode === 1;
+		}
+	};
+
+	/* %AsyncIteratorPrototype%, which %AsyncGeneratorPrototype% (AGP)
+	 * inherits @@asyncIterator from. */
+	var AIP = {};
+	defineProperty(AIP, ASYNC_ITERATOR, {writable: true, configurable: true,
+					    value: function () { return this; }});
 	function AsyncGeneratorObject() {}
 	var AGP = AsyncGeneratorObject.prototype;
+	setPrototypeOf(AGP, AIP);
+	if (Symbol.toStringTag)
+		defineProperty(AGP, Symbol.toStringTag, {configurable: true, value: 'AsyncGenerator'});
 	function asyncMethod(name, mode) {
 		defineProperty(AGP, name, {writable: true, configurable: true, value: function (v) {
-			var g = this[GEN];
-			return new PromiseC(function (resolve, reject) {
-				if (!g)
-					throw new TypeError(name + ' called on an object that is not an async generator');
-				g.queue.push({mode: mode, v: v, resolve: resolve, reject: reject});
-				g.pump();
-			});
+			var d = capability(), g = isObject(this) ? this[GEN] : undefined;
+			if (g instanceof AsyncGen)
+				g.request(mode, v, d);
+			else
+				d.reject(new TypeError(name + ' called on an object that is not an async generator'));
+			return d.promise;
 		}});
 	}
 	asyncMethod('next', 0);
 	asyncMethod('throw', 1);
 	asyncMethod('return', 2);
-	defineProperty(AGP, ASYNC_ITERATOR, {writable: true, configurable: true,
-					    value: function () { return this; }});
 
 	function asyncGenerator(self, list, body, fn) {
 		var o = Object.create(objectsProto(fn, AGP));
@@ -1291,7 +1594,6 @@
 			if (!stringsPatched)
 				patchStrings();
 		},
-		asyncIter: asyncIter,
 		record: record,
 		iterate: iterate,
 		tail: tail,
@@ -1300,6 +1602,13 @@
 		restOf: restOf,
 		proto: proto,
 		closeAsync: closeAsync,
+		asyncRecord: asyncRecord,
+		asyncStep: asyncStep,
+		asyncAbort: asyncAbort,
+		asyncLeave: asyncLeave,
+		asyncYield: asyncYield,
+		asyncYieldStar: asyncYieldStar,
+		passReturn: passReturn,
 		asyncGenerator: asyncGenerator,
 		spread: spread,
 		construct: construct,
