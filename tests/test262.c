@@ -314,8 +314,10 @@ static char *compose(const char *src, const struct meta *m, enum mode mode)
 	append(&buf, &len, &cap, harness_file("sta.js"));
 	append(&buf, &len, &cap, "\n");
 	if (has_flag(m, "async")) {
+		/* Harness code is global code in test262's model: asyncHelpers.js
+		 * looks for $DONE on the global object. */
 		append(&buf, &len, &cap, harness_file("doneprintHandle.js"));
-		append(&buf, &len, &cap, "\n");
+		append(&buf, &len, &cap, "\nglobalThis.$DONE = $DONE;\n");
 	}
 	for (int i = 0; i < m->n_includes; i++) {
 		append(&buf, &len, &cap, harness_file(m->includes[i]));
