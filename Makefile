@@ -35,7 +35,8 @@ ALL_CFLAGS  = $(WARNINGS) $(CFLAGS) -Ibuild/duktape $(LIB_CFLAGS) $(CHECK_CFLAGS
 
 # Duktape is built here from the source Debian's duktape-dev installs, with
 # sandboxd's configuration additions (scripts/duk-config.sh): the prebuilt
-# library lacks the interrupt check that enforces the CPU budget.
+# library lacks the interrupt check that enforces the CPU budget. Changes to
+# what the engine means are in scripts/duk-patch.sh.
 DUK_SRC    ?= /usr/share/duktape
 DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/duktape.c
 
@@ -110,15 +111,26 @@ build/duktape/duk_config.h: $(DUK_SRC)/duk_config.h scripts/duk-config.sh
 	@mkdir -p $(dir $@)
 	sh scripts/duk-config.sh $< > $@.tmp && mv $@.tmp $@
 
-build/duktape/duktape.h build/duktape/duktape.c: build/duktape/%: $(DUK_SRC)/%
+build/duktape/duktape.h: $(DUK_SRC)/duktape.h
 	@mkdir -p $(dir $@)
 	cp $< $@
+
+# The engine's functions as ES2022 has them (scripts/duk-patch.sh).
+build/duktape/duktape.c: $(DUK_SRC)/duktape.c scripts/duk-patch.sh
+	@mkdir -p $(dir $@)
+	sh scripts/duk-patch.sh $< > $@.tmp && mv $@.tmp $@
 
 # Third-party code: built as it is, without our warning set.
 build/duktape/duktape.o: $(DUK_GEN)
 	$(CC) $(CFLAGS) -w -c -o $@ build/duktape/duktape.c
 
-build/gen/js_acorn.c: $(ACORN) scripts/embed.sh
+# acorn with identifier tables of the Unicode version ES2022 asks for (the
+# latest), in place of those it was built with: see scripts/unicode-id.js.
+build/gen/acorn.js: $(ACORN) worker/js/acorn-unicode.js scripts/acorn-unicode.sh
+	@mkdir -p $(dir $@)
+	sh scripts/acorn-unicode.sh $(ACORN) worker/js/acorn-unicode.js > $@.tmp && mv $@.tmp $@
+
+build/gen/js_acorn.c: build/gen/acorn.js scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh js_acorn $< > $@
 
