@@ -169,11 +169,12 @@ static enum keyword keyword(const struct token *t)
 {
 	if (t->len < 2 || t->len > 10 || t->s[0] < 'b' || t->s[0] > 'w')
 		return KW_NONE;
-	for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-		if (keywords[i].word[0] == t->s[0] &&
-		    strncmp(keywords[i].word, t->s, t->len) == 0 &&
-		    keywords[i].word[t->len] == '\0')
+	for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
+		const char *w = keywords[i].word;
+		if (w[0] == t->s[0] && w[1] == t->s[1] && strncmp(w, t->s, t->len) == 0 &&
+		    w[t->len] == '\0')
 			return keywords[i].kw;
+	}
 	return KW_NONE;
 }
 
