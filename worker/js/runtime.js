@@ -557,33 +557,59 @@
 	}
 
 	/* yield* inner: every step of inner, then its result. */
+	/* What yield* in a generator hands its caller: the delegate's own
+	 * result object, as it is (ES2022 14.4.14, GeneratorYield(innerResult)). */
+	function Passed(r) { this.r = r; }
+
+	/* yield* in a generator (ES2022 14.4.14, sync): the delegate's next
+	 * method read once; its results (which must be objects) handed through
+	 * untouched, their value read only at the end; throw() and return()
+	 * forwarded to the delegate's methods of those names, a delegate
+	 * without throw closed and a TypeError thrown, one without return
+	 * left as the generator returns. */
 	function yieldStar(inner) {
-		var it = iter(inner), sent, mode = 0;
+		var method = inner == null ? undefined : inner[ITERATOR], it;
+		if (typeof method === 'function') {
+			it = apply(method, inner, []);
+			if (!isObject(it))
+				throw new TypeError('the iterator of ' + describe(inner) + ' is not an object');
+		} else {
+			it = iter(inner); /* strings and arguments the engine has no iterator for */
+		}
+		var next = it.next, received, mode = 0, r, f;
 		for (;;) {
-			var step;
-			if (mode === 1) {
-				if (typeof it['throw'] !== 'function') {
-					if (typeof it['return'] === 'function')
-						it['return']();
+			if (mode === 0) {
+				r = apply(next, it, [received]);
+			} else if (mode === 1) {
+				f = it['throw'];
+				if (f == null) {
+					f = it['return'];
+					if (f != null && !isObject(apply(f, it, [])))
+						throw new TypeError('the delegated iterator\'s return result is not an object');
 					throw new TypeError('the delegated iterator has no throw method');
 				}
-				step = it['throw'](sent);
+				r = apply(f, it, [received]);
 			} else {
-				step = it.next(sent);
+				f = it['return'];
+				if (f == null)
+					throw received;
+				r = apply(f, it, [received.v]);
 			}
-			if (step.done)
-				return step.value;
+			if (!isObject(r))
+				throw new TypeError('the delegated iterator result is not an object');
+			if (r.done) {
+				if (mode === 2)
+					throw new Return(r.value);
+				return r.value;
+			}
+			if (it instanceof ArrayIter)
+				r = {value: r.value, done: false};
 			try {
-				sent = Thread.yield(new Yielded(step.value));
+				received = Thread.yield(new Passed(r));
 				mode = 0;
 			} catch (e) {
-				if (e instanceof Return) {
-					if (typeof it['return'] === 'function')
-						it['return'](e.v);
-					throw e;
-				}
-				sent = e;
-				mode = 1;
+				received = e;
+				mode = e instanceof Return ? 2 : 1;
 			}
 		}
 	}
@@ -629,6 +655,10 @@
 		if (r instanceof Yielded) {
 			this.state = 1;
 			return {value: r.v, done: false};
+		}
+		if (r instanceof Passed) {
+			this.state = 1;
+			return r.r;
 		}
 		this.state = 3;
 		this.thread = null;
@@ -801,7 +831,9 @@
 	 * value per element (s), the rest (r), and closes the iterator at the
 	 * end (e) or when an element throws (abort), so that an iterator left
 	 * unfinished hears of it as ES2022 has it. An array whose iterator is
-	 * Array.prototype's is read by index, which nothing can tell apart. */
+	 * Array.prototype's is read by index, which nothing can tell apart.
+	 * apply calls as the specification's Call does, whatever a script puts
+	 * on Function.prototype: a TypeError for what is not callable. */
 	var apply = Reflect.apply;
 
 	function Record(v) {
@@ -985,9 +1017,6 @@
 		ASYNC_ITERATOR = Symbol('Symbol.asyncIterator');
 		defineProperty(Symbol, 'asyncIterator', {value: ASYNC_ITERATOR});
 	}
-	/* Calls as the specification's Call does, whatever a script puts on
-	 * Function.prototype: a TypeError for what is not callable. */
-	var apply = Reflect.apply;
 
 	/* GetMethod: undefined when v has none (undefined or null there). */
 	function getMethod(v, key, what) {
