@@ -1116,7 +1116,7 @@
 				}
 				var access;
 				if (q.computed) {
-					var k = holder(rtCall('key', [tx(q.key, c)]), c, out, decl, true);
+					var k = holder(rtCall('propertyKey', [tx(q.key, c)]), c, out, decl, true);
 					keys.push(id(k));
 					access = member(id(src), id(k));
 				} else {
@@ -1758,7 +1758,7 @@
 				if (m.computed) {
 					/* The key is found once, when the class is. */
 					var kt = '$$k' + (++tempN);
-					out.push(varDecl([[id(kt), rtCall('toKey', [key])]], m));
+					out.push(varDecl([[id(kt), rtCall('propertyKey', [key])]], m));
 					key = id(kt);
 				}
 				var hidden = m.key.type === 'PrivateIdentifier';

@@ -316,10 +316,6 @@
 	/* ---- super properties: home is the method's home object, base its
 	 * prototype when the reference is made */
 
-	function toKey(k) {
-		return typeof k === 'symbol' ? k : String(k);
-	}
-
 	function nullBase(base, key) {
 		if (base === null)
 			throw new TypeError('cannot use super.' + String(key) +
@@ -371,7 +367,7 @@
 	/* super[key] read with this self. */
 	function superGet(self, home, key) {
 		var base = getPrototypeOf(home);
-		return getFrom(base, toKey(key), self);
+		return getFrom(base, propertyKey(key), self);
 	}
 
 	/* A super reference that is written (and perhaps read first). */
@@ -385,7 +381,7 @@
 
 	function refKey(r) {
 		if (!r.keyed) {
-			r.key = toKey(r.key);
+			r.key = propertyKey(r.key);
 			r.keyed = true;
 		}
 		return r.key;
@@ -407,15 +403,15 @@
 	 * order, each function named after its key (or name when given). */
 	function methods(obj, list) {
 		for (var i = 0; i < list.length; i++) {
-			var m = list[i];
+			var m = list[i], key = propertyKey(m[0]); /* a computed key, converted once */
 			if (m[2] === 'method') {
-				var name = keyName(m.length > 3 ? m[3] : m[0]);
+				var name = keyName(m.length > 3 ? m[3] : key);
 				if (!hasOwn.call(m[1], 'name') || m[1].name !== name)
 					fname(m[1], name);
-				defineProperty(obj, m[0], {value: m[1], writable: true, configurable: true,
-							   enumerable: false});
+				defineProperty(obj, key, {value: m[1], writable: true, configurable: true,
+							  enumerable: false});
 			} else {
-				accessor(obj, m[0], m[2], m[1], false, m[3]);
+				accessor(obj, key, m[2], m[1], false, m[3]);
 			}
 		}
 	}
@@ -782,17 +778,27 @@
 
 	/* ---- function names */
 
-	/* ToPropertyKey(v): a symbol, or a string. */
+	/* ToPropertyKey (ES2022 7.1.19): ToPrimitive with the hint string
+	 * (Symbol.toPrimitive, else toString then valueOf), a symbol kept, the
+	 * rest made a string. The one conversion of every computed key. */
 	function propertyKey(v) {
 		if (isObject(v)) {
 			var exotic = Symbol.toPrimitive ? v[Symbol.toPrimitive] : undefined;
 			if (exotic != null) {
+				if (typeof exotic !== 'function')
+					throw new TypeError('Symbol.toPrimitive of the key is not a function');
 				v = exotic.call(v, 'string');
-				if (isObject(v))
-					throw new TypeError('cannot convert the key to a primitive');
 			} else {
-				return String(v);
+				var f = v.toString;
+				var r = typeof f === 'function' ? f.call(v) : v;
+				if (isObject(r)) {
+					f = v.valueOf;
+					r = typeof f === 'function' ? f.call(v) : v;
+				}
+				v = r;
 			}
+			if (isObject(v))
+				throw new TypeError('cannot convert the key to a primitive');
 		}
 		return typeof v === 'symbol' ? v : String(v);
 	}
@@ -972,12 +978,6 @@
 	}
 
 	/* ToPropertyKey, for the computed keys of an object pattern. */
-	function key(v) {
-		if (isObject(v))
-			v = String(v);
-		return typeof v === 'symbol' ? v : String(v);
-	}
-
 	/* {a, ...rest} = v: CopyDataProperties, the own enumerable properties
 	 * of v but the excluded keys: the strings in Object.keys order, then
 	 * the symbols, as [[OwnPropertyKeys]] orders them. A key a getter
@@ -1627,7 +1627,6 @@
 		iterate: iterate,
 		tail: tail,
 		abort: abort,
-		key: key,
 		restOf: restOf,
 		proto: proto,
 		closeAsync: closeAsync,
@@ -1655,7 +1654,6 @@
 		refGet: refGet,
 		superSet: superSet,
 		superDelete: superDelete,
-		toKey: toKey,
 		methods: methods,
 		field: field,
 		superGet: superGet,
