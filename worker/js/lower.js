@@ -157,10 +157,6 @@
 		/* The function whose parameter list is being visited. */
 		var inParams = null;
 		var fnDecls = [], tdzRefs = [], heritageRefs = [];
-		/* Parameters in order, and the defaults being visited: a name
-		 * read there (not in a closure) whose parameter is bound at or
-		 * after `from` is read before its initialisation. */
-		var paramSeq = 0, paramArea = null;
 
 		function tdzBinding(b, kind, node) {
 			if (kind !== 'let' && kind !== 'const' && kind !== 'class' && kind !== 'param')
@@ -178,8 +174,7 @@
 			var key = '$' + name;
 			var b = target.names[key];
 			if (!b) {
-				b = {name: name, kind: kind, scope: target, nodes: [], captured: false,
-				     seq: kind === 'param' ? ++paramSeq : 0};
+				b = {name: name, kind: kind, scope: target, nodes: [], captured: false};
 				if (name.indexOf('$$') === 0)
 					reserved.push(b);
 				target.names[key] = b;
@@ -209,7 +204,7 @@
 						pattern(q.argument, scope, kind);
 					} else {
 						if (q.computed)
-							paramVisit(q.key, scope, kind, paramSeq + 1);
+							visit(q.key, scope);
 						pattern(q.value, scope, kind);
 					}
 				}
@@ -222,29 +217,20 @@
 			case 'AssignmentPattern':
 				/* A name with a default is bound once the default is
 				 * evaluated. */
-				var from = paramSeq + 1;
-				var outerEnd = bindEnd;
+				var outerEnd = bindEnd, outerSkip = bindSkip;
 				bindEnd = p.left.type === 'Identifier' ? p.end : -1;
+				/* A pattern's names are bound after its default, which
+				 * sees them uninitialised. */
+				if (p.left.type !== 'Identifier' && !bindSkip)
+					bindSkip = [p.right.start, p.right.end];
 				pattern(p.left, scope, kind);
 				bindEnd = outerEnd;
-				paramVisit(p.right, scope, kind, from);
+				bindSkip = outerSkip;
+				visit(p.right, scope);
 				break;
 			case 'RestElement': pattern(p.argument, scope, kind); break;
 			default: visit(p, scope);
 			}
-		}
-
-		/* Visits an expression in a pattern; in parameters, names it reads
-		 * of parameters numbered from `from` on are not yet bound. */
-		function paramVisit(e, scope, kind, from) {
-			if (kind !== 'param') {
-				visit(e, scope);
-				return;
-			}
-			var saved = paramArea;
-			paramArea = {fn: scope.fn, from: from};
-			visit(e, scope);
-			paramArea = saved;
 		}
 
 		function target(p, scope) {
@@ -406,8 +392,6 @@
 				used['$' + n.name] = true;
 				if (inParams === scope.fn)
 					n.$inParams = true;
-				if (paramArea && scope.fn === paramArea.fn)
-					n.$paramFrom = paramArea.from;
 				refs.push(n, scope);
 				return;
 			case 'FunctionDeclaration':
@@ -553,7 +537,7 @@
 				/* A direct eval is told the bindings around it. */
 				if (n.callee.type === 'Identifier' && n.callee.name === 'eval') {
 					n.$evalScope = scope;
-					n.$inParams = !!(paramArea && scope.fn === paramArea.fn);
+					n.$inParams = inParams === scope.fn;
 				}
 				break;
 			case 'BreakStatement':
@@ -693,8 +677,6 @@
 			for (var f = from.fn; f && f !== stop; f = f.parent ? f.parent.fn : null)
 				f.outer[key] = true;
 			if (b) {
-				if (node.$paramFrom && b.seq >= node.$paramFrom && b.scope === from.fn)
-					node.$beforeInit = true;
 				b.reads = (b.reads || 0) + 1;
 				b.nodes.push(node);
 				if (b.initAt !== undefined)
@@ -2740,8 +2722,6 @@
 				return tdzRead(n);
 			if (n.$globalEval)
 				return at(member(rt('global'), 'eval'), n);
-			if (n.$beforeInit)
-				return rtCall('paramBeforeInit', [lit(n.$orig || n.name)], n);
 			return n;
 		case 'ExpressionStatement':
 			if (n.$cv)

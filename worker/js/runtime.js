@@ -1605,13 +1605,8 @@
 		return arguments;
 	}
 
-	/* A parameter read by a default before it is bound. */
-	function paramBeforeInit(name) {
-		throw new ReferenceError("cannot access '" + name + "' before initialization");
-	}
 
 	RT = Object.freeze({
-		paramBeforeInit: paramBeforeInit,
 		unmapped: unmapped,
 		evalArg: evalArg,
 		evalNative: nativeEval,
