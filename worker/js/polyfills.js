@@ -640,22 +640,24 @@
 		});
 	}
 
-	/* The resolving functions of p: the first call wins. */
+	/* The resolving functions of p: the first call wins. They are
+	 * anonymous, as the specification's are (name ""). */
 	function resolvers(p) {
 		var done = false;
-		function resolve(x) {
-			if (done)
-				return;
-			done = true;
-			resolveWith(p, x);
-		}
-		function reject(r) {
-			if (done)
-				return;
-			done = true;
-			settle(p, REJECTED, r);
-		}
-		return {resolve: resolve, reject: reject};
+		return {
+			resolve: function (x) {
+				if (done)
+					return;
+				done = true;
+				resolveWith(p, x);
+			},
+			reject: function (r) {
+				if (done)
+					return;
+				done = true;
+				settle(p, REJECTED, r);
+			}
+		};
 	}
 
 	function resolveWith(p, x) {
@@ -792,7 +794,10 @@
 
 	function AggregateError(errors, message) {
 		var e = new Error(message === undefined ? 'All promises were rejected' : message);
-		Object.setPrototypeOf(e, AggregateError.prototype);
+		/* A subclass's object (see the runtime's constructWith) keeps its
+		 * prototype. */
+		Object.setPrototypeOf(e, this instanceof AggregateError ? Object.getPrototypeOf(this)
+									 : AggregateError.prototype);
 		define(e, 'errors', Array.from(errors));
 		return e;
 	}
@@ -815,9 +820,31 @@
 	define(global, 'Promise', Promise);
 	if (!('description' in Symbol.prototype))
 		defineProperty(Symbol.prototype, 'description', {configurable: true, get: function () {
-			return Symbol.prototype.toString.call(this).slice(7, -1);
+			var d = Symbol.prototype.toString.call(this).slice(7, -1);
+			return d || hidden.described(Symbol.prototype.valueOf.call(this)) ? d : undefined;
 		}});
+	/* caller and arguments: %ThrowTypeError% accessors on Function.prototype
+	 * alone (AddRestrictedFunctionProperties), as the engine no longer
+	 * gives strict and bound functions their own (scripts/duk-patch.sh). */
+	var thrower = Object.getOwnPropertyDescriptor((function () {
+		'use strict';
+		return arguments;
+	})(), 'callee').get;
+	defineProperty(Function.prototype, 'caller', {get: thrower, set: thrower, configurable: true});
+	defineProperty(Function.prototype, 'arguments', {get: thrower, set: thrower,
+							 configurable: true});
 	define(global, 'AggregateError', AggregateError);
+	/* Function.prototype's caller and arguments (ES2015 16.1): accessors
+	 * that throw, one thrower for both; strict functions have no own
+	 * ones (scripts/duk-source.sh). */
+	var throwTypeError = function () {
+		throw new TypeError("'caller' and 'arguments' of functions may not be accessed");
+	};
+	Object.preventExtensions(throwTypeError);
+	defineProperty(Function.prototype, 'caller', {get: throwTypeError, set: throwTypeError,
+						     configurable: true, enumerable: false});
+	defineProperty(Function.prototype, 'arguments', {get: throwTypeError, set: throwTypeError,
+							configurable: true, enumerable: false});
 	define(global, 'queueMicrotask', function (fn) {
 		if (!isCallable(fn))
 			throw new TypeError('queueMicrotask: the argument must be a function');
