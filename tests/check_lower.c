@@ -293,6 +293,30 @@ START_TEST(test_dialects)
 }
 END_TEST
 
+/* A literal may set its prototype once: a second __proto__: v is an early
+ * SyntaxError, but not in a pattern, a shorthand or a computed key. */
+START_TEST(test_dstr_proto)
+{
+	node_prepare();
+	static const char *const valid[] = {
+		"({__proto__: a, __proto__: b} = {});",
+		"const __proto__ = 1; return {__proto__, __proto__: 2};",
+		"return {__proto__: 1, ['__proto__']: 2};",
+		"return {__proto__: 1, __proto__() {}};",
+	};
+	for (size_t i = 0; i < sizeof valid / sizeof *valid; i++) {
+		char *error, *code = lowered(valid[i], ENGINE_JAVASCRIPT, &error);
+		ck_assert_msg(code != NULL, "%s: %s", valid[i], error ? error : "?");
+		free(code);
+	}
+	char *error, *code = lowered("return {__proto__: 1, '__proto__': 2};", ENGINE_JAVASCRIPT,
+				     &error);
+	ck_assert_ptr_null(code);
+	ck_assert_msg(strstr(error, "__proto__") != NULL, "error: %s", error);
+	free(error);
+}
+END_TEST
+
 /* The ES5 fast path: code whose ES5.1 and ES2022 readings differ runs as
  * ES2022 (tests/data/lowering-fastpath.txt), and ES2015+ early errors in
  * code the engine's ES5.1 parser accepts are kind "syntax". Node reports
@@ -343,6 +367,7 @@ int main(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_unicode);
 	tcase_add_test(tc, test_dstr);
+	tcase_add_test(tc, test_dstr_proto);
 	tcase_add_test(tc, test_classes);
 	tcase_add_test(tc, test_tdz);
 	tcase_add_test(tc, test_tdz_checks);
