@@ -62,6 +62,7 @@ struct test {
 	const char *skip_reason;
 	int runs, passed, done;
 	char *code[2];
+	size_t code_len[2];
 	enum mode modes[2];
 	char *why[2]; /* a failed run's account */
 	char *expect; /* a negative test's "phase type" */
@@ -83,7 +84,9 @@ static void die(const char *what, const char *arg)
 	exit(1);
 }
 
-static char *read_file(const char *path)
+/* The whole file, NUL-terminated, its length in *lenp (may be NULL): a
+ * test may hold NUL bytes. */
+static char *read_file(const char *path, size_t *lenp)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -106,6 +109,8 @@ static char *read_file(const char *path)
 	if (!buf)
 		die("out of memory reading ", path);
 	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
 	return buf;
 }
 
@@ -113,7 +118,7 @@ static char *read_file(const char *path)
  * skip file, each line's first word and the rest (the reason). */
 static int read_lines(const char *path, char ***first, char ***rest)
 {
-	char *text = read_file(path);
+	char *text = read_file(path, NULL);
 	if (!text)
 		die("cannot read ", path);
 	int n = 0, cap = 16;
@@ -265,7 +270,7 @@ static const char *harness_file(const char *name)
 		die("too many harness files, at ", name);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/harness/%s", suite, name);
-	char *text = read_file(path);
+	char *text = read_file(path, NULL);
 	if (!text)
 		die("cannot read the harness file ", path);
 	harness[n_harness].name = strdup(name);
@@ -284,9 +289,8 @@ static const char *const missing_hooks[] = {"$262.createRealm", "$262.detachArra
 					    "$262.agent",	"$262.gc",
 					    "$262.IsHTMLDDA",	"$262.AbstractModuleSource"};
 
-static void append(char **buf, size_t *len, size_t *cap, const char *s)
+static void append_n(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	if (*len + n + 2 > *cap) {
 		while (*len + n + 2 > *cap)
 			*cap *= 2;
@@ -299,13 +303,26 @@ static void append(char **buf, size_t *len, size_t *cap, const char *s)
 	(*buf)[*len] = '\0';
 }
 
-static char *compose(const char *src, const struct meta *m, enum mode mode)
+static void append(char **buf, size_t *len, size_t *cap, const char *s)
 {
-	if (mode == MODE_RAW)
-		return strdup(src);
+	append_n(buf, len, cap, s, strlen(s));
+}
+
+/* One run's source, srclen bytes of test src after what mode puts
+ * first; its length in *outlen. */
+static char *compose(const char *src, size_t srclen, const struct meta *m, enum mode mode,
+		     size_t *outlen)
+{
 	size_t len = 0, cap = 65536;
 	char *buf = malloc(cap);
+	if (!buf)
+		die("out of memory", "");
 	buf[0] = '\0';
+	if (mode == MODE_RAW) {
+		append_n(&buf, &len, &cap, src, srclen);
+		*outlen = len;
+		return buf;
+	}
 	if (mode == MODE_STRICT)
 		append(&buf, &len, &cap, "\"use strict\";\n");
 	append(&buf, &len, &cap, prelude);
@@ -323,7 +340,8 @@ static char *compose(const char *src, const struct meta *m, enum mode mode)
 		append(&buf, &len, &cap, harness_file(m->includes[i]));
 		append(&buf, &len, &cap, "\n");
 	}
-	append(&buf, &len, &cap, src);
+	append_n(&buf, &len, &cap, src, srclen);
+	*outlen = len;
 	return buf;
 }
 
@@ -432,7 +450,8 @@ static void prepare(struct test *t)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/test/%s", suite, t->path);
-	char *src = read_file(path);
+	size_t srclen;
+	char *src = read_file(path, &srclen);
 	if (!src)
 		die("cannot read ", path);
 	struct meta m;
@@ -456,7 +475,7 @@ static void prepare(struct test *t)
 			t->modes[t->runs++] = MODE_STRICT;
 	}
 	for (int i = 0; i < t->runs; i++)
-		t->code[i] = compose(src, &m, t->modes[i]);
+		t->code[i] = compose(src, srclen, &m, t->modes[i], &t->code_len[i]);
 	if (t->negative) {
 		size_t n = strlen(m.neg_phase) + (m.neg_type ? strlen(m.neg_type) : 0) + 2;
 		t->expect = malloc(n);
@@ -546,9 +565,9 @@ static void on_reply(struct sdc *c, json_t *frame, void *arg);
 
 static void send_run(struct sdc *c, struct run *r)
 {
-	json_t *req =
-		json_pack("{s:s, s:s, s:s, s:b, s:i}", "op", "execute", "code", r->t->code[r->i],
-			  "language", "javascript", "cache", 0, "timeout_ms", timeout_ms);
+	json_t *req = json_pack("{s:s, s:s%, s:s, s:b, s:i}", "op", "execute", "code",
+				r->t->code[r->i], r->t->code_len[r->i], "language", "javascript",
+				"cache", 0, "timeout_ms", timeout_ms);
 	if (!req)
 		die("out of memory", "");
 	if (sdc_request(c, req, on_reply, r) < 0)
