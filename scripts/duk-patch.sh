@@ -10,6 +10,10 @@
 # 2. Strict functions and bound functions have no own "caller" and
 #    "arguments" throwers (ES2022 16.2: only %Function.prototype% has them,
 #    AddRestrictedFunctionProperties; the polyfills put them there).
+#    This also leaves a class free to have static members of those names.
+# 3. ES5's [[Get]] of a function (15.3.5.4) refused to read a strict
+#    function out of a property named "caller"; ES2015 has no such rule,
+#    and it would make a class's static caller() method unreadable.
 set -eu
 src=$1
 check() {
@@ -24,10 +28,12 @@ check '		duk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_CALLER);'
 check '		duk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_LC_ARGUMENTS);'
 check '	duk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_CALLER);'
 check '	duk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_LC_ARGUMENTS);'
+check '	if (key == DUK_HTHREAD_STRING_CALLER(thr) && DUK_TVAL_IS_OBJECT(tv_obj)) {'
 echo "/* Generated from $src by scripts/duk-patch.sh. */"
 sed -e 's|^\t\tDUK_DD(DUK_DDPRINT("not setting function instance .name"));$|\t\tduk_push_hstring_stridx(thr, DUK_STRIDX_EMPTY_STRING); duk_xdef_prop_stridx_short(thr, -4, DUK_STRIDX_NAME, DUK_PROPDESC_FLAGS_C); /* duk-patch.sh: own name "" (the closure under template and undefined) */|' \
     -e 's|^\t\tduk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_CALLER);$|\t\t/* duk-patch.sh: no own caller (ES2022) */|' \
     -e 's|^\t\tduk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_LC_ARGUMENTS);$|\t\t/* duk-patch.sh: no own arguments (ES2022) */|' \
     -e 's|^\tduk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_CALLER);$|\t/* duk-patch.sh: no own caller (ES2022) */|' \
     -e 's|^\tduk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_LC_ARGUMENTS);$|\t/* duk-patch.sh: no own arguments (ES2022) */|' \
+    -e 's|^\tif (key == DUK_HTHREAD_STRING_CALLER(thr) \&\& DUK_TVAL_IS_OBJECT(tv_obj)) {$|\tif (0 /* duk-patch.sh: no ES5 caller rule (ES2015) */ \&\& key == DUK_HTHREAD_STRING_CALLER(thr)) {|' \
     "$src"
