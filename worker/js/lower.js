@@ -1288,15 +1288,16 @@
 			/* A generator's objects inherit from its prototype: it
 			 * passes itself, by its own name or one of ours. */
 			var self = n.generator ? (n.id ? n.id : id('$$g' + (++tempN))) : null;
+			var runArgs = [raw('this'), early ? id('arguments') : raw('arguments'), inner];
+			if (self)
+				runArgs.push(id(self.name));
 			var outer = {type: n.type, id: self || n.id,
 				     params: early ? n.params : lengthParams(n.params),
 				     async: false, generator: false, expression: false, loc: n.loc,
 				     $home: n.$home, $named: n.generator ? undefined : n.$named,
 				     $method: !n.generator, $bare: n.$bare, start: n.start,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
-						: n.async ? 'async' : 'generator',
-						[raw('this'), early ? id('arguments') : raw('arguments'), inner]
-							.concat(self ? [id(self.name)] : [])), n)], n.body)};
+						: n.async ? 'async' : 'generator', runArgs), n)], n.body)};
 			/* Those that stay functions (generators, declarations) refuse new. */
 			if (n.generator || n.type === 'FunctionDeclaration')
 				outer.body.body.unshift(stmt(rtCall('notNew', [raw('new.target')])));

@@ -824,8 +824,10 @@
 			return d || hidden.described(Symbol.prototype.valueOf.call(this)) ? d : undefined;
 		}});
 	/* caller and arguments: %ThrowTypeError% accessors on Function.prototype
-	 * alone (AddRestrictedFunctionProperties), as the engine no longer
-	 * gives strict and bound functions their own (scripts/duk-patch.sh). */
+	 * alone (AddRestrictedFunctionProperties, ES2022 10.2.4), as the engine
+	 * no longer gives strict and bound functions their own
+	 * (scripts/duk-patch.sh); the one thrower, the engine's, which strict
+	 * arguments objects' callee also has. */
 	var thrower = Object.getOwnPropertyDescriptor((function () {
 		'use strict';
 		return arguments;
@@ -834,17 +836,6 @@
 	defineProperty(Function.prototype, 'arguments', {get: thrower, set: thrower,
 							 configurable: true});
 	define(global, 'AggregateError', AggregateError);
-	/* Function.prototype's caller and arguments (ES2015 16.1): accessors
-	 * that throw, one thrower for both; strict functions have no own
-	 * ones (scripts/duk-source.sh). */
-	var throwTypeError = function () {
-		throw new TypeError("'caller' and 'arguments' of functions may not be accessed");
-	};
-	Object.preventExtensions(throwTypeError);
-	defineProperty(Function.prototype, 'caller', {get: throwTypeError, set: throwTypeError,
-						     configurable: true, enumerable: false});
-	defineProperty(Function.prototype, 'arguments', {get: throwTypeError, set: throwTypeError,
-							configurable: true, enumerable: false});
 	define(global, 'queueMicrotask', function (fn) {
 		if (!isCallable(fn))
 			throw new TypeError('queueMicrotask: the argument must be a function');
