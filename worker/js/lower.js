@@ -1076,7 +1076,8 @@
 			out.push([tx(p, c), value]);
 			return;
 		case 'AssignmentPattern':
-			if (p.left.type === 'Identifier')
+			/* A parenthesised target, [(x) = f] = v, names nothing. */
+			if (p.left.type === 'Identifier' && p.left.start === p.start)
 				nameIt(p.right, p.left.$orig || p.left.name);
 			/* A property target is evaluated before the value is read. */
 			var left = p.left.type === 'MemberExpression' ? early(p.left, c, out, decl)
@@ -2510,8 +2511,10 @@
 
 	function txAssign(n, c) {
 		var op = n.operator;
-		if (n.left.type === 'Identifier' && (op === '=' || op === '||=' || op === '&&=' ||
-						     op === '??='))
+		/* (x) = function () {} names nothing: the parentheses (which the
+		 * parser drops) make the target no IdentifierRef. */
+		if (n.left.type === 'Identifier' && n.left.start === n.start &&
+		    (op === '=' || op === '||=' || op === '&&=' || op === '??='))
 			nameIt(n.right, n.left.$orig || n.left.name);
 		if (guarded(n.left))
 			return op === '=' ? tdzWrite(n.left, tx(n.right, c)) : txGuardedUpdate(n, c);
