@@ -36,7 +36,7 @@ ALL_CFLAGS  = $(WARNINGS) $(CFLAGS) -Ibuild/duktape $(LIB_CFLAGS) $(CHECK_CFLAGS
 # Duktape is built here from the source Debian's duktape-dev installs, with
 # sandboxd's configuration additions (scripts/duk-config.sh): the prebuilt
 # library lacks the interrupt check that enforces the CPU budget. Changes to
-# what the engine means are in scripts/duk-source.sh.
+# what the engine means are in scripts/duk-patch.sh.
 DUK_SRC    ?= /usr/share/duktape
 DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/duktape.c
 
@@ -113,11 +113,10 @@ build/duktape/duktape.h: $(DUK_SRC)/duktape.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# The source with sandboxd's changes to the engine's semantics
-# (scripts/duk-source.sh).
-build/duktape/duktape.c: $(DUK_SRC)/duktape.c scripts/duk-source.sh
+# The engine's functions as ES2022 has them (scripts/duk-patch.sh).
+build/duktape/duktape.c: $(DUK_SRC)/duktape.c scripts/duk-patch.sh
 	@mkdir -p $(dir $@)
-	sh scripts/duk-source.sh $< > $@.tmp && mv $@.tmp $@
+	sh scripts/duk-patch.sh $< > $@.tmp && mv $@.tmp $@
 
 # Third-party code: built as it is, without our warning set.
 build/duktape/duktape.o: $(DUK_GEN)

@@ -25,6 +25,10 @@ END_TEST
 START_TEST(test_classes) { node_cases("lowering-classes.txt", ENGINE_JAVASCRIPT, 35); }
 END_TEST
 
+/* Function names, lengths and which functions are constructors. */
+START_TEST(test_names) { node_cases("lowering-names.txt", ENGINE_JAVASCRIPT, 20); }
+END_TEST
+
 /* Node (tests/cases-node.js) must give every lowering case file's values:
  * tests/data/lowering*.txt, so that what the engine is held to is what
  * JavaScript means. Node comes with acorn's package; without it the check
@@ -252,6 +256,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_features);
 	tcase_add_test(tc, test_classes);
+	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_typescript_cases);
 	tcase_add_test(tc, test_positions);

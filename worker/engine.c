@@ -762,6 +762,24 @@ static duk_ret_t fresh_key(duk_context *ctx)
 	return 1;
 }
 
+/* keys.described(s): false when the symbol s was made without a
+ * description (Symbol(), unlike Symbol('')), which no script can tell
+ * from its string. Duktape ends such a symbol's bytes, after the 0xFF
+ * that follows the description and the unique suffix, with a second
+ * 0xFF; a well-known symbol has only the first. */
+static duk_ret_t described_key(duk_context *ctx)
+{
+	duk_size_t len = 0;
+	const unsigned char *s = NULL;
+	if (duk_is_symbol(ctx, 0))
+		s = (const unsigned char *)duk_get_lstring(ctx, 0, &len);
+	int marks = 0;
+	for (duk_size_t i = 1; i < len; i++)
+		marks += s[i] == 0xff;
+	duk_push_boolean(ctx, !(len > 1 && s[len - 1] == 0xff && marks >= 2));
+	return 1;
+}
+
 /* Pushes the object of hidden keys the polyfills and the runtime keep
  * their state under (see polyfills.js, runtime.js). */
 static void push_keys(duk_context *ctx)
@@ -774,6 +792,8 @@ static void push_keys(duk_context *ctx)
 	}
 	duk_push_c_function(ctx, fresh_key, 0);
 	duk_put_prop_string(ctx, -2, "fresh");
+	duk_push_c_function(ctx, described_key, 1);
+	duk_put_prop_string(ctx, -2, "described");
 }
 
 /* Compiles and runs an embedded source; its value is left on the stack. */

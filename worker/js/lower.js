@@ -696,6 +696,8 @@
 			out.push([tx(p, c), value]);
 			return;
 		case 'AssignmentPattern':
+			if (p.left.type === 'Identifier')
+				nameIt(p.right, p.left.$orig || p.left.name);
 			var t = holder(value, c, out, decl);
 			destructure(p.left, cond(bin('===', id(t), void0()), tx(p.right, c), id(t)), c,
 				    out, decl);
@@ -798,16 +800,25 @@
 				     id: null, params: n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
 				     $home: n.$home, $asyncGen: n.async && n.generator};
-			var outer = {type: n.type, id: n.id, params: [], async: false, generator: false,
-				     expression: false, loc: n.loc, $home: n.$home, $fname: n.$fname,
+			/* A generator's objects inherit from its prototype: it
+			 * passes itself, by its own name or one of ours. */
+			var self = n.generator ? (n.id ? n.id : id('$$g' + (++tempN))) : null;
+			var outer = {type: n.type, id: self || n.id, params: lengthParams(n.params),
+				     async: false, generator: false, expression: false, loc: n.loc,
+				     $home: n.$home, $named: n.generator ? undefined : n.$named,
+				     $method: !n.generator, $bare: n.$bare, start: n.start,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
 						: n.async ? 'async' : 'generator',
-						[raw('this'), raw('arguments'), inner]), n)], n.body)};
+						[raw('this'), raw('arguments'), inner].concat(self ? [id(self.name)] : [])), n)], n.body)};
+			/* Those that stay functions (generators, declarations) refuse new. */
+			if (n.generator || n.type === 'FunctionDeclaration')
+				outer.body.body.unshift(stmt(rtCall('notNew', [raw('new.target')])));
 			/* A strict body makes the function strict: its this too. */
 			if (hasUseStrict(innerBody))
 				outer.body.body.unshift({type: 'ExpressionStatement', expression: lit('use strict'),
 							 directive: 'use strict'});
-			return txFunction(outer, c);
+			var lowered = txFunction(outer, c);
+			return n.generator ? generatorFn(lowered, n, self) : lowered;
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
@@ -829,6 +840,7 @@
 				params.push(p);
 			} else if (p.type === 'AssignmentPattern' && p.left.type === 'Identifier') {
 				params.push(p.left);
+				nameIt(p.right, p.left.$orig || p.left.name);
 				pro.push(at({type: 'IfStatement', test: bin('===', id(p.left.name), void0()),
 					     consequent: stmt(assign(id(p.left.name), tx(p.right, f))),
 					     alternate: null}, p));
@@ -858,13 +870,42 @@
 		var directives = [];
 		while (body.length && body[0].directive)
 			directives.push(body.shift());
-		var all = directives.concat(head, f.ctorHead || [], pro, body);
+		var late = lateParams(n, params);
+		var all = directives.concat(head, f.ctorHead || [], late, pro, body);
 		var out = {type: n.type === 'FunctionDeclaration' ? 'FunctionDeclaration'
 								     : 'FunctionExpression',
 			   id: n.id && n.type !== 'ArrowFunctionExpression' ? n.id : null,
 			   params: params, body: at(block(all), n.body), loc: n.loc};
-		if (!out.id && n.$fname)
-			out.id = id(n.$fname);
+		return named(out, n);
+	}
+
+	/* The lowered generator function fn of n, given its prototype (and
+	 * its name, when self is one of ours): a declaration by a statement
+	 * where it stands (the runtime also does it at its first call). */
+	function generatorFn(fn, n, self) {
+		if (fn.type === 'FunctionDeclaration')
+			return [fn, stmt(rtCall('genFn', [id(self.name), lit(!!n.async)]), n)];
+		var args = [fn, lit(!!n.async)];
+		if (!n.id)
+			args = args.concat(nameArgs(n.$named === undefined ? '' : n.$named));
+		return rtCall('genFn', args, n);
+	}
+
+	/* ---- function length: the parameters before the first default or rest */
+
+	function expectedLength(list) {
+		for (var i = 0; i < list.length; i++)
+			if (list[i].type === 'AssignmentPattern' || list[i].type === 'RestElement')
+				return i;
+		return list.length;
+	}
+
+	/* Formals for a wrapper whose length must be that of list: names it
+	 * never reads. */
+	function lengthParams(list) {
+		var out = [];
+		for (var i = expectedLength(list); i > 0; i--)
+			out.push(id('$$f' + (++tempN)));
 		return out;
 	}
 
@@ -874,6 +915,20 @@
 			if (body.body[i].directive === 'use strict')
 				return true;
 		return false;
+	}
+
+	/* Cuts the lowered formals params down to the function's length: the
+	 * ones after it become variables read from arguments, first thing in
+	 * the body (an arrow's own arguments here: the lowered function's). */
+	function lateParams(n, params) {
+		var len = expectedLength(n.params);
+		if (params.length <= len)
+			return [];
+		var pairs = [];
+		for (var i = len; i < params.length; i++)
+			pairs.push([id(params[i].name), member(raw('arguments'), lit(i))]);
+		params.length = len;
+		return [varDecl(pairs)];
 	}
 
 	/* ---- function names */
@@ -894,16 +949,80 @@
 		return found;
 	}
 
-	/* Gives an anonymous function the name ES2015 infers for it (a method's
-	 * key, a variable's name), for .name and stack traces; only where the
-	 * name, bound inside the function, cannot hide an outer one it uses (a
-	 * const's own name inside it is the same function). */
-	function nameFunction(fn, name, self) {
-		if (!fn || fn.id || !isFunction(fn) && fn.type !== 'FunctionExpression' ||
-		    !/^[A-Za-z_$][\w$]*$/.test(name) || name.indexOf('$$') === 0 ||
-		    RESERVED.indexOf(name) >= 0 || !self && mentions(fn, name))
-			return;
-		fn.$fname = name;
+	var IDENT = /^[A-Za-z_$][\w$]*$/;
+
+	/* An anonymous function or class definition: it takes the name of
+	 * where it stands (IsAnonymousFunctionDefinition). */
+	function isAnonymous(e) {
+		return !!e && (e.type === 'ArrowFunctionExpression' ||
+			       (e.type === 'FunctionExpression' || e.type === 'ClassExpression') && !e.id);
+	}
+
+	/* Marks value, when it is an anonymous function or class, with the
+	 * name a NamedEvaluation gives it: a string, or {key, prefix} for a
+	 * computed key held in key (an expression the lowering made, cheap to
+	 * repeat) that the runtime turns into a name. Applied when value is
+	 * lowered. */
+	function nameIt(value, name) {
+		if (isAnonymous(value) && value.$named === undefined)
+			value.$named = name;
+	}
+
+	/* A name Duktape takes as a method's key in an object literal and
+	 * names the method after (not reserved words, nor get and set, which
+	 * it reads as an accessor). */
+	function methodKey(name) {
+		return typeof name === 'string' && IDENT.test(name) && !ours(name) &&
+		       RESERVED.indexOf(name) < 0 && name !== 'get' && name !== 'set';
+	}
+
+	/* The name as an argument list for the runtime's fname. */
+	function nameArgs(want) {
+		if (typeof want === 'string')
+			return [lit(want)];
+		return want.prefix ? [want.key, lit(want.prefix)] : [want.key];
+	}
+
+	/* A function the script wrote (not one the lowering made). */
+	function written(n) {
+		return typeof n.start === 'number';
+	}
+
+	/* The lowered function out of n, under its ES2022 name and kind.
+	 * Arrows, methods, accessors and async functions are not constructors
+	 * and have no prototype: they become the method of an object literal
+	 * ({name(...) {...}}.name), which Duktape makes so and which binds no
+	 * name inside. Other functions take the name as their own when that
+	 * cannot hide an outer binding the body uses; any other name is set
+	 * by the runtime. */
+	function named(out, n) {
+		var want = n.$named;
+		if (n.id && n.type !== 'ArrowFunctionExpression') {
+			if (!n.id.$orig || n.type !== 'FunctionExpression')
+				return out;
+			want = n.id.$orig;
+		}
+		if (n.$bare)
+			return out;
+		if (n.$method || n.type === 'ArrowFunctionExpression' && written(n)) {
+			var key = methodKey(want) ? want : null;
+			out.id = null;
+			var m = member(objectOf([{type: 'Property', key: key ? id(key) : lit(''),
+						  value: out, kind: 'init', method: true,
+						  computed: false, shorthand: false}]),
+				       key || lit(''));
+			if (key || want === undefined)
+				return m;
+			return rtCall('fname', [m].concat(nameArgs(want)));
+		}
+		if (want === undefined)
+			return out;
+		if (!out.id && typeof want === 'string' && IDENT.test(want) && !ours(want) &&
+		    RESERVED.indexOf(want) < 0 && !mentions(n, want) && !mentions(n, 'eval')) {
+			out.id = id(want);
+			return out;
+		}
+		return rtCall('fname', [out].concat(nameArgs(want)));
 	}
 
 	/* ---- classes */
@@ -935,7 +1054,7 @@
 		var info = f.ctor;
 		var nt = rtCall('ctorCheck', [{type: 'ThisExpression'},
 					      {type: 'MetaProperty', meta: id('new'), property: id('target')},
-					      lit(info.name)]);
+					      lit(info.display)]);
 		f.ctorHead = [varDecl([[id(info.nt), nt]])];
 		if (info.derived) {
 			f.ctorHead.push(varDecl([[id(info.alloc), {type: 'ThisExpression'}],
@@ -953,9 +1072,11 @@
 		return body;
 	}
 
-	function txClass(n, c, nameHint) {
+	function txClass(n, c) {
 		var cid = ++classN;
-		var name = n.id ? (n.id.$orig || n.id.name) : (nameHint || '$$class' + cid);
+		var name = n.id ? (n.id.$orig || n.id.name) : '$$class' + cid;
+		/* An anonymous class is named where it stands, "" elsewhere. */
+		var want = n.id ? null : n.$named === undefined ? '' : n.$named;
 		var superVar = n.superClass ? '$$super' + cid : null;
 		var cls = '$$c' + cid; /* the class, for super, whatever shadows its name */
 		var initVar = null;
@@ -988,7 +1109,8 @@
 		}
 		ctorFn.$ctor = {name: name, derived: !!superVar, cls: cls, init: initVar,
 				nt: '$$newt' + cid, alloc: '$$alloc' + cid, rv: '$$rv' + cid,
-				label: '$$body' + cid};
+				label: '$$body' + cid,
+				display: want === null ? name : typeof want === 'string' ? want : ''};
 		ctorFn.$home = {cls: cls, isStatic: false};
 		/* Class bodies are strict code. */
 		out.push({type: 'ExpressionStatement', expression: lit('use strict'),
@@ -1000,6 +1122,8 @@
 			out.push(varDecl([[id(n.id.name), C()]]));
 		out.push(stmt(rtCall('defineClass', superVar ? [C(), lit(true), id(superVar)]
 							     : [C(), lit(false)]), n));
+		if (want !== null)
+			out.push(stmt(rtCall('fname', [C()].concat(nameArgs(want))), n));
 		if (!ctor)
 			out.push(ctorFn);
 		for (i = 0; i < members.length; i++) {
@@ -1012,14 +1136,18 @@
 				}
 				var fn = {type: 'FunctionExpression', id: null, params: m.value.params,
 					  body: m.value.body, async: m.value.async,
-					  generator: m.value.generator, loc: m.value.loc, $home: home};
-				if (m.kind === 'method' && !m.computed && m.key.type !== 'PrivateIdentifier')
-					nameFunction(fn, m.key.type === 'Identifier' ? m.key.name
-										: String(m.key.value));
+					  generator: m.value.generator, loc: m.value.loc, $home: home,
+					  $method: true, start: m.value.start};
+				/* The runtime names methods after their keys; an
+				 * identifier key names it for free. */
+				if (m.kind === 'method' && !m.computed && m.key.type === 'Identifier')
+					fn.$named = m.key.name;
 				var target = m.static ? C() : member(C(), 'prototype');
 				var kind = m.kind === 'get' || m.kind === 'set' ? m.kind : 'method';
-				out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf([
-					keyOf(m), fn, lit(kind)])])]), m));
+				var entry = [keyOf(m), fn, lit(kind)];
+				if (m.key.type === 'PrivateIdentifier')
+					entry.push(lit('#' + m.key.name));
+				out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf(entry)])]), m));
 			} else if (m.type === 'PropertyDefinition') {
 				var key = keyOf(m);
 				if (m.computed) {
@@ -1029,6 +1157,8 @@
 					key = id(kt);
 				}
 				var hidden = m.key.type === 'PrivateIdentifier';
+				nameIt(m.value, hidden ? '#' + m.key.name : m.computed ? {key: key}
+					: m.key.type === 'Identifier' ? m.key.name : String(m.key.value));
 				if (m.static) {
 					var v = m.value ? call(member(fnExpr([], [ret(m.value, m.value)], m.value),
 								      'call'), [C()]) : void0();
@@ -1365,14 +1495,9 @@
 		for (var i = 0; i < n.declarations.length; i++) {
 			var d = n.declarations[i];
 			var init;
-			if (d.init && d.id.type === 'Identifier' && isFunction(d.init))
-				nameFunction(d.init, d.id.$orig || d.id.name,
-					     n.kind === 'const' && !d.id.$orig);
-			if (d.init && d.init.type === 'ClassExpression' && !d.init.id &&
-			    d.id.type === 'Identifier')
-				init = txClass(d.init, c, d.id.$orig || d.id.name);
-			else
-				init = d.init ? tx(d.init, c) : null;
+			if (d.init && d.id.type === 'Identifier')
+				nameIt(d.init, d.id.$orig || d.id.name);
+			init = d.init ? tx(d.init, c) : null;
 			if (d.id.type === 'Identifier') {
 				/* let in a loop body starts undefined on every turn. */
 				if (!init && n.kind === 'let' && !inFor)
@@ -1475,7 +1600,7 @@
 		}
 		for (i = 0; i < n.properties.length; i++) {
 			p = n.properties[i];
-			if (p.type === 'SpreadElement' || p.computed)
+			if (p.type === 'SpreadElement' || p.computed || p.kind !== 'init')
 				simple = false;
 		}
 		if (simple) {
@@ -1494,14 +1619,25 @@
 				first = false;
 				run = null;
 				parts.push(rtCall('assign', [id(t), tx(p.argument, c)]));
-			} else if (p.computed || !first && !run) {
+			} else if (p.computed || p.kind !== 'init' || !first && !run) {
 				if (first)
 					parts.push(assign(id(t), objectOf([])));
 				first = false;
 				run = null;
-				var key = p.computed ? tx(p.key, c)
-					: lit(p.key.type === 'Identifier' ? p.key.name : p.key.value);
-				var value = p.kind === 'init' ? txValue(p, c) : txFunction(p.value, c);
+				var key, name;
+				if (p.computed) {
+					/* A property key before the value is evaluated,
+					 * held for the name of the function it keys. */
+					var kt = temp(c);
+					key = assign(id(kt), rtCall('propertyKey', [tx(p.key, c)]));
+					name = {key: id(kt)};
+				} else {
+					key = lit(p.key.type === 'Identifier' ? p.key.name : p.key.value);
+					name = String(key.value);
+				}
+				/* Accessors are named by the runtime, "get" or "set" before the key. */
+				var value = p.kind === 'init' ? txValue(p, c, name)
+					: txFunction(methodOf(p.value, undefined), c);
 				if (p.kind === 'get' || p.kind === 'set')
 					parts.push(rtCall('accessor', [id(t), key, lit(p.kind), value, lit(true)]));
 				else
@@ -1519,19 +1655,29 @@
 		return seq(parts);
 	}
 
-	function txValue(p, c) {
+	/* A method of an object literal or class, named name (undefined: by
+	 * the runtime). */
+	function methodOf(v, name) {
+		return {type: 'FunctionExpression', id: null, params: v.params, body: v.body,
+			async: v.async, generator: v.generator, loc: v.loc, start: v.start,
+			$method: true, $named: name, $home: v.$home};
+	}
+
+	/* The value of an object literal's property p, a function or class
+	 * named name (by default its key); bare: a method that the literal
+	 * itself will print as a method. */
+	function txValue(p, c, name, bare) {
 		var v = p.value;
-		if (p.method || isFunction(v)) {
-			if (!p.computed && p.kind === 'init')
-				nameFunction(v, p.key.type === 'Identifier' ? p.key.name : String(p.key.value));
-			if (v.type === 'ArrowFunctionExpression')
-				return txFunction(v, c);
-			return txFunction({type: 'FunctionExpression', id: v.id, params: v.params,
-					   body: v.body, async: v.async, generator: v.generator,
-					   loc: v.loc, $fname: v.$fname, $home: v.$home}, c);
+		if (name === undefined)
+			name = p.key.type === 'Identifier' ? p.key.name : String(p.key.value);
+		if (p.method) {
+			var m = methodOf(v, name);
+			m.$bare = bare;
+			return txFunction(m, c);
 		}
-		if (v.type === 'ClassExpression' && !v.id && p.key.type === 'Identifier')
-			return txClass(v, c, p.key.name);
+		/* __proto__: v sets the prototype; it names nothing. */
+		if (p.computed || name !== '__proto__')
+			nameIt(v, name);
 		return tx(v, c);
 	}
 
@@ -1543,9 +1689,11 @@
 			key = lit(String(key.value));
 		else
 			key = id(key.name);
-		return at({type: 'Property', key: key,
-			   value: p.kind === 'init' ? txValue(p, c) : txFunction(p.value, c),
-			   kind: p.kind, computed: false}, p);
+		/* A method with an identifier key stays one: Duktape names it. */
+		var bare = p.method && !p.value.generator && key.type === 'Identifier' &&
+			   methodKey(key.name);
+		return at({type: 'Property', key: key, value: txValue(p, c, undefined, bare),
+			   kind: p.kind, computed: false, method: bare}, p);
 	}
 
 	/* ---- templates */
@@ -1604,6 +1752,9 @@
 
 	function txAssign(n, c) {
 		var op = n.operator;
+		if (n.left.type === 'Identifier' && (op === '=' || op === '||=' || op === '&&=' ||
+						     op === '??='))
+			nameIt(n.right, n.left.$orig || n.left.name);
 		if (op === '=' && (n.left.type === 'ObjectPattern' || n.left.type === 'ArrayPattern')) {
 			var pairs = [], value = tx(n.right, c);
 			var t = temp(c);
@@ -2256,8 +2407,8 @@
 				var key = pr.key.type === 'Identifier' ? pr.key.name
 					: typeof pr.key.value === 'number' ? String(pr.key.value)
 					: quote(pr.key.value);
-				if (pr.kind === 'get' || pr.kind === 'set') {
-					this.w(pr.kind + ' ' + key + '(');
+				if (pr.kind === 'get' || pr.kind === 'set' || pr.method) {
+					this.w((pr.method ? '' : pr.kind + ' ') + key + '(');
 					for (var j = 0; j < pr.value.params.length; j++)
 						this.w((j ? ', ' : '') + pr.value.params[j].name);
 					this.w(') {');

@@ -808,20 +808,20 @@
 	define(global, 'Promise', Promise);
 	if (!('description' in Symbol.prototype))
 		defineProperty(Symbol.prototype, 'description', {configurable: true, get: function () {
-			return Symbol.prototype.toString.call(this).slice(7, -1);
+			var d = Symbol.prototype.toString.call(this).slice(7, -1);
+			return d || hidden.described(Symbol.prototype.valueOf.call(this)) ? d : undefined;
 		}});
+	/* caller and arguments: %ThrowTypeError% accessors on Function.prototype
+	 * alone (AddRestrictedFunctionProperties), as the engine no longer
+	 * gives strict and bound functions their own (scripts/duk-patch.sh). */
+	var thrower = Object.getOwnPropertyDescriptor((function () {
+		'use strict';
+		return arguments;
+	})(), 'callee').get;
+	defineProperty(Function.prototype, 'caller', {get: thrower, set: thrower, configurable: true});
+	defineProperty(Function.prototype, 'arguments', {get: thrower, set: thrower,
+							 configurable: true});
 	define(global, 'AggregateError', AggregateError);
-	/* Function.prototype's caller and arguments (ES2015 16.1): accessors
-	 * that throw, one thrower for both; strict functions have no own
-	 * ones (scripts/duk-source.sh). */
-	var throwTypeError = function () {
-		throw new TypeError("'caller' and 'arguments' of functions may not be accessed");
-	};
-	Object.preventExtensions(throwTypeError);
-	defineProperty(Function.prototype, 'caller', {get: throwTypeError, set: throwTypeError,
-						     configurable: true, enumerable: false});
-	defineProperty(Function.prototype, 'arguments', {get: throwTypeError, set: throwTypeError,
-							configurable: true, enumerable: false});
 	define(global, 'queueMicrotask', function (fn) {
 		if (!isCallable(fn))
 			throw new TypeError('queueMicrotask: the argument must be a function');

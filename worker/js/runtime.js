@@ -168,7 +168,9 @@
 		return v;
 	}
 
-	function accessor(obj, key, kind, fn, enumerable) {
+	/* name: what names fn instead of key (a private member's #name). */
+	function accessor(obj, key, kind, fn, enumerable, name) {
+		fname(fn, name === undefined ? key : name, kind);
 		var d = hasOwn.call(obj, key) ? Object.getOwnPropertyDescriptor(obj, key) : null;
 		var desc = {configurable: true, enumerable: enumerable};
 		if (d && !hasOwn.call(d, 'value')) {
@@ -418,15 +420,20 @@
 		return v;
 	}
 
-	/* Methods, getters and setters of a class: [key, fn, kind] in order. */
+	/* Methods, getters and setters of a class: [key, fn, kind, name] in
+	 * order, each function named after its key (or name when given). */
 	function methods(obj, list) {
 		for (var i = 0; i < list.length; i++) {
 			var m = list[i];
-			if (m[2] === 'method')
+			if (m[2] === 'method') {
+				var name = keyName(m.length > 3 ? m[3] : m[0]);
+				if (!hasOwn.call(m[1], 'name') || m[1].name !== name)
+					fname(m[1], name);
 				defineProperty(obj, m[0], {value: m[1], writable: true, configurable: true,
 							   enumerable: false});
-			else
-				accessor(obj, m[0], m[2], m[1], false);
+			} else {
+				accessor(obj, m[0], m[2], m[1], false, m[3]);
+			}
 		}
 	}
 
@@ -568,8 +575,8 @@
 	if (Symbol.toStringTag)
 		defineProperty(GP, Symbol.toStringTag, {configurable: true, value: 'Generator'});
 
-	function generator(self, list, body) {
-		var o = new GeneratorObject();
+	function generator(self, list, body, fn) {
+		var o = Object.create(objectsProto(fn, GP));
 		defineProperty(o, GEN, {value: new Generator(self, list, body)});
 		return o;
 	}
@@ -665,10 +672,41 @@
 		return re;
 	}
 
-	/* A top-level function of program code, renamed inside the wrapper
-	 * (see the lowering's globalize), under its own name again. */
-	function fname(fn, name) {
-		defineProperty(fn, 'name', {value: name, configurable: true});
+	/* ---- function names */
+
+	/* ToPropertyKey(v): a symbol, or a string. */
+	function propertyKey(v) {
+		if (isObject(v)) {
+			var exotic = Symbol.toPrimitive ? v[Symbol.toPrimitive] : undefined;
+			if (exotic != null) {
+				v = exotic.call(v, 'string');
+				if (isObject(v))
+					throw new TypeError('cannot convert the key to a primitive');
+			} else {
+				return String(v);
+			}
+		}
+		return typeof v === 'symbol' ? v : String(v);
+	}
+
+	/* The name a property key gives a function (SetFunctionName): a
+	 * symbol's description in brackets. */
+	function keyName(key) {
+		if (typeof key === 'symbol') {
+			var d = key.description;
+			return d === undefined ? '' : '[' + d + ']';
+		}
+		return String(key);
+	}
+
+	/* fn named after key (a name, or a key: see keyName), prefix ("get",
+	 * "set") before it: a top-level function of program code renamed
+	 * inside the wrapper (see the lowering's globalize), or a function
+	 * whose name the lowering could not give it by its syntax. */
+	function fname(fn, key, prefix) {
+		var name = keyName(key);
+		defineProperty(fn, 'name', {value: prefix ? prefix + ' ' + name : name,
+					    configurable: true});
 		return fn;
 	}
 
@@ -805,10 +843,58 @@
 	defineProperty(AGP, ASYNC_ITERATOR, {writable: true, configurable: true,
 					    value: function () { return this; }});
 
-	function asyncGenerator(self, list, body) {
-		var o = new AsyncGeneratorObject();
+	function asyncGenerator(self, list, body, fn) {
+		var o = Object.create(objectsProto(fn, AGP));
 		defineProperty(o, GEN, {value: new AsyncGen(self, list, body)});
 		return o;
+	}
+
+	/* ---- generator functions */
+
+	/* %GeneratorFunction.prototype% (or the async one): what generator
+	 * functions inherit from; its prototype is their objects' default. */
+	function functionProto(objects, tag) {
+		var fp = Object.create(Function.prototype);
+		defineProperty(fp, 'prototype', {value: objects, configurable: true});
+		defineProperty(objects, 'constructor', {value: fp, configurable: true});
+		if (Symbol.toStringTag)
+			defineProperty(fp, Symbol.toStringTag, {value: tag, configurable: true});
+		return fp;
+	}
+	var GFP = functionProto(GP, 'GeneratorFunction');
+	var AGFP = functionProto(AGP, 'AsyncGeneratorFunction');
+	var GENFN = keys.fresh();
+
+	/* fn as a generator function (async: an async one), once: its own
+	 * prototype a fresh object inheriting from its objects' default, no
+	 * constructor in it; named after key (see fname) when given. */
+	function genFn(fn, async, key, prefix) {
+		if (arguments.length > 2)
+			fname(fn, key, prefix);
+		if (hasOwn.call(fn, GENFN))
+			return fn;
+		defineProperty(fn, GENFN, {value: true});
+		defineProperty(fn, 'prototype', {value: Object.create(async ? AGP : GP)});
+		setPrototypeOf(fn, async ? AGFP : GFP);
+		return fn;
+	}
+
+	/* A generator or async function called with new (target its
+	 * new.target): it is no constructor. */
+	function notNew(target) {
+		if (target !== undefined)
+			throw new TypeError('not a constructor');
+	}
+
+	/* What a generator's objects inherit from: its prototype, when that
+	 * is an object, else def (the generator object prototype). */
+	function objectsProto(fn, def) {
+		if (!fn)
+			return def;
+		if (!hasOwn.call(fn, GENFN))
+			genFn(fn, def === AGP);
+		var p = fn.prototype;
+		return isObject(p) ? p : def;
 	}
 
 	/* The loop wrapper's answer for `break` (see the lowering of loops
@@ -856,6 +942,9 @@
 		awaitValue: awaitValue,
 		async: async,
 		fname: fname,
+		genFn: genFn,
+		propertyKey: propertyKey,
+		notNew: notNew,
 		BREAK: BREAK
 	});
 })

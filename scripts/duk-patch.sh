@@ -1,0 +1,38 @@
+#!/bin/sh
+# duk-patch.sh SRC: prints Debian's duktape.c (the Duktape source in
+# /usr/share/duktape) with the changes that make its functions the ones
+# ES2022 describes where Duktape keeps the ES5.1 rules. Each change names
+# the exact lines it replaces; the build fails when one is not there
+# exactly once, so a changed upstream source cannot slip through unnoticed.
+#
+# 1. Every function has an own "name": "" for an anonymous one (ES2022
+#    SetFunctionName in every function definition), not Function.prototype's.
+# 2. Strict functions and bound functions have no own "caller" and
+#    "arguments" throwers (ES2022 16.2: only %Function.prototype% has them,
+#    AddRestrictedFunctionProperties; the polyfills put them there).
+# 3. Reading a strict function out of a property named "caller" is an
+#    ordinary [[Get]]: ES5's exotic rule (15.3.5.4) is gone in ES2015, and
+#    it made a class's static caller() method unreadable.
+set -eu
+src=$1
+check() {
+	n=$(grep -c -x -F "$1" "$src" || true)
+	if [ "$n" != 1 ]; then
+		echo "duk-patch.sh: expected one '$1' in $src, found $n" >&2
+		exit 1
+	fi
+}
+check '		DUK_DD(DUK_DDPRINT("not setting function instance .name"));'
+check '		duk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_CALLER);'
+check '		duk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_LC_ARGUMENTS);'
+check '	duk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_CALLER);'
+check '	duk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_LC_ARGUMENTS);'
+check '	if (key == DUK_HTHREAD_STRING_CALLER(thr) && DUK_TVAL_IS_OBJECT(tv_obj)) {'
+echo "/* Generated from $src by scripts/duk-patch.sh. */"
+sed -e 's|^\t\tDUK_DD(DUK_DDPRINT("not setting function instance .name"));$|\t\tduk_push_hstring_stridx(thr, DUK_STRIDX_EMPTY_STRING); duk_xdef_prop_stridx_short(thr, -4, DUK_STRIDX_NAME, DUK_PROPDESC_FLAGS_C); /* duk-patch.sh: own name "" (the closure under template and undefined) */|' \
+    -e 's|^\t\tduk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_CALLER);$|\t\t/* duk-patch.sh: no own caller (ES2022) */|' \
+    -e 's|^\t\tduk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_LC_ARGUMENTS);$|\t\t/* duk-patch.sh: no own arguments (ES2022) */|' \
+    -e 's|^\tduk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_CALLER);$|\t/* duk-patch.sh: no own caller (ES2022) */|' \
+    -e 's|^\tduk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_LC_ARGUMENTS);$|\t/* duk-patch.sh: no own arguments (ES2022) */|' \
+    -e 's|^\tif (key == DUK_HTHREAD_STRING_CALLER(thr) \&\& DUK_TVAL_IS_OBJECT(tv_obj)) {$|\tif (0 /* duk-patch.sh: no ES5 caller rule (ES2015) */ \&\& key == DUK_HTHREAD_STRING_CALLER(thr)) {|' \
+    "$src"
