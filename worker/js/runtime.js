@@ -425,14 +425,16 @@
 	function methods(obj, list) {
 		for (var i = 0; i < list.length; i++) {
 			var m = list[i];
+			/* A computed key is converted once, for the name too. */
+			var key = propertyKey(m[0]);
 			if (m[2] === 'method') {
-				var name = keyName(m.length > 3 ? m[3] : m[0]);
+				var name = keyName(m.length > 3 ? m[3] : key);
 				if (!hasOwn.call(m[1], 'name') || m[1].name !== name)
 					fname(m[1], name);
-				defineProperty(obj, m[0], {value: m[1], writable: true, configurable: true,
-							   enumerable: false});
+				defineProperty(obj, key, {value: m[1], writable: true, configurable: true,
+							 enumerable: false});
 			} else {
-				accessor(obj, m[0], m[2], m[1], false, m[3]);
+				accessor(obj, key, m[2], m[1], false, m[3]);
 			}
 		}
 	}
