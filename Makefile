@@ -44,7 +44,7 @@ PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c pr
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c \
             protocol/jsonv.c protocol/jstr.c protocol/size.c
 WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
-            worker/forkserver.c
+            worker/forkserver.c worker/prescan.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.
 JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o \
             build/gen/js_typescript.o build/gen/js_lower.o build/gen/js_runtime.o \
@@ -75,6 +75,8 @@ UNIT_TESTS += check_mcp_tools
 # Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
 # mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
 UNIT_TESTS += check_mcp_config check_mcp_names
+# The ES5 fast path's pre-scan alone (worker/prescan.c).
+UNIT_TESTS += check_prescan
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -122,7 +124,13 @@ build/duktape/duktape.c: $(DUK_SRC)/duktape.c scripts/duk-patch.sh
 build/duktape/duktape.o: $(DUK_GEN)
 	$(CC) $(CFLAGS) -w -c -o $@ build/duktape/duktape.c
 
-build/gen/js_acorn.c: $(ACORN) scripts/embed.sh
+# acorn with identifier tables of the Unicode version ES2022 asks for (the
+# latest), in place of those it was built with: see scripts/unicode-id.js.
+build/gen/acorn.js: $(ACORN) worker/js/acorn-unicode.js scripts/acorn-unicode.sh
+	@mkdir -p $(dir $@)
+	sh scripts/acorn-unicode.sh $(ACORN) worker/js/acorn-unicode.js > $@.tmp && mv $@.tmp $@
+
+build/gen/js_acorn.c: build/gen/acorn.js scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh js_acorn $< > $@
 
@@ -177,6 +185,7 @@ build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protoco
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
+build/tests/check_prescan: $(call obj,tests/check_prescan.c worker/prescan.c)
 build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c)
 build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) client/mcp_rpc.c \
     client/ploop.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))

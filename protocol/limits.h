@@ -428,4 +428,11 @@
 #define LIMIT_MCP_SEARCH_RESULTS 20u
 #define LIMIT_MCP_SEARCH_RESULTS_TEXT "20"
 
+/* The ES5 fast path's pre-scan (worker/prescan.c): brackets it follows
+ * nested at most this deep; deeper code is lowered (the lowering has its
+ * own bounds under the script's heap and CPU limits). Far beyond what
+ * people or models write, well within Duktape's own compiler limit of
+ * 2500 (DUK_USE_COMPILER_RECLIMIT), and 20 bytes a level on the stack. */
+#define LIMIT_PRESCAN_DEPTH 1000
+
 #endif

@@ -10,9 +10,10 @@
 # 2. Strict functions and bound functions have no own "caller" and
 #    "arguments" throwers (ES2022 16.2: only %Function.prototype% has them,
 #    AddRestrictedFunctionProperties; the polyfills put them there).
-# 3. Reading a strict function out of a property named "caller" is an
-#    ordinary [[Get]]: ES5's exotic rule (15.3.5.4) is gone in ES2015, and
-#    it made a class's static caller() method unreadable.
+#    This also leaves a class free to have static members of those names.
+# 3. ES5's [[Get]] of a function (15.3.5.4) refused to read a strict
+#    function out of a property named "caller"; ES2015 has no such rule,
+#    and it would make a class's static caller() method unreadable.
 set -eu
 src=$1
 check() {

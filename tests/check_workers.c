@@ -1045,6 +1045,12 @@ static const char *const eval_vectors[] = {
 	"new Function('return $$rt')()",
 	"Function('return $$rt')()",
 	"(() => { const e = eval; return e('$$rt') })()",
+	"(0, eval)('$$rt')",
+	"globalThis.eval('$$rt')",
+	"eval('\\u0024\\u0024rt')",
+	"(() => eval('$$this1'))()",
+	"eval('(() => $$rt)()')",
+	"Function('a = $$rt', 'return a')()",
 	NULL,
 };
 
@@ -1094,12 +1100,30 @@ START_TEST(test_eval_reaches_no_helper)
 	r = run_tests(code, tests);
 	assert_report(r, 2, 2, 0, 0);
 	json_decref(r);
-	/* Lowered code's eval is indirect: it sees globals, not locals
-	 * (README); code the engine runs as it is keeps a direct eval. */
-	assert_value("var g = 'global'; const f = () => { const local = 1; "
-		     "return [eval('typeof local'), eval('typeof g')] }; return f()",
-		     "[\"undefined\",\"undefined\"]");
+	/* A direct eval at the top of program code is of global code: its
+	 * var is a global the tests see, its let its own. */
+	r = run_tests("var base = 1; eval('var fromEval = base + 1; let lexical = 3');\n"
+		      "const arrow = () => 0;",
+		      "test('eval at the top', () => { assert.is(fromEval, 2); "
+		      "assert.is(typeof lexical, 'undefined') });");
+	assert_report(r, 1, 1, 0, 0);
+	json_decref(r);
+	/* A direct eval sees the variables around it, in lowered code too
+	 * (README), and takes modern syntax; the indirect one sees globals. */
+	assert_value(
+		"var g = 'global'; const f = () => { const local = 1; "
+		"return [eval('typeof local'), eval('typeof g'), (0, eval)('typeof local')] }; "
+		"return f()",
+		"[\"number\",\"string\",\"undefined\"]");
 	assert_value("var local = 1; return eval('local + 1')", "2");
+	assert_value("var local = 1; return eval /* c */\n('local + 1')", "2");
+	/* Code the engine runs as it is may call the global eval, which
+	 * lowers: an indirect eval. */
+	assert_value("var f = eval; return [(0, eval)('let [a] = [3]; a'), f('typeof local')]",
+		     "[3,\"undefined\"]");
+	assert_value("var local = [1]; return eval('[...local, 2]')", "[1,2]");
+	/* A string cannot replace the helpers for the code around it. */
+	assert_value("eval('var $$rt = {spread: null}; let $$t1 = 0'); return [...[3]]", "[3]");
 	free(js);
 	free(ts);
 	free(code);

@@ -16,6 +16,7 @@
 #include "../protocol/io.h"
 #include "../protocol/utf8.h"
 #include "js.h"
+#include "prescan.h"
 #include "store.h"
 
 static duk_context *heap_ctx;
@@ -834,7 +835,8 @@ static int prepare_lowering(duk_context *ctx)
 		return -1;
 	duk_get_prop_string(ctx, -2, "thread");
 	push_keys(ctx);
-	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+	duk_get_prop_string(ctx, -4, "lower");
+	if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return -1;
 	duk_put_prop_string(ctx, -2, "rt");
 	duk_pop(ctx);
@@ -1241,12 +1243,16 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 }
 
 /* Lowered code is compiled inside a wrapper whose parameter is the
- * runtime, and which gives the function that runs the code: everything on
+ * runtime (and binds eval, for the direct evals of lowered code, to the
+ * engine's own, which no script can reach: see the runtime's eval and
+ * Function), and which gives the function that runs the code: everything on
  * the first line, so that lines stay those of the submitted code. As a
  * body, the wrapper is the function compiled; as a program, the program's
  * completion value, after the var statement that declares its globals. */
-static const char lowered_body_head[] = "function($$rt){return function(){";
-static const char lowered_program_head[] = "(function($$rt){return function(){";
+static const char lowered_body_head[] =
+	"function($$rt){var eval=$$rt.evalNative;return function(){";
+static const char lowered_program_head[] =
+	"(function($$rt){var eval=$$rt.evalNative;return function(){";
 static const char lowered_tail[] = "\n}}";
 
 /* Replaces the lowering's globals array at the top of the stack with
@@ -1264,11 +1270,47 @@ static void push_global_vars(duk_context *ctx)
 	duk_remove(ctx, -2);
 }
 
+static bool ident_byte(unsigned char c)
+{
+	return c == '_' || c == '$' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+/* Whether code may call eval directly: the global eval is the runtime's,
+ * which lowers its source, so only lowered code (whose wrapper binds eval
+ * to the engine's) can make a direct eval. A cheap, conservative test, in
+ * comments and strings too: the word eval (next to no ASCII letter, digit,
+ * _ or $) followed, after ASCII white space, by a parenthesis, a slash (a
+ * comment may come first) or anything not ASCII. Any other mention, such
+ * as (0, eval)(s), is the global eval, which code the engine runs as it is
+ * may call: an indirect eval, as it is lowered. (So is an escaped name,
+ * ev\u0061l(s), an indirect eval there, never one that sees more.) */
+static bool names_eval(const char *code, size_t len)
+{
+	const char *p = code, *end = code + len;
+	while ((p = memmem(p, (size_t)(end - p), "eval", 4)) != NULL) {
+		const char *q = p + 4;
+		bool word = (p == code || !ident_byte((unsigned char)p[-1])) &&
+			    (q == end || !ident_byte((unsigned char)*q));
+		p = q;
+		if (!word)
+			continue;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r' ||
+				   *q == '\v' || *q == '\f'))
+			q++;
+		if (q == end || *q == '(' || *q == '/' || (unsigned char)*q >= 0x80)
+			return true;
+	}
+	return false;
+}
+
 /* Compiles src (what the request gave, or its lowered form at the top of
  * the stack when lowered is set) as a function body or as program code.
- * Code the engine takes as it is goes no further; code it cannot parse is
- * lowered first. NULL with the compiled function on the stack, or the
- * failure result. */
+ * JavaScript the pre-scan finds nothing in whose ES5.1 and ES2022 readings
+ * differ (prescan.h) is compiled by the engine as it is, and goes no
+ * further when the engine takes it; the rest, and what the engine cannot
+ * parse, is lowered first. NULL with the compiled function on the stack,
+ * or the failure result. */
 static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engine_language lang,
 		       const char *file, bool body)
 {
@@ -1277,7 +1319,7 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 	static const char head[] = "function(){";
 	static const char tail[] = "\n}";
 	duk_uint_t flags = body ? DUK_COMPILE_FUNCTION : 0;
-	if (lang != ENGINE_TYPESCRIPT) {
+	if (lang != ENGINE_TYPESCRIPT && !prescan_reason(code, len) && !names_eval(code, len)) {
 		duk_int_t rc;
 		if (body) {
 			size_t total = sizeof head - 1 + len + sizeof tail - 1;

@@ -123,7 +123,13 @@
 	function Scope(parent, isFn) {
 		this.parent = parent;
 		this.fn = isFn ? this : parent.fn;
+		/* Where var and function declarations go: the function, or the
+		 * body of one whose parameters are not simple (see fn below). */
+		this.vars = isFn ? this : parent.vars;
 		this.names = {};
+		this.start = 0;    /* where its code begins (see tdzRef) */
+		this.node = null;  /* a function scope's function */
+		this.tdzInit = null; /* bindings that start uninitialised */
 		if (isFn) {
 			this.hoisted = {}; /* name -> declarations hoisted into it */
 			this.outer = {};   /* names used in it that resolve outside it */
@@ -132,21 +138,52 @@
 		}
 	}
 
-	var BLOCK_KINDS = {let: true, 'const': true, 'class': true};
+	var BLOCK_KINDS = {let: true, 'const': true, 'class': true, blockfn: true};
+
+	/* True when a body's directive prologue holds "use strict". */
+	function strictBody(list) {
+		for (var i = 0; i < list.length && list[i].directive !== undefined; i++)
+			if (list[i].directive === 'use strict')
+				return true;
+		return false;
+	}
 
 	function analyze(program, rootScope) {
-		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [];
+		var refs = [], blockBindings = [], loops = [], used = {}, reserved = [], bodies = [];
+		/* Where the binding being declared is initialised: the end of
+		 * its declarator, class or pattern element (-1: its own end);
+		 * skip, an initialiser evaluated before its pattern binds. */
+		var bindEnd = -1, bindSkip = null;
+		/* The function whose parameter list is being visited. */
+		var inParams = null;
+		var fnDecls = [], tdzRefs = [], heritageRefs = [];
+		/* Parameters in order, and the defaults being visited: a name
+		 * read there (not in a closure) whose parameter is bound at or
+		 * after `from` is read before its initialisation. */
+		var paramSeq = 0, paramArea = null;
+
+		function tdzBinding(b, kind, node) {
+			if (kind !== 'let' && kind !== 'const' && kind !== 'class' && kind !== 'param')
+				return;
+			b.initAt = bindEnd >= 0 ? bindEnd : node.end;
+			b.skip = bindSkip;
+			if (b.scope.caseEnd !== undefined)
+				b.caseEnd = b.scope.caseEnd;
+		}
+
 
 		function declare(scope, name, kind, node) {
 			used['$' + name] = true;
-			var target = BLOCK_KINDS[kind] === true ? scope : scope.fn;
+			var target = BLOCK_KINDS[kind] === true ? scope : scope.vars;
 			var key = '$' + name;
 			var b = target.names[key];
 			if (!b) {
-				b = {name: name, kind: kind, scope: target, nodes: [], captured: false};
+				b = {name: name, kind: kind, scope: target, nodes: [], captured: false,
+				     seq: kind === 'param' ? ++paramSeq : 0};
 				if (name.indexOf('$$') === 0)
 					reserved.push(b);
 				target.names[key] = b;
+				tdzBinding(b, kind, node);
 				target.fn.hoisted[key] = (target.fn.hoisted[key] || 0) + 1;
 				if (BLOCK_KINDS[kind] === true) {
 					if (target !== target.fn)
@@ -157,6 +194,9 @@
 				}
 			}
 			b.nodes.push(node);
+			b.declCount = (b.declCount || 0) + 1;
+			if (kind === 'function')
+				b.hasFn = true;
 		}
 
 		function pattern(p, scope, kind) {
@@ -169,7 +209,7 @@
 						pattern(q.argument, scope, kind);
 					} else {
 						if (q.computed)
-							visit(q.key, scope);
+							paramVisit(q.key, scope, kind, paramSeq + 1);
 						pattern(q.value, scope, kind);
 					}
 				}
@@ -180,12 +220,31 @@
 						pattern(p.elements[j], scope, kind);
 				break;
 			case 'AssignmentPattern':
+				/* A name with a default is bound once the default is
+				 * evaluated. */
+				var from = paramSeq + 1;
+				var outerEnd = bindEnd;
+				bindEnd = p.left.type === 'Identifier' ? p.end : -1;
 				pattern(p.left, scope, kind);
-				visit(p.right, scope);
+				bindEnd = outerEnd;
+				paramVisit(p.right, scope, kind, from);
 				break;
 			case 'RestElement': pattern(p.argument, scope, kind); break;
 			default: visit(p, scope);
 			}
+		}
+
+		/* Visits an expression in a pattern; in parameters, names it reads
+		 * of parameters numbered from `from` on are not yet bound. */
+		function paramVisit(e, scope, kind, from) {
+			if (kind !== 'param') {
+				visit(e, scope);
+				return;
+			}
+			var saved = paramArea;
+			paramArea = {fn: scope.fn, from: from};
+			visit(e, scope);
+			paramArea = saved;
 		}
 
 		function target(p, scope) {
@@ -212,26 +271,68 @@
 				visit(p.right, scope);
 				break;
 			case 'RestElement': target(p.argument, scope); break;
+			case 'Identifier':
+				p.$write = true;
+				visit(p, scope);
+				break;
 			default: visit(p, scope);
 			}
 		}
 
+		/* The scope a for-in/of head's expression is evaluated in: the
+		 * names the head declares are there, never initialised. */
+		function headScope(n, scope) {
+			if (n.left.type !== 'VariableDeclaration' || n.left.kind === 'var')
+				return scope;
+			var hs = new Scope(scope, false), names = boundNames(n.left.declarations[0].id, []);
+			hs.start = n.start;
+			for (var i = 0; i < names.length; i++)
+				hs.names['$' + names[i]] = {name: names[i], kind: 'tdzhead', scope: hs, nodes: [],
+							    captured: false, initAt: Infinity};
+			return hs;
+		}
+
 		function fn(n, scope) {
 			var s = new Scope(scope, true);
+			s.strict = scope.fn.strict ||
+				   (n.body.type === 'BlockStatement' && strictBody(n.body.body));
+			s.node = n;
+			s.start = n.start;
+			n.$fnScope = s;
+			s.arrow = n.type === 'ArrowFunctionExpression';
 			if (n.type === 'FunctionExpression' && n.id)
 				declare(s, n.id.name, 'fname', n.id);
-			var simple = true;
+			var simple = true, outerParams = inParams;
+			inParams = s;
 			for (var i = 0; i < n.params.length; i++) {
+				bindEnd = -1;
 				pattern(n.params[i], s, 'param');
 				simple = simple && n.params[i].type === 'Identifier';
 			}
-			/* Defaults and patterns cannot see the body's let and const:
+			inParams = outerParams;
+			/* Defaults and patterns cannot see the body's declarations:
 			 * the body gets a scope of its own, whose names are renamed
-			 * if a default reads the same name from outside. */
-			if (n.body.type === 'BlockStatement')
-				statements(n.body.body, simple ? s : new Scope(s, false));
-			else
+			 * if a default reads the same name (see bodyVars). */
+			if (n.body.type === 'BlockStatement') {
+				var bs = s;
+				if (!simple) {
+					bs = new Scope(s, false);
+					bs.vars = bs;
+					bodies.push(n, s, bs);
+				}
+				initsAt(bs, n.body, n.body.start);
+				statements(n.body.body, bs);
+			} else {
 				visit(n.body, s);
+			}
+		}
+
+		/* A scope whose uninitialised bindings the transform can set up
+		 * at node (a block, a function's body, a switch, the program). */
+		function initsAt(s, node, start) {
+			s.start = start;
+			s.initNode = node;
+			node.$scope = s;
 		}
 
 		function statements(list, scope) {
@@ -247,6 +348,14 @@
 			scope.fn.loops.pop();
 		}
 
+		/* A function scope for a class member's initialiser or block. */
+		function memberScope(m, scope) {
+			var s = new Scope(scope, true);
+			s.node = m;
+			s.start = m.start;
+			return s;
+		}
+
 		function classBody(n, scope) {
 			if (n.superClass)
 				visit(n.superClass, scope);
@@ -259,13 +368,35 @@
 					fn(m.value, scope);
 				} else if (m.type === 'PropertyDefinition') {
 					if (m.value) {
-						var s = new Scope(scope, true);
+						var s = memberScope(m, scope);
+						s.classInit = true;
 						visit(m.value, s);
 					}
 				} else if (m.type === 'StaticBlock') {
-					statements(m.body, new Scope(scope, true));
+					var sb = memberScope(m, scope);
+					sb.classInit = true;
+					initsAt(sb, m, m.start);
+					statements(m.body, sb);
 				}
 			}
+		}
+
+		/* The class's own name inside its body: immutable, and
+		 * uninitialised while the heritage and computed keys are
+		 * evaluated. A declaration's is a binding of its own (never
+		 * renamed: the class's function has that name inside the
+		 * lowered class); an expression's is declared as a const. */
+		function innerName(n, s) {
+			var b = s.names['$' + n.id.name];
+			if (!b) {
+				b = {name: n.id.name, kind: 'const', scope: s, nodes: [], captured: false};
+				s.names['$' + n.id.name] = b;
+			}
+			b.inner = true;
+			b.initAt = n.end;
+			b.heritage = n.superClass;
+			b.classNode = n;
+			return b;
 		}
 
 		function visit(n, scope) {
@@ -273,38 +404,63 @@
 			switch (n.type) {
 			case 'Identifier':
 				used['$' + n.name] = true;
+				if (inParams === scope.fn)
+					n.$inParams = true;
+				if (paramArea && scope.fn === paramArea.fn)
+					n.$paramFrom = paramArea.from;
 				refs.push(n, scope);
 				return;
 			case 'FunctionDeclaration':
-				declare(scope, n.id.name, 'function', n.id);
+				/* In strict code a function declared in a block is
+				 * the block's (ES2022 14.2); in sloppy code it stays
+				 * the function's, as Annex B.3.3 mostly has it. */
+				declare(scope, n.id.name,
+					scope !== scope.fn && scope.fn.strict ? 'blockfn' : 'function', n.id);
 				fn(n, scope);
+				fnDecls.push(n.$fnScope);
+				n.$fnScope.nameBinding = scope.names['$' + n.id.name] || scope.fn.names['$' + n.id.name];
 				return;
 			case 'FunctionExpression':
 			case 'ArrowFunctionExpression':
 				fn(n, scope);
 				return;
 			case 'ClassDeclaration':
+				bindEnd = n.end;
 				declare(scope, n.id.name, 'class', n.id);
-				classBody(n, scope);
+				bindEnd = -1;
+				s = new Scope(scope, false);
+				s.start = n.start;
+				innerName(n, s);
+				classBody(n, s);
 				return;
 			case 'ClassExpression':
 				s = scope;
 				if (n.id) {
 					s = new Scope(scope, false);
+					s.start = n.start;
 					declare(s, n.id.name, 'const', n.id);
+					innerName(n, s);
 				}
 				classBody(n, s);
 				return;
 			case 'VariableDeclaration':
 				for (var i = 0; i < n.declarations.length; i++) {
 					var d = n.declarations[i];
+					if (n.kind !== 'var') {
+						bindEnd = d.id.type === 'Identifier' ? d.end : -1;
+						bindSkip = d.init && d.id.type !== 'Identifier' ? [d.init.start, d.init.end]
+												 : null;
+					}
 					pattern(d.id, scope, n.kind);
+					bindEnd = -1;
+					bindSkip = null;
 					if (d.init)
 						visit(d.init, scope);
 				}
 				return;
 			case 'BlockStatement':
 				s = new Scope(scope, false);
+				initsAt(s, n, n.start);
 				statements(n.body, s);
 				return;
 			case 'StaticBlock':
@@ -312,6 +468,8 @@
 				return;
 			case 'ForStatement':
 				s = new Scope(scope, false);
+				initsAt(s, n, n.start);
+				n.$headScope = s;
 				loop(n, scope, function () {
 					if (n.init)
 						visit(n.init, s);
@@ -327,12 +485,13 @@
 				if (n.await && scope.fn === rootScope)
 					rootScope.awaits = true;
 				s = new Scope(scope, false);
+				s.start = n.start;
 				loop(n, scope, function () {
 					if (n.left.type === 'VariableDeclaration')
 						visit(n.left, s);
 					else
 						target(n.left, s);
-					visit(n.right, scope);
+					visit(n.right, headScope(n, scope));
 					visit(n.body, s);
 				});
 				return;
@@ -345,6 +504,8 @@
 				return;
 			case 'CatchClause':
 				s = new Scope(scope, false);
+				s.start = n.start;
+				s.simpleCatch = !!n.param && n.param.type === 'Identifier';
 				if (n.param)
 					pattern(n.param, s, 'let');
 				visit(n.body, s);
@@ -352,9 +513,13 @@
 			case 'SwitchStatement':
 				visit(n.discriminant, scope);
 				s = new Scope(scope, false);
+				initsAt(s, n, n.start);
 				for (var c = 0; c < n.cases.length; c++) {
 					if (n.cases[c].test)
 						visit(n.cases[c].test, s);
+					/* A later case is entered without this one's
+					 * declarations. */
+					s.caseEnd = n.cases[c].end;
 					statements(n.cases[c].consequent, s);
 				}
 				return;
@@ -362,6 +527,10 @@
 				target(n.left, scope);
 				visit(n.right, scope);
 				return;
+			case 'UpdateExpression':
+				if (n.argument.type === 'Identifier')
+					n.argument.$write = true;
+				break;
 			case 'MemberExpression':
 				visit(n.object, scope);
 				if (n.computed)
@@ -380,6 +549,13 @@
 					rootScope.awaits = true;
 				visit(n.argument, scope);
 				return;
+			case 'CallExpression':
+				/* A direct eval is told the bindings around it. */
+				if (n.callee.type === 'Identifier' && n.callee.name === 'eval') {
+					n.$evalScope = scope;
+					n.$inParams = !!(paramArea && scope.fn === paramArea.fn);
+				}
+				break;
 			case 'BreakStatement':
 			case 'ContinueStatement':
 			case 'MetaProperty':
@@ -393,6 +569,116 @@
 			children(n, function (child) { visit(child, scope); });
 		}
 
+		rootScope.strict = rootScope.strict || strictBody(program.body);
+		/* The temporal dead zone: whether reference node (in scope
+		 * from) to b may come before b is initialised. It cannot when
+		 * it is after the initialisation in the code and runs in the
+		 * same function, or in a closure that may run only after it
+		 * (see createdAt), and is not in a later case of a switch.
+		 * Before it in the same function it always does: $tdz 'always',
+		 * the ReferenceError itself. Else $tdz 'check': the binding
+		 * starts as $$rt.TDZ (its scope's tdzInit) and the reference
+		 * compares. A class's own name is initialised for its methods,
+		 * fields and blocks, never in its heritage and computed keys
+		 * (closures in the heritage get a name of their own, see
+		 * heritageRefs). References from closures made by a parameter's
+		 * default or a class's computed key, or to a for-in/of head's
+		 * pattern, are taken as initialised. */
+		function tdzRef(node, from, b) {
+			if (b.initAt === undefined)
+				return;
+			if (b.kind === 'const' && node.$write)
+				node.$ro = true;
+			if (b.kind === 'tdzhead') {
+				node.$tdz = 'always';
+				return;
+			}
+			if (b.kind === 'param' && !node.$inParams)
+				return;
+			var oc = outermost(from, b.scope.fn);
+			if (b.inner) {
+				if (node.$write)
+					node.$ro = true;
+				if (!oc)
+					node.$tdz = 'always';
+				else if (b.heritage && node.start >= b.heritage.start &&
+					 node.start < b.heritage.end)
+					heritageRefs.push(node, b);
+				return;
+			}
+			var pos = !oc ? node.start : createdAt(oc);
+			var later = b.caseEnd !== undefined && pos >= b.caseEnd;
+			if (pos >= b.initAt && !(b.skip && pos >= b.skip[0] && pos < b.skip[1]) && !later)
+				return;
+			if (!oc && !later) {
+				node.$tdz = 'always';
+				return;
+			}
+			if (b.kind === 'param' || !b.scope.initNode)
+				return;
+			node.$tdz = 'check';
+			if (!b.needsInit) {
+				b.needsInit = true;
+				(b.scope.tdzInit || (b.scope.tdzInit = [])).push(b);
+			}
+		}
+
+		/* The closure that reference scope from is in, directly inside
+		 * function scope fs; null when from is in fs itself. */
+		function outermost(from, fs) {
+			var oc = null;
+			for (var f = from.fn; f !== fs; f = f.parent.fn)
+				oc = f;
+			return oc;
+		}
+
+		/* From where in its enclosing function closure oc may run: where
+		 * it is created, or for a function declaration the first place
+		 * that names it (see callableFrom). */
+		function createdAt(oc) {
+			return oc.node.type === 'FunctionDeclaration' ? oc.callable : oc.start;
+		}
+
+		/* A function declaration is created when its scope is entered,
+		 * but runs only once something names it: its callable position
+		 * is the earliest of the references to it (those in closures
+		 * counting from where the closure may run), found as a fixed
+		 * point. A declaration whose name is declared again, or a
+		 * program's global (which other code can reach), is taken as
+		 * callable from its scope's start. */
+		function callableFrom() {
+			var i, F, b, live = [];
+			for (i = 0; i < fnDecls.length; i++) {
+				F = fnDecls[i];
+				b = F.nameBinding;
+				if (b.kind !== 'function' || b.declCount !== 1 ||
+				    b.scope === rootScope && rootScope.isProgram) {
+					F.callable = F.parent.start;
+				} else {
+					F.callable = Infinity;
+					live.push(F);
+				}
+			}
+			for (var round = 0, changed = true; changed; round++) {
+				changed = false;
+				for (i = 0; i < live.length; i++) {
+					F = live[i];
+					var refs = F.nameBinding.refs || [], p = Infinity;
+					for (var r = 0; r < refs.length; r += 2) {
+						var oc = outermost(refs[r + 1], F.nameBinding.scope.fn);
+						p = Math.min(p, oc ? createdAt(oc) : refs[r]);
+					}
+					if (round > 32)
+						p = Math.min(p, F.parent.start);
+					if (p < F.callable) {
+						F.callable = p;
+						changed = true;
+					}
+				}
+			}
+		}
+
+		initsAt(rootScope, program, 0);
 		statements(program.body, rootScope);
 
 		/* Resolve every reference. */
@@ -407,9 +693,24 @@
 			for (var f = from.fn; f && f !== stop; f = f.parent ? f.parent.fn : null)
 				f.outer[key] = true;
 			if (b) {
+				if (node.$paramFrom && b.seq >= node.$paramFrom && b.scope === from.fn)
+					node.$beforeInit = true;
+				b.reads = (b.reads || 0) + 1;
 				b.nodes.push(node);
-				if (b.scope.fn !== from.fn)
+				if (b.initAt !== undefined)
+					tdzRefs.push(node, from, b);
+				if (b.kind === 'function')
+					(b.refs || (b.refs = [])).push(node.start, from);
+				if (b.scope.fn !== from.fn) {
 					b.captured = true;
+					(b.capturedAt || (b.capturedAt = [])).push(node.start);
+				}
+			} else if (evalEnv && evalEnv.renames && hasOwn.call(evalEnv.renames, key)) {
+				/* eval code: a binding of its caller's, renamed there. */
+				node.$orig = node.name;
+				node.name = evalEnv.renames[key];
+			} else if (node.name === 'eval') {
+				node.$globalEval = true;
 			} else if (node.name.indexOf('$$') === 0) {
 				/* A global of such a name, renamed as its binding is
 				 * (below) in whichever source declares it. */
@@ -417,6 +718,10 @@
 				node.name = '$$' + node.name;
 			}
 		}
+
+		callableFrom();
+		for (var t = 0; t < tdzRefs.length; t += 3)
+			tdzRef(tdzRefs[t], tdzRefs[t + 1], tdzRefs[t + 2]);
 
 		/* Names beginning with $$ are the lowering's (its temporaries, the
 		 * runtime $$rt): the script's own bindings of such names, and the
@@ -434,6 +739,8 @@
 			}
 			b2.name = renamed;
 		}
+
+		bodyVars(bodies, used);
 
 		/* A block binding moved to its function's scope must not meet
 		 * another of the same name there. */
@@ -453,12 +760,95 @@
 			}
 		}
 
+		/* A closure in a class's heritage sees the class's own name,
+		 * which the heritage is evaluated outside the lowered class's
+		 * function to see: a name of its own, uninitialised there and set
+		 * when the class's function starts (see txClass). */
+		for (var h = 0; h < heritageRefs.length; h += 2) {
+			var hn = heritageRefs[h], hb = heritageRefs[h + 1], cls = hb.classNode;
+			if (!cls.$heritageName) {
+				var hname;
+				do {
+					hname = hb.name + '$' + (++n);
+				} while (used['$' + hname]);
+				used['$' + hname] = true;
+				cls.$heritageName = hname;
+			}
+			hn.$orig = hn.$orig || hn.name;
+			hn.name = cls.$heritageName;
+			hn.$tdz = 'check';
+		}
+
 		for (var l = 0; l < loops.length; l++) {
 			var lp = loops[l];
 			lp.$wrap = false;
 			for (var q = 0; q < lp.$bindings.length; q++)
 				if (lp.$bindings[q].captured)
 					lp.$wrap = true;
+			if (lp.type === 'ForStatement')
+				lp.$perIter = capturedInHead(lp);
+		}
+	}
+
+	/* Whether a closure in a for head (its init, test or update)
+	 * captures a let the head declares: then each iteration's copy of
+	 * the bindings must be one the test and update see too. */
+	function capturedInHead(n) {
+		if (!n.init || n.init.type !== 'VariableDeclaration' || n.init.kind !== 'let')
+			return false;
+		var names = n.$headScope.names, from = n.init.start, to = n.body.start;
+		for (var k in names) {
+			if (!hasOwn.call(names, k) || !names[k].capturedAt)
+				continue;
+			var at = names[k].capturedAt;
+			for (var i = 0; i < at.length; i++)
+				if (at[i] >= from && at[i] < to)
+					return true;
+		}
+		return false;
+	}
+
+	/* ---- parameter scope
+	 *
+	 * A function whose parameters are not all plain names keeps the
+	 * body's var and function declarations apart from its parameters
+	 * (ES2022 FunctionDeclarationInstantiation, step 28): a closure in a
+	 * default sees the parameters and what is outside, never the body's
+	 * vars; a body var named as a parameter starts with its value. In ES5
+	 * they share one scope, so such a body binding is renamed when the
+	 * parameters could tell: something in them names it (an outer
+	 * binding or the parameter itself), or the body runs as a function of
+	 * its own (a generator's, see txFunction), where the parameter's name
+	 * would be hidden. The renamed var then starts as the parameter's
+	 * copy (unless a function declaration gives it its value). */
+	function bodyVars(bodies, used) {
+		var n = 0;
+		for (var i = 0; i < bodies.length; i += 3) {
+			var fnode = bodies[i], s = bodies[i + 1], bs = bodies[i + 2];
+			var split = !!fnode.generator;
+			for (var key in bs.names) {
+				if (!hasOwn.call(bs.names, key))
+					continue;
+				var bv = bs.names[key];
+				if (BLOCK_KINDS[bv.kind] === true || bv.name === 'arguments')
+					continue;
+				var p = hasOwn.call(s.names, key) ? s.names[key] : null;
+				if (!s.outer[key] && !(p && (split || p.reads || bv.hasFn)))
+					continue;
+				var name;
+				do {
+					name = bv.name + '$' + (++n);
+				} while (used['$' + name]);
+				used['$' + name] = true;
+				for (var j = 0; j < bv.nodes.length; j++) {
+					if (!bv.nodes[j].$orig)
+						bv.nodes[j].$orig = bv.name;
+					bv.nodes[j].name = name;
+				}
+				bv.name = name;
+				if (p && p.kind === 'param' && !bv.hasFn)
+					(fnode.$bodyInits = fnode.$bodyInits || []).push([bv, p]);
+			}
 		}
 	}
 
@@ -495,7 +885,8 @@
 		if (f.thisVar)
 			head.push(varDecl([[id(f.thisVar), {type: 'ThisExpression'}]]));
 		if (f.argsVar)
-			head.push(varDecl([[id(f.argsVar), raw('arguments')]]));
+			head.push(varDecl([[id(f.argsVar), f.unmapped ? rtCall('unmapped', [raw('arguments')])
+								  : raw('arguments')]]));
 		if (f.ntVar)
 			head.push(varDecl([[id(f.ntVar), rtCall('newTarget', [{type: 'ThisExpression'},
 				{type: 'MetaProperty', meta: id('new'), property: id('target')}])]]));
@@ -527,7 +918,9 @@
 
 	function argumentsOf(c, from) {
 		var r = realFn(c);
-		if (r === c)
+		if (r.argsAlias)
+			return id(r.argsAlias, from);
+		if (r === c && !r.unmapped)
 			return id('arguments', from);
 		if (!r.argsVar)
 			r.argsVar = '$$args' + (++tempN);
@@ -689,6 +1082,11 @@
 			out.push([p, value]);
 			return;
 		case 'MemberExpression':
+			if (isPrivate(p)) {
+				out.push([null, rtCall('pset', [tx(p.object, c), privateKey(p.property),
+								value])]);
+				return;
+			}
 			if (p.object.type === 'Super') {
 				out.push([null, rtCall('superSet', [superRef(p, c), value, strictLit(c)])]);
 				return;
@@ -698,24 +1096,27 @@
 		case 'AssignmentPattern':
 			if (p.left.type === 'Identifier')
 				nameIt(p.right, p.left.$orig || p.left.name);
+			/* A property target is evaluated before the value is read. */
+			var left = p.left.type === 'MemberExpression' ? early(p.left, c, out, decl)
+								    : p.left;
 			var t = holder(value, c, out, decl);
-			destructure(p.left, cond(bin('===', id(t), void0()), tx(p.right, c), id(t)), c,
+			destructure(left, cond(bin('===', id(t), void0()), tx(p.right, c), id(t)), c,
 				    out, decl);
 			return;
 		case 'ObjectPattern':
 			var src = holder(value, c, out, decl), keys = [];
-			if (!p.properties.length)
+			if (needsCheck(p))
 				out.push([null, rtCall('need', [id(src)])]);
 			for (var i = 0; i < p.properties.length; i++) {
 				var q = p.properties[i];
 				if (q.type === 'RestElement') {
-					destructure(q.argument, rtCall('rest', [id(src), arrayOf(keys)]), c,
+					destructure(q.argument, rtCall('restOf', [id(src), arrayOf(keys)]), c,
 						    out, decl);
 					continue;
 				}
 				var access;
 				if (q.computed) {
-					var k = holder(tx(q.key, c), c, out, decl, true);
+					var k = holder(rtCall('key', [tx(q.key, c)]), c, out, decl, true);
 					keys.push(id(k));
 					access = member(id(src), id(k));
 				} else {
@@ -728,24 +1129,120 @@
 			}
 			return;
 		case 'ArrayPattern':
-			var n = p.elements.length, rest = false;
-			if (n && p.elements[n - 1] && p.elements[n - 1].type === 'RestElement')
-				rest = true;
-			var a = holder(rtCall('arr', [value, lit(rest ? -1 : n)]), c, out, decl, true);
-			for (var j = 0; j < n; j++) {
+			/* Step by step through an iterator record, closed at the
+			 * end; the records are listed on out for abort (see
+			 * destructureStatements). An array the runtime reads by
+			 * index comes back as itself (f): its elements are read
+			 * inline. */
+			var v = holder(value, c, out, decl);
+			var d = holder(rtCall('record', [id(v)]), c, out, decl, true);
+			var f = holder(bin('===', id(d), id(v)), c, out, decl, true);
+			(out.$records || (out.$records = [])).push(d);
+			var step = function (j) {
+				return cond(id(f), member(id(d), lit(j)), call(member(id(d), 's'), []));
+			};
+			for (var j = 0; j < p.elements.length; j++) {
 				var e = p.elements[j];
-				if (!e)
-					continue;
-				if (e.type === 'RestElement')
-					destructure(e.argument, call(member(id(a), 'slice'), [lit(j)]), c, out,
-						    decl);
+				if (e && e.type === 'RestElement')
+					destructure(e.argument, cond(id(f), rtCall('tail', [id(d), lit(j)]),
+								     call(member(id(d), 'r'), [])),
+						    c, out, decl);
+				else if (e)
+					destructure(e, step(j), c, out, decl);
 				else
-					destructure(e, member(id(a), lit(j)), c, out, decl);
+					out.push([null, logical('||', id(f), call(member(id(d), 's'), []))]);
 			}
+			out.push([null, logical('||', id(f), call(member(id(d), 'e'), []))]);
 			return;
 		default:
 			unsupported(p, 'this assignment target');
 		}
+	}
+
+	/* A property target evaluated ahead: its object and key in temporaries. */
+	function early(m, c, out, decl) {
+		if (m.object.type === 'Super' || m.property.type === 'PrivateIdentifier')
+			return m;
+		var o = holder(tx(m.object, c), c, out, decl, true);
+		var k = m.computed ? id(holder(tx(m.property, c), c, out, decl, true)) : m.property;
+		return at({type: 'MemberExpression', object: id(o), property: k, computed: m.computed},
+			  m);
+	}
+
+	/* Whether an object pattern must check its value first: a read of its
+	 * first property would not throw before something else ran. */
+	function needsCheck(p) {
+		if (!p.properties.length)
+			return true;
+		var q = p.properties[0];
+		if (q.type === 'RestElement' || q.computed)
+			return true;
+		var v = q.value.type === 'AssignmentPattern' ? q.value.left : q.value;
+		return v.type !== 'Identifier';
+	}
+
+	function hasArrayPattern(p) {
+		if (!p)
+			return false;
+		switch (p.type) {
+		case 'ArrayPattern':
+			return true;
+		case 'AssignmentPattern':
+			return hasArrayPattern(p.left);
+		case 'RestElement':
+			return hasArrayPattern(p.argument);
+		case 'Property':
+			return hasArrayPattern(p.value);
+		case 'ObjectPattern':
+			for (var i = 0; i < p.properties.length; i++)
+				if (hasArrayPattern(p.properties[i]))
+					return true;
+		}
+		return false;
+	}
+
+	/* The pairs of a destructuring as a statement: a declaration (decl) or
+	 * assignments. With iterator records, the steps run in a try whose
+	 * catch closes the records still open (IteratorClose on a throw); a
+	 * declaration then declares its names first, in a block with it. */
+	function destructureStatements(pairs, decl, from) {
+		var records = pairs.$records, i;
+		if (!records)
+			return decl ? declOf(pairs, from) : stmt(seq(assignments(pairs, true)), from);
+		var out = [];
+		if (decl) {
+			var names = [], seen = {};
+			for (i = 0; i < pairs.length; i++)
+				if (pairs[i][0] && !hasOwn.call(seen, pairs[i][0].name)) {
+					seen[pairs[i][0].name] = true;
+					names.push([pairs[i][0], null]);
+				}
+			if (names.length)
+				out.push(varDecl(names, from));
+		}
+		out.push(at(abortable(block([stmt(seq(assignments(pairs, !decl)))]), records), from));
+		return out.length === 1 ? out[0] : block(out, from);
+	}
+
+	/* The pairs as assignments; write: to bindings that may be in their
+	 * dead zone or immutable (see writeTo), not declarations. */
+	function assignments(pairs, write) {
+		var list = [];
+		for (var i = 0; i < pairs.length; i++)
+			list.push(!pairs[i][0] ? pairs[i][1]
+				  : write ? writeTo(pairs[i][0], pairs[i][1]) : assign(pairs[i][0], pairs[i][1]));
+		return list;
+	}
+
+	/* try { body } catch (e) { $$rt.abort(e, [records]) } */
+	function abortable(body, records) {
+		var e = '$$e' + (++tempN), list = [];
+		for (var i = 0; i < records.length; i++)
+			list.push(id(records[i]));
+		return {type: 'TryStatement', block: body,
+			handler: {type: 'CatchClause', param: id(e),
+				  body: block([stmt(rtCall('abort', [id(e), arrayOf(list)]))])},
+			finalizer: null};
 	}
 
 	/* A name the lowering made ($$ and a letter; a script's own $$ names
@@ -795,21 +1292,29 @@
 			 * promise or generator object at once. */
 			var innerBody = n.body.type === 'BlockStatement' ? n.body
 				: block([ret(n.body, n.body)], n.body);
+			/* A generator's parameters are bound by the call, so that
+			 * their errors are the call's (an async function's reject
+			 * its promise instead): when they are more than names, the
+			 * function evaluates them, and its body is the coroutine. */
+			var early = n.generator && !simpleParams(n.params);
 			var inner = {type: n.type === 'ArrowFunctionExpression' ? 'ArrowFunctionExpression'
 									: 'FunctionExpression',
-				     id: null, params: n.params, body: innerBody, async: false,
+				     id: null, params: early ? [] : n.params, body: innerBody, async: false,
 				     generator: false, expression: false, loc: n.loc,
-				     $home: n.$home, $asyncGen: n.async && n.generator};
+				     $home: n.$home, $asyncGen: n.async && n.generator,
+				     $bodyInits: n.$bodyInits, $gen: n.generator};
 			/* A generator's objects inherit from its prototype: it
 			 * passes itself, by its own name or one of ours. */
 			var self = n.generator ? (n.id ? n.id : id('$$g' + (++tempN))) : null;
-			var outer = {type: n.type, id: self || n.id, params: lengthParams(n.params),
+			var outer = {type: n.type, id: self || n.id,
+				     params: early ? n.params : lengthParams(n.params),
 				     async: false, generator: false, expression: false, loc: n.loc,
 				     $home: n.$home, $named: n.generator ? undefined : n.$named,
 				     $method: !n.generator, $bare: n.$bare, start: n.start,
 				     body: block([ret(rtCall(n.async && n.generator ? 'asyncGenerator'
 						: n.async ? 'async' : 'generator',
-						[raw('this'), raw('arguments'), inner].concat(self ? [id(self.name)] : [])), n)], n.body)};
+						[raw('this'), early ? id('arguments') : raw('arguments'), inner]
+							.concat(self ? [id(self.name)] : [])), n)], n.body)};
 			/* Those that stay functions (generators, declarations) refuse new. */
 			if (n.generator || n.type === 'FunctionDeclaration')
 				outer.body.body.unshift(stmt(rtCall('notNew', [raw('new.target')])));
@@ -822,10 +1327,15 @@
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
+		f.strict = !!(c && c.strict) || n.body.type === 'BlockStatement' && strictBody(n.body.body);
+		/* Parameters that are more than names have an unmapped arguments
+		 * object, which the engine gives sloppy functions only for none. */
+		f.unmapped = !arrow && !f.strict && !simpleParams(n.params);
 		f.asyncGen = !!n.$asyncGen;
 		f.noNT = !!n.$noNT;
 		if (n.$strict || n.body.type === 'BlockStatement' && hasUseStrict(n.body))
 			f.strict = true;
+		f.gen = !!n.$gen;
 		if (n.$home)
 			f.home = n.$home;
 		if (n.$ctor) {
@@ -849,15 +1359,18 @@
 							'call'), [raw('arguments'), lit(i)]);
 				var pairs = [];
 				declarators(p.argument, slice, f, pairs);
-				pro.push(declOf(pairs, p));
+				pro.push(destructureStatements(pairs, true, p));
 			} else {
 				var name = '$$p' + (++tempN);
 				params.push(id(name));
 				var ps = [];
 				destructure(p, id(name), f, ps, true);
-				pro.push(declOf(ps, p));
+				pro.push(destructureStatements(ps, true, p));
 			}
 		}
+		var inits = n.$bodyInits || [];
+		for (i = 0; i < inits.length; i++)
+			pro.push(stmt(assign(id(inits[i][0].name), id(inits[i][1].name))));
 		var body;
 		if (n.body.type === 'BlockStatement') {
 			body = txList(n.body.body, f);
@@ -871,6 +1384,7 @@
 		while (body.length && body[0].directive)
 			directives.push(body.shift());
 		var late = lateParams(n, params);
+		body = txList(tdzPrelude(n.body), f).concat(body);
 		var all = directives.concat(head, f.ctorHead || [], late, pro, body);
 		var out = {type: n.type === 'FunctionDeclaration' ? 'FunctionDeclaration'
 								     : 'FunctionExpression',
@@ -909,14 +1423,6 @@
 		return out;
 	}
 
-	/* A body whose directive prologue has "use strict". */
-	function hasUseStrict(body) {
-		for (var i = 0; i < body.body.length && body.body[i].directive !== undefined; i++)
-			if (body.body[i].directive === 'use strict')
-				return true;
-		return false;
-	}
-
 	/* Cuts the lowered formals params down to the function's length: the
 	 * ones after it become variables read from arguments, first thing in
 	 * the body (an arrow's own arguments here: the lowered function's). */
@@ -929,6 +1435,21 @@
 			pairs.push([id(params[i].name), member(raw('arguments'), lit(i))]);
 		params.length = len;
 		return [varDecl(pairs)];
+	}
+
+	/* A body whose directive prologue has "use strict". */
+	function hasUseStrict(body) {
+		for (var i = 0; i < body.body.length && body.body[i].directive !== undefined; i++)
+			if (body.body[i].directive === 'use strict')
+				return true;
+		return false;
+	}
+
+	function simpleParams(params) {
+		for (var i = 0; i < params.length; i++)
+			if (params[i].type !== 'Identifier')
+				return false;
+		return true;
 	}
 
 	/* ---- function names */
@@ -1029,11 +1550,79 @@
 
 	var classes = []; /* private names of the classes being lowered */
 
+	/* #name's record in the class that declares it (see the runtime's
+	 * private names): an element of the class's array of records. */
 	function privateKey(node) {
 		for (var i = classes.length - 1; i >= 0; i--)
-			if (hasOwn.call(classes[i], '#' + node.name))
-				return lit(classes[i]['#' + node.name]);
+			if (hasOwn.call(classes[i], '#' + node.name)) {
+				var r = classes[i]['#' + node.name];
+				return member(id(r.v), lit(r.i));
+			}
 		unsupported(node, 'the private name #' + node.name + ' outside its class');
+	}
+
+	function isPrivate(n) {
+		return n.type === 'MemberExpression' && n.property.type === 'PrivateIdentifier';
+	}
+
+	/* The private names a class declares: '#name' -> {v, i}, its record
+	 * being element i of the array in variable v, made by one call of the
+	 * runtime's pnames (a class may declare thousands); that declaration;
+	 * and the methods and accessors whose brands instances (or the class)
+	 * get. */
+	function privateNames(members) {
+		var priv = {}, spec = [], inst = [], stat = [], v = '$$pn' + (++tempN);
+		for (var i = 0; i < members.length; i++) {
+			var m = members[i];
+			if (!m.key || m.key.type !== 'PrivateIdentifier')
+				continue;
+			var k = '#' + m.key.name;
+			var kind = m.type === 'PropertyDefinition' ? 'f'
+				: m.kind === 'get' || m.kind === 'set' ? 'a' : 'm';
+			if (!hasOwn.call(priv, k)) {
+				priv[k] = {v: v, i: spec.length};
+				if (kind !== 'f')
+					(m.static ? stat : inst).push(member(id(v), lit(spec.length)));
+				spec.push(kind + k);
+			}
+		}
+		return {names: priv, inst: inst, stat: stat,
+			decl: spec.length ? varDecl([[id(v), rtCall('pnames', [lit(spec.join(' '))])]])
+				: null};
+	}
+
+	/* o.#x = v, o.#x op= v, o.#x &&= v ...: the runtime's pget and pset. */
+	function txPrivateAssign(n, c) {
+		var P = privateKey(n.left.property), obj = tx(n.left.object, c);
+		var op = n.operator;
+		if (op === '=')
+			return at(rtCall('pset', [obj, P, tx(n.right, c)]), n);
+		var ot = temp(c);
+		var get = rtCall('pget', [assign(id(ot), obj), P]);
+		var set = function (v) { return rtCall('pset', [id(ot), P, v]); };
+		var right = tx(n.right, c);
+		if (op === '||=' || op === '&&=')
+			return at(logical(op.slice(0, 2), get, set(right)), n);
+		if (op === '??=') {
+			var v = temp(c);
+			return at(cond(bin('!=', assign(id(v), get), lit(null)), id(v), set(right)), n);
+		}
+		/* The object is evaluated first, then read, then the right side. */
+		var old = rtCall('pget', [id(ot), P]);
+		var value = op === '**=' ? call(member(id('Math'), 'pow'), [old, right])
+			: bin(op.slice(0, -1), old, right);
+		return at(rtCall('pset', [assign(id(ot), obj), P, value]), n);
+	}
+
+	/* o.#x++, --o.#x */
+	function txPrivateUpdate(n, c) {
+		var P = privateKey(n.argument.property), ot = temp(c), old = temp(c);
+		var read = assign(id(old), {type: 'UnaryExpression', operator: '+', prefix: true,
+			argument: rtCall('pget', [assign(id(ot), tx(n.argument.object, c)), P])});
+		var next = bin(n.operator.charAt(0), id(old), lit(1));
+		if (n.prefix)
+			return at(seq([read, rtCall('pset', [id(ot), P, next])]), n);
+		return at(seq([read, rtCall('pset', [id(ot), P, next]), id(old)]), n);
 	}
 
 	/* A member's key, lowered later with the rest of the class. */
@@ -1080,17 +1669,32 @@
 		var superVar = n.superClass ? '$$super' + cid : null;
 		var cls = '$$c' + cid; /* the class, for super, whatever shadows its name */
 		var initVar = null;
-		var members = n.body.body, priv = {}, i, m;
+		var members = n.body.body, i, m;
+		var pn = privateNames(members), priv = pn.names;
 		for (i = 0; i < members.length; i++) {
 			m = members[i];
-			if (m.key && m.key.type === 'PrivateIdentifier')
-				priv['#' + m.key.name] = '#' + m.key.name + '@' + cid;
 			if (m.type === 'PropertyDefinition' && !m.static)
 				initVar = '$$init' + cid;
 		}
+		if (pn.inst.length)
+			initVar = '$$init' + cid;
 		classes.push(priv);
 		var C = function () { return id(name); };
 		var out = [], ctor = null, fields = [], initPlaced = false;
+		/* Static fields and blocks run once every method is defined (and
+		 * the static private methods' brands are on the class), in their
+		 * order: in a function declared where the first of them is,
+		 * called last. */
+		var statics = [], staticVar = '$$static' + cid, staticPlaced = false;
+		var placeStatics = function (from) {
+			if (!staticPlaced) {
+				staticPlaced = true;
+				out.push({type: 'FunctionDeclaration', id: id(staticVar), params: [],
+					  body: block(statics), loc: from.loc});
+			}
+		};
+		if (pn.decl)
+			out.push(pn.decl);
 		for (i = 0; i < members.length; i++)
 			if (members[i].kind === 'constructor')
 				ctor = members[i];
@@ -1113,7 +1717,7 @@
 				display: want === null ? name : typeof want === 'string' ? want : ''};
 		ctorFn.$home = {cls: cls, isStatic: false};
 		/* Class bodies are strict code. */
-		out.push({type: 'ExpressionStatement', expression: lit('use strict'),
+		out.unshift({type: 'ExpressionStatement', expression: lit('use strict'),
 			  directive: 'use strict'});
 		out.push(varDecl([[id(cls), C()]]));
 		/* A renamed class binding is still the class inside its body
@@ -1144,10 +1748,11 @@
 					fn.$named = m.key.name;
 				var target = m.static ? C() : member(C(), 'prototype');
 				var kind = m.kind === 'get' || m.kind === 'set' ? m.kind : 'method';
-				var entry = [keyOf(m), fn, lit(kind)];
 				if (m.key.type === 'PrivateIdentifier')
-					entry.push(lit('#' + m.key.name));
-				out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf(entry)])]), m));
+					out.push(stmt(rtCall('pdef', [keyOf(m), fn, lit(kind)]), m));
+				else
+					out.push(stmt(rtCall('methods', [target, arrayOf([arrayOf([
+						keyOf(m), fn, lit(kind)])])]), m));
 			} else if (m.type === 'PropertyDefinition') {
 				var key = keyOf(m);
 				if (m.computed) {
@@ -1166,10 +1771,13 @@
 						v.callee.object.$home = home;
 						v.callee.object.$noNT = true;
 					}
-					out.push(stmt(rtCall('field', [C(), key, v, lit(hidden)]), m));
+					placeStatics(m);
+					statics.push(stmt(hidden ? rtCall('padd', [C(), key, v])
+						: rtCall('field', [C(), key, v, lit(false)]), m));
 				} else {
-					fields.push(stmt(rtCall('field', [{type: 'ThisExpression'}, key,
-						m.value || void0(), lit(hidden)]), m));
+					var self = {type: 'ThisExpression'};
+					fields.push(stmt(hidden ? rtCall('padd', [self, key, m.value || void0()])
+						: rtCall('field', [self, key, m.value || void0(), lit(false)]), m));
 					if (!initPlaced) {
 						initPlaced = true;
 						out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
@@ -1178,13 +1786,31 @@
 					}
 				}
 			} else if (m.type === 'StaticBlock') {
-				var sb = fnExpr([], m.body, m);
+				var sb = fnExpr([], tdzPrelude(m).concat(m.body), m);
 				sb.$home = home;
 				sb.$noNT = true;
-				out.push(stmt(call(member(sb, 'call'), [C()]), m));
+				placeStatics(m);
+				statics.push(stmt(call(member(sb, 'call'), [C()]), m));
 			}
 		}
+		/* Instances get the brands of the private methods first. */
+		if (pn.inst.length) {
+			fields.unshift(stmt(rtCall('pbrand', [{type: 'ThisExpression'}, arrayOf(pn.inst)])));
+			if (!initPlaced)
+				out.push({type: 'FunctionDeclaration', id: id(initVar), params: [],
+					  body: block(fields), loc: n.body.loc,
+					  $home: {cls: cls, isStatic: false}, $noNT: true});
+		}
+		if (pn.stat.length) {
+			statics.unshift(stmt(rtCall('pbrand', [C(), arrayOf(pn.stat)])));
+			placeStatics(n.body);
+		}
+		if (staticPlaced)
+			out.push(stmt(call(id(staticVar), [])));
 		out.push(ret(C()));
+		if (n.$heritageName)
+			out.splice(out.length && out[0].directive ? 1 : 0, 0,
+				   stmt(assign(id(n.$heritageName), C())));
 		/* An arrow: computed keys see the this, arguments, new.target and
 		 * super around the class. The heritage is strict code too. */
 		var iife = arrowFn(superVar ? [id(superVar)] : [], out, n);
@@ -1193,7 +1819,7 @@
 			heritage = call(arrowFn([], [{type: 'ExpressionStatement', expression: lit('use strict'),
 						      directive: 'use strict'}, ret(heritage, heritage)],
 						heritage), [], heritage);
-		var result = tx(call(iife, superVar ? [heritage] : [], n), c);
+		var result = tx(heritageScope(n, call(iife, superVar ? [heritage] : [], n)), c);
 		classes.pop();
 		return result;
 	}
@@ -1320,7 +1946,7 @@
 		return walk(n);
 	}
 
-	function wrapBody(loop, params, args, c) {
+	function wrapBody(loop, params, args, c, backTo) {
 		var label = loop.$label || null;
 		var info = {outer: [], returns: false};
 		loop.body = hoistVars(loop.body, c);
@@ -1332,13 +1958,14 @@
 		 * back after each turn, for the update and the next turn. */
 		var changed = loop.type === 'ForStatement' ? assigned(loop.body, names, []) : [];
 		var body = rewriteJumps(loop.body, label, info);
-		var stmts = body.type === 'BlockStatement' ? body.body : [body];
+		var stmts = body.type === 'BlockStatement' ? tdzPrelude(body).concat(body.body) : [body];
 		var back = [];
 		if (changed.length) {
 			var box = temp(c), save = [];
 			for (var k = 0; k < changed.length; k++) {
 				save.push(stmt(assign(member(id(box), lit(changed[k])), id(changed[k]))));
-				back.push(stmt(assign(id(changed[k]), member(id(box), lit(changed[k])))));
+				back.push(stmt(assign(backTo ? backTo(changed[k]) : id(changed[k]),
+						      member(id(box), lit(changed[k])))));
 			}
 			stmts = [stmt(assign(id(box), objectOf([]))),
 				 {type: 'TryStatement', block: block(stmts), handler: null,
@@ -1387,6 +2014,8 @@
 	}
 
 	function txFor(n, c) {
+		if (n.$perIter)
+			return txForEach(n, c);
 		if (n.$wrap) {
 			n.$wrap = false;
 			var names = [];
@@ -1400,9 +2029,51 @@
 			}
 			n.body = wrapBody(n, ps, as, c);
 		}
-		return at({type: 'ForStatement', init: n.init ? txForInit(n.init, c) : null,
+		return at({type: 'ForStatement', init: n.init ? txForInit(tdzHead(n), c) : null,
 			   test: n.test ? tx(n.test, c) : null, update: n.update ? tx(n.update, c) : null,
 			   body: tx(n.body, c)}, n);
+	}
+
+	/* A for loop whose head's closures capture its lets: each turn, the
+	 * update, the test and the body run in a function whose parameters
+	 * are that iteration's copies, taken from and given back to a box;
+	 * the init's own bindings (which its closures keep) are separate:
+	 *   for (var i = 0, $$b = {i: i}, $$f = true; ;) {
+	 *     $$r = (i => { try { if ($$f) $$f = false; else UPDATE;
+	 *                         if (!TEST) break; BODY } finally {...} })($$b.i);
+	 *     $$b.i = ...; if ($$r !== undefined) ... } */
+	function txForEach(n, c) {
+		n.$perIter = n.$wrap = false;
+		var names = [];
+		for (var i = 0; i < n.init.declarations.length; i++)
+			boundNames(n.init.declarations[i].id, names);
+		var box = temp(c), first = temp(c), ps = [], as = [], props = [];
+		for (var j = 0; j < names.length; j++) {
+			ps.push(id(names[j]));
+			as.push(member(id(box), lit(names[j])));
+			props.push(prop(names[j], id(names[j])));
+		}
+		var turn = [{type: 'IfStatement', test: id(first),
+			     consequent: stmt(assign(id(first), lit(false))),
+			     alternate: n.update ? stmt(n.update, n.update) : null}];
+		if (n.test)
+			turn.push(at({type: 'IfStatement',
+				      test: {type: 'UnaryExpression', operator: '!', prefix: true,
+					     argument: n.test},
+				      consequent: {type: 'BreakStatement', label: null}, alternate: null},
+				     n.test));
+		turn.push(n.body);
+		var loop = {type: 'ForStatement', body: block(turn, n.body), $label: n.$label,
+			    loc: n.loc};
+		var body = wrapBody(loop, ps, as, c, function (name) {
+			return member(id(box), lit(name));
+		});
+		var init = {type: 'VariableDeclaration', kind: 'let', loc: n.init.loc,
+			    declarations: tdzHead(n).declarations.concat([
+				    {type: 'VariableDeclarator', id: id(box), init: objectOf(props)},
+				    {type: 'VariableDeclarator', id: id(first), init: lit(true)}])};
+		return at({type: 'ForStatement', init: txForInit(init, c), test: null, update: null,
+			   body: tx(body, c)}, n);
 	}
 
 	function txForInit(init, c) {
@@ -1412,8 +2083,11 @@
 	}
 
 	function txForOf(n, c) {
+		if (n.await)
+			return txForAwait(n, c);
 		var it = '$$i' + (++tempN), step = '$$s' + (++tempN);
-		var value = member(id(step), 'value');
+		/* for of steps an iterator record. */
+		var value = id(step);
 		var bind;
 		if (n.left.type === 'VariableDeclaration') {
 			var d = n.left.declarations[0];
@@ -1431,27 +2105,62 @@
 			bind = stmt(assign(n.left, value), n.left);
 		}
 		var body2 = bind ? block([bind, n.body], n.body) : n.body;
-		var head = varDecl([[id(it), rtCall(n.await ? 'asyncIter' : 'iter', [n.right])],
-				    [id(step), null]], n);
-		var next = call(member(id(it), 'next'), []);
-		if (n.await)
-			next = rtCall('awaitValue', [next]);
-		var loop = {type: 'ForStatement', init: null,
-			    test: {type: 'UnaryExpression', operator: '!', prefix: true,
-				   argument: member(assign(id(step), next), 'done')},
+		var head = varDecl([[id(it), rtCall('iterate', [n.right])], [id(step), null]], n);
+		var next = call(member(id(it), 's'), []);
+		var test = seq([assign(id(step), next), {type: 'UnaryExpression', operator: '!',
+							 prefix: true, argument: member(id(it), 'done')}]);
+		var loop = {type: 'ForStatement', init: null, test: test,
 			    update: null, body: body2, loc: n.loc, $wrap: false, $label: n.$label};
 		var lowered = txFor(loop, c);
 		if (n.$label)
 			lowered = {type: 'LabeledStatement', label: id(n.$label), body: lowered};
 		/* A loop left early closes its iterator (a generator's finally
-		 * blocks run), as the specification has it. */
-		var close = {type: 'IfStatement',
-			     test: logical('&&', id(step), {type: 'UnaryExpression', operator: '!',
-							   prefix: true, argument: member(id(step), 'done')}),
-			     consequent: stmt(rtCall(n.await ? 'closeAsync' : 'close', [id(it)])),
-			     alternate: null};
-		return block([txVar(head, c, true), {type: 'TryStatement', block: block([lowered]),
-						      handler: null, finalizer: block([close])}], n);
+		 * blocks run), as the specification has it: after a throw,
+		 * whatever its return does, the throw goes on. */
+		return block([txVar(head, c, true),
+			      {type: 'TryStatement', block: block([lowered]),
+			       handler: abortable(null, [it]).handler,
+			       finalizer: block([stmt(call(member(id(it), 'e'), []))])}], n);
+	}
+
+	/* for await (x of v) body, as ES2022 14.7.5 has it:
+	 *   var $$i = $$rt.asyncRecord(v);
+	 *   try { for (; $$rt.asyncStep($$i);) { x = $$i.v; body } }
+	 *   catch ($$e) { $$rt.asyncAbort($$i, $$e); }
+	 *   finally { $$rt.asyncLeave($$i); }
+	 * The record reads next once; leaving the body or its binding by a
+	 * throw closes the iterator and keeps the throw, leaving it by break
+	 * or return closes it and reports what its return does wrong. */
+	function txForAwait(n, c) {
+		var rec = '$$i' + (++tempN), e = '$$e' + (++tempN);
+		var value = member(id(rec), 'v');
+		var bind;
+		if (n.left.type === 'VariableDeclaration') {
+			var d = n.left.declarations[0];
+			if (n.$wrap && n.left.kind !== 'var') {
+				n.$wrap = false;
+				n.body = wrapBody(n, [d.id], [value], c);
+				bind = null;
+			} else {
+				bind = {type: 'VariableDeclaration', kind: 'var',
+					declarations: [{type: 'VariableDeclarator', id: d.id, init: value}],
+					loc: n.left.loc};
+			}
+		} else {
+			bind = stmt(assign(n.left, value), n.left);
+		}
+		var body = bind ? block([bind, n.body], n.body) : n.body;
+		var head = varDecl([[id(rec), rtCall('asyncRecord', [n.right])]], n);
+		var loop = {type: 'ForStatement', init: null, test: rtCall('asyncStep', [id(rec)]),
+			    update: null, body: body, loc: n.loc, $wrap: false, $label: n.$label};
+		var lowered = txFor(loop, c);
+		if (n.$label)
+			lowered = {type: 'LabeledStatement', label: id(n.$label), body: lowered};
+		return block([txVar(head, c, true),
+			      {type: 'TryStatement', block: block([lowered]),
+			       handler: {type: 'CatchClause', param: id(e),
+					 body: block([stmt(rtCall('asyncAbort', [id(rec), id(e)]))])},
+			       finalizer: block([stmt(rtCall('asyncLeave', [id(rec)]))])}], n);
 	}
 
 	function txForIn(n, c) {
@@ -1471,7 +2180,8 @@
 			}
 			left = {type: 'VariableDeclaration', kind: 'var',
 				declarations: [{type: 'VariableDeclarator', id: d.id, init: null}]};
-		} else if (left.type !== 'Identifier' && left.type !== 'MemberExpression') {
+		} else if (left.type !== 'Identifier' && left.type !== 'MemberExpression' ||
+			   guarded(left)) {
 			var t2 = '$$k' + (++tempN);
 			n.body = block([stmt(assign(left, id(t2)), left), n.body], n.body);
 			left = varDecl([[id(t2), null]]);
@@ -1507,20 +2217,33 @@
 				destructure(d.id, init, c, pairs, true);
 			}
 		}
+		if (pairs.$records && !inFor)
+			return destructureStatements(pairs, true, n);
 		return declOf(pairs, n);
 	}
 
 	/* ---- optional chains */
 
-	/* del: the chain is delete's operand, which short-circuits to true. */
-	function txChain(n, c, del) {
+	/* del: the chain is delete's operand, which short-circuits to true;
+	 * keep: a temporary that gets the object of the chain's last property
+	 * access, the this of a call of the (parenthesized) chain. */
+	function txChain(n, c, del, keep) {
 		var links = [], e = n;
-		while (e.type === 'MemberExpression' || e.type === 'CallExpression') {
+		while (e.type === 'MemberExpression' && e.object.type !== 'Super' ||
+		       e.type === 'CallExpression' && e.callee.type !== 'Super') {
 			links.unshift(e);
 			e = e.type === 'MemberExpression' ? e.object : e.callee;
 		}
 		function link(obj, i, thisT) {
 			var L = links[i], next = links[i + 1];
+			if (L.type === 'MemberExpression' && isPrivate(L)) {
+				var P = privateKey(L.property);
+				if (next && next.type === 'CallExpression') {
+					var pt = temp(c);
+					return build(rtCall('pget', [assign(id(pt), obj), P]), i + 1, id(pt));
+				}
+				return build(rtCall('pget', [obj, P]), i + 1, null);
+			}
 			if (L.type === 'MemberExpression') {
 				var prop = L.property.type === 'PrivateIdentifier' ? privateKey(L.property)
 					: L.computed ? tx(L.property, c) : L.property;
@@ -1530,8 +2253,9 @@
 					return build(at({type: 'MemberExpression', object: assign(id(ot), obj),
 							 property: prop, computed: computed}, L), i + 1, id(ot));
 				}
-				var m = at({type: 'MemberExpression', object: obj, property: prop,
-					    computed: computed}, L);
+				var m = at({type: 'MemberExpression',
+					    object: keep && i === links.length - 1 ? assign(id(keep), obj) : obj,
+					    property: prop, computed: computed}, L);
 				if (del && i === links.length - 1)
 					return {type: 'UnaryExpression', operator: 'delete', prefix: true,
 						argument: m};
@@ -1549,10 +2273,28 @@
 			}
 			return link(obj, i, thisT);
 		}
+		/* The chain starts at super.m, or at a parenthesized chain, that
+		 * the first link calls: the call gets their this. */
+		if (links[0].type === 'CallExpression') {
+			if (e.type === 'MemberExpression')
+				return build(tx(e, c), 0, thisOf(c));
+			if (e.type === 'ChainExpression' && e.expression.type === 'MemberExpression') {
+				var kt = temp(c);
+				return build(txChain(e.expression, c, false, kt), 0, id(kt));
+			}
+		}
 		return build(tx(e, c), 0, null);
 	}
 
 	/* ---- object literals */
+
+	/* __proto__: v in a literal sets the prototype (not a shorthand,
+	 * a method or a computed key). */
+	function protoSetter(p) {
+		return p.type === 'Property' && !p.computed && !p.shorthand && !p.method &&
+		       p.kind === 'init' && (p.key.type === 'Identifier' ? p.key.name
+					     : p.key.value) === '__proto__';
+	}
 
 	/* Whether super appears in n outside the ordinary functions in it. */
 	function usesSuper(n) {
@@ -1600,7 +2342,7 @@
 		}
 		for (i = 0; i < n.properties.length; i++) {
 			p = n.properties[i];
-			if (p.type === 'SpreadElement' || p.computed || p.kind !== 'init')
+			if (p.type === 'SpreadElement' || p.computed || p.kind !== 'init' || protoSetter(p))
 				simple = false;
 		}
 		if (simple) {
@@ -1619,6 +2361,12 @@
 				first = false;
 				run = null;
 				parts.push(rtCall('assign', [id(t), tx(p.argument, c)]));
+			} else if (protoSetter(p)) {
+				if (first)
+					parts.push(assign(id(t), objectOf([])));
+				first = false;
+				run = null;
+				parts.push(rtCall('proto', [id(t), tx(p.value, c)]));
 			} else if (p.computed || p.kind !== 'init' || !first && !run) {
 				if (first)
 					parts.push(assign(id(t), objectOf([])));
@@ -1716,7 +2464,14 @@
 			cooked.push(q[i].value.cooked === null ? void0() : lit(q[i].value.cooked));
 			rawv.push(lit(q[i].value.raw));
 		}
-		var args = [rtCall('template', [arrayOf(cooked), arrayOf(rawv)])];
+		/* One strings array per site and script evaluation: a variable
+		 * of the outermost function. */
+		var top = c;
+		while (top.parent)
+			top = top.parent;
+		var site = temp(top);
+		var args = [logical('||', id(site), assign(id(site), rtCall('template',
+			[arrayOf(cooked), arrayOf(rawv)])))];
 		var exprs = txList(n.quasi.expressions, c);
 		return call(tx(n.tag, c), args.concat(exprs), n);
 	}
@@ -1750,11 +2505,37 @@
 		};
 	}
 
+	/* [a, b] = v where a statement may stand: the statement form of
+	 * destructureStatements. */
+	function destructureStatement(n, c) {
+		var pairs = [], t = temp(c);
+		pairs.push([id(t), tx(n.right, c)]);
+		destructure(n.left, id(t), c, pairs, false);
+		return destructureStatements(pairs, false, n);
+	}
+
+	/* [a, b] = v as an expression: the statement form in a function of its
+	 * own, which sees this, arguments and super as an arrow does (yield
+	 * and await are calls, so they work in it), returning v. */
+	function destructureExpression(n, c) {
+		var g = new Fn(c, true), pairs = [], t = temp(g);
+		pairs.push([id(t), tx(n.right, g)]);
+		destructure(n.left, id(t), g, pairs, false);
+		var body = declarations(g).concat(destructureStatements(pairs, false, n), [ret(id(t))]);
+		return call({type: 'FunctionExpression', id: null, params: [], body: block(body)}, []);
+	}
+
 	function txAssign(n, c) {
 		var op = n.operator;
 		if (n.left.type === 'Identifier' && (op === '=' || op === '||=' || op === '&&=' ||
 						     op === '??='))
 			nameIt(n.right, n.left.$orig || n.left.name);
+		if (guarded(n.left))
+			return op === '=' ? tdzWrite(n.left, tx(n.right, c)) : txGuardedUpdate(n, c);
+		/* A pattern that assigns to arguments stays inline, where the
+		 * name means the function's own (without closing on a throw). */
+		if (op === '=' && hasArrayPattern(n.left) && !mentions(n.left, 'arguments'))
+			return at(destructureExpression(n, c), n);
 		if (op === '=' && (n.left.type === 'ObjectPattern' || n.left.type === 'ArrayPattern')) {
 			var pairs = [], value = tx(n.right, c);
 			var t = temp(c);
@@ -1762,7 +2543,7 @@
 			destructure(n.left, id(t), c, pairs, false);
 			var list = [];
 			for (var i = 0; i < pairs.length; i++)
-				list.push(pairs[i][0] ? assign(pairs[i][0], pairs[i][1]) : pairs[i][1]);
+				list.push(pairs[i][0] ? writeTo(pairs[i][0], pairs[i][1]) : pairs[i][1]);
 			list.push(id(t));
 			return seq(list);
 		}
@@ -1783,6 +2564,104 @@
 				       assign(ref.set(), right)), n);
 		}
 		return at(assign(tx(n.left, c), tx(n.right, c), op), n);
+	}
+
+	/* ---- the temporal dead zone and immutable bindings (see tdzRef) */
+
+	var usesTdz = false;
+
+	function nameOf(n) { return lit(n.$orig || n.name); }
+
+	/* The value of reference n, which throws while its binding is
+	 * uninitialised. */
+	function tdzRead(n) {
+		if (n.$tdz === 'always')
+			return at(rtCall('tdz', [nameOf(n)]), n);
+		if (n.$tdz === 'check') {
+			usesTdz = true;
+			return at(cond(bin('===', id(n.name), id('$$tdz')), rtCall('tdz', [nameOf(n)]),
+				       id(n.name)), n);
+		}
+		return n;
+	}
+
+	/* Assigning value (lowered) to identifier n, a reference that is
+	 * checked or to an immutable binding: the value is evaluated first,
+	 * then the ReferenceError or TypeError. */
+	function tdzWrite(n, value) {
+		if (n.$tdz === 'always')
+			return at(rtCall('tdz', [nameOf(n), value]), n);
+		if (n.$tdz === 'check')
+			usesTdz = true;
+		if (n.$ro)
+			return at(rtCall('constSet', n.$tdz === 'check' ? [value, nameOf(n), id(n.name)]
+									: [value, nameOf(n)]), n);
+		return at(assign(id(n.name), rtCall('tdzSet', [value, nameOf(n), id(n.name)])), n);
+	}
+
+	function guarded(n) {
+		return n && n.type === 'Identifier' && (n.$tdz || n.$ro);
+	}
+
+	/* target = value, for a pattern's pairs and plain assignment. */
+	function writeTo(target, value) {
+		return guarded(target) ? tdzWrite(target, value) : assign(target, value);
+	}
+
+	/* An assignment or update of a guarded identifier: read (checked),
+	 * then written (checked again only for a const's TypeError). */
+	function txGuardedUpdate(n, c) {
+		var x = n.type === 'UpdateExpression' ? n.argument : n.left;
+		var read = tdzRead(x), op = n.operator;
+		var plain = {type: 'Identifier', name: x.name, $orig: x.$orig, $ro: x.$ro};
+		function put(v) { return x.$ro ? tdzWrite(plain, v) : assign(id(x.name), v); }
+		if (n.type === 'UpdateExpression') {
+			if (x.$ro)
+				return at(put({type: 'UnaryExpression', operator: '+', prefix: true,
+					       argument: read}), n);
+			return at(seq([read, {type: 'UpdateExpression', operator: op, prefix: n.prefix,
+					      argument: id(x.name)}]), n);
+		}
+		var right = tx(n.right, c);
+		if (op === '||=' || op === '&&=')
+			return at(logical(op.slice(0, 2), read, put(right)), n);
+		if (op === '??=')
+			return at(cond(bin('!=', read, lit(null)), id(x.name), put(right)), n);
+		if (op === '**=')
+			return at(put(call(member(id('Math'), 'pow'), [read, right])), n);
+		return at(put(bin(op.slice(0, -1), read, right)), n);
+	}
+
+	/* A lowered class whose heritage has closures naming the class: its
+	 * own name for them starts uninitialised (see analyze). */
+	function heritageScope(n, lowered) {
+		if (!n.$heritageName)
+			return lowered;
+		usesTdz = true;
+		return call(arrowFn([], [varDecl([[id(n.$heritageName), id('$$tdz')]]), ret(lowered)], n),
+			    []);
+	}
+
+	/* A for head's declaration, setting its uninitialised bindings up
+	 * first. */
+	function tdzHead(n) {
+		var pre = n.init.type === 'VariableDeclaration' ? tdzPrelude(n) : [];
+		if (!pre.length)
+			return n.init;
+		return at({type: 'VariableDeclaration', kind: n.init.kind,
+			   declarations: pre[0].declarations.concat(n.init.declarations)}, n.init);
+	}
+
+	/* Sets a scope's uninitialised bindings up at its start. */
+	function tdzPrelude(node) {
+		var s = node.$scope;
+		if (!s || !s.tdzInit)
+			return [];
+		usesTdz = true;
+		var pairs = [];
+		for (var i = 0; i < s.tdzInit.length; i++)
+			pairs.push([id(s.tdzInit[i].nodes[0].name), id('$$tdz')]);
+		return [varDecl(pairs, node)];
 	}
 
 	/* ---- regular expressions */
@@ -1857,7 +2736,20 @@
 		case 'Identifier':
 			if (n.name === 'arguments')
 				return argumentsOf(c, n);
+			if (n.$tdz)
+				return tdzRead(n);
+			if (n.$globalEval)
+				return at(member(rt('global'), 'eval'), n);
+			if (n.$beforeInit)
+				return rtCall('paramBeforeInit', [lit(n.$orig || n.name)], n);
 			return n;
+		case 'ExpressionStatement':
+			if (n.$cv)
+				return at(stmt(assign(id(completion), tx(n.expression, c))), n);
+			if (n.expression.type === 'AssignmentExpression' && n.expression.operator === '=' &&
+			    hasArrayPattern(n.expression.left))
+				return destructureStatement(n.expression, c);
+			break;
 		case 'ThisExpression':
 			return at(thisOf(c), n);
 		case 'Literal':
@@ -1895,15 +2787,19 @@
 		case 'TryStatement':
 			var handler = null;
 			if (n.handler) {
-				var h = n.handler, param = h.param, hb = txList(h.body.body, c);
+				var h = n.handler, param = h.param, hb = txList(tdzPrelude(h.body).concat(h.body.body), c);
 				if (!param) {
 					param = id('$$e' + (++tempN));
 				} else if (param.type !== 'Identifier') {
 					var pname = '$$e' + (++tempN), pairs = [];
 					destructure(param, id(pname), c, pairs, true);
-					hb.unshift(declOf(pairs, param));
+					hb.unshift(destructureStatements(pairs, true, param));
 					param = id(pname);
 				}
+				/* A generator's return() unwinds its body as a throw
+				 * would, but no catch clause sees it. */
+				if (realFn(c).gen)
+					hb.unshift(stmt(rtCall('passReturn', [id(param.name)])));
 				handler = at({type: 'CatchClause', param: param, body: at(block(hb), h.body)}, h);
 			}
 			return at({type: 'TryStatement', block: tx(n.block, c), handler: handler,
@@ -1914,23 +2810,31 @@
 				return at(block([stmt(assign(id(f.ctor.rv), n.argument ? tx(n.argument, c)
 									     : void0()), n),
 						 {type: 'BreakStatement', label: id(f.ctor.label)}]), n);
+			/* An async generator awaits what it returns. */
+			if (c.asyncGen && n.argument)
+				return ret(rtCall('awaitValue', [tx(n.argument, c)]), n);
 			return at({type: 'ReturnStatement', argument: n.argument ? tx(n.argument, c) : null},
 				  n);
 		case 'BlockStatement':
-			return at(block(txList(n.body, c)), n);
+			return at(block(txList(tdzPrelude(n).concat(n.body), c)), n);
 		case 'SwitchStatement':
-			var cases = [];
+			var cases = [], pre = tdzPrelude(n);
 			for (i = 0; i < n.cases.length; i++)
 				cases.push(at({type: 'SwitchCase', test: n.cases[i].test ? tx(n.cases[i].test, c)
 											  : null,
 					       consequent: txList(n.cases[i].consequent, c)}, n.cases[i]));
-			return at({type: 'SwitchStatement', discriminant: tx(n.discriminant, c),
-				   cases: cases}, n);
+			var sw = at({type: 'SwitchStatement', discriminant: tx(n.discriminant, c),
+				     cases: cases}, n);
+			return pre.length ? block(txList(pre, c).concat([sw]), n) : sw;
 		case 'ChainExpression':
 			return at(txChain(n.expression, c, false), n);
 		case 'UnaryExpression':
 			if (n.operator === 'delete' && n.argument.type === 'ChainExpression')
 				return at(txChain(n.argument.expression, c, true), n);
+			/* Deleting a binding is false, initialised or not. */
+			if (n.operator === 'delete' && n.argument.$tdz)
+				return at({type: 'UnaryExpression', operator: 'delete', prefix: true,
+					   argument: id(n.argument.name)}, n);
 			if (n.operator === 'delete' && n.argument.type === 'MetaProperty')
 				return at(seq([tx(n.argument, c), lit(true)]), n);
 			if (n.operator === 'delete' && isSuperMember(n.argument))
@@ -1938,8 +2842,12 @@
 					       rtCall('superDelete', [])]), n);
 			break;
 		case 'UpdateExpression':
+			if (guarded(n.argument))
+				return txGuardedUpdate(n, c);
 			if (isSuperMember(n.argument))
 				return txSuperAssign(n, c);
+			if (isPrivate(n.argument))
+				return txPrivateUpdate(n, c);
 			break;
 		case 'MemberExpression':
 			if (n.object.type === 'Super') {
@@ -1947,12 +2855,8 @@
 				var key = n.computed ? tx(n.property, c) : lit(n.property.name);
 				return at(rtCall('superGet', [self0, homeOf(c, n), key]), n);
 			}
-			if (n.property.type === 'PrivateIdentifier') {
-				var pk = privateKey(n.property), obj = tx(n.object, c);
-				if (obj.type !== 'ThisExpression')
-					obj = rtCall('priv', [obj, pk, lit('#' + n.property.name)]);
-				return at(member(obj, pk), n);
-			}
+			if (n.property.type === 'PrivateIdentifier')
+				return at(rtCall('pget', [tx(n.object, c), privateKey(n.property)]), n);
 			return at({type: 'MemberExpression', object: tx(n.object, c),
 				   property: n.computed ? tx(n.property, c) : n.property,
 				   computed: n.computed}, n);
@@ -1981,6 +2885,21 @@
 				return makeCall(rtCall('superGet', [st, homeOf(c, n), sk]), n.arguments,
 						c, thisOf(c), n);
 			}
+			if (n.callee.type === 'Identifier' && n.callee.$globalEval)
+				return txDirectEval(n, c);
+			if (isPrivate(n.callee)) {
+				var pt = temp(c);
+				return makeCall(rtCall('pget', [assign(id(pt), tx(n.callee.object, c)),
+								 privateKey(n.callee.property)]),
+						n.arguments, c, id(pt), n);
+			}
+			/* (a?.b)() calls b with this a. */
+			if (n.callee.type === 'ChainExpression' &&
+			    n.callee.expression.type === 'MemberExpression') {
+				var ct = temp(c);
+				return makeCall(txChain(n.callee.expression, c, false, ct), n.arguments, c,
+						id(ct), n);
+			}
 			return makeCall(tx(n.callee, c), n.arguments, c, null, n);
 		case 'NewExpression':
 			if (hasSpread(n.arguments))
@@ -1998,8 +2917,11 @@
 		case 'AwaitExpression':
 			return rtCall('awaitValue', [tx(n.argument, c)], n);
 		case 'YieldExpression':
-			if (n.delegate && c.asyncGen)
-				unsupported(n, 'yield* in an async generator');
+			/* (In a loop body the lowering wrapped in an arrow, the
+			 * generator is the function around it.) */
+			if (realFn(c).asyncGen)
+				return rtCall(n.delegate ? 'asyncYieldStar' : 'asyncYield',
+					      [n.argument ? tx(n.argument, c) : void0()], n);
 			return rtCall(n.delegate ? 'yieldStar' : 'yieldValue',
 				      [n.argument ? tx(n.argument, c) : void0()], n);
 		case 'LogicalExpression':
@@ -2015,9 +2937,11 @@
 			if (n.operator === '**')
 				return call(member(id('Math'), 'pow'), [tx(n.left, c), tx(n.right, c)], n);
 			if (n.left.type === 'PrivateIdentifier')
-				return at(bin('in', privateKey(n.left), tx(n.right, c)), n);
+				return at(rtCall('pin', [privateKey(n.left), tx(n.right, c)]), n);
 			return at(bin(n.operator, tx(n.left, c), tx(n.right, c)), n);
 		case 'AssignmentExpression':
+			if (isPrivate(n.left))
+				return txPrivateAssign(n, c);
 			return txAssign(n, c);
 		case 'ImportExpression':
 			unsupported(n, 'import()');
@@ -2103,6 +3027,38 @@
 		return out + '"';
 	}
 
+	/* ---- identifiers Duktape's tables lack
+	 *
+	 * Duktape reads identifiers as ES5.1 does, by its own Unicode tables:
+	 * ES2022's ID_Start and ID_Continue (Other_ID_Start such as U+2118,
+	 * characters of newer Unicode versions) are not all there, so a name
+	 * acorn took may be an "invalid token" to Duktape. The printer writes
+	 * every identifier with a character beyond ASCII as an ASCII name of
+	 * the lowering's own, the same for every occurrence of the same name,
+	 * so scoping is unchanged: $$u, then each letter or digit as it is and
+	 * each other UTF-16 unit as _ and four hex digits. A property name is
+	 * quoted instead; a declared function or class keeps its name for
+	 * .name and stacks (fname, see P.statements and P.fn). */
+
+	var ASCII_NAME = /^[A-Za-z_$][\w$]*$/;
+
+	function printedName(name) {
+		if (ASCII_NAME.test(name))
+			return name;
+		var out = '$$u';
+		for (var i = 0; i < name.length; i++) {
+			var ch = name.charAt(i);
+			out += /[A-Za-z0-9]/.test(ch) ? ch
+				: '_' + ('000' + name.charCodeAt(i).toString(16)).slice(-4);
+		}
+		return out;
+	}
+
+	/* A property name after a dot, or as an object literal's key. */
+	function printedKey(name) {
+		return ASCII_NAME.test(name) ? name : quote(name);
+	}
+
 	function Printer() {
 		this.out = [];
 		this.line = 1;
@@ -2123,7 +3079,21 @@
 	P.w = function (s) { this.out.push(s); };
 
 	P.statements = function (list) {
-		for (var i = 0; i < list.length; i++) {
+		var i = 0;
+		for (; i < list.length && list[i].directive; i++) {
+			this.w(' ');
+			this.statement(list[i]);
+		}
+		/* A function declared here under a name printed otherwise is
+		 * named again before anything in the block can call it. */
+		for (var j = i; j < list.length; j++) {
+			var d = list[j];
+			if (d.type === 'FunctionDeclaration' && d.id &&
+			    printedName(d.id.name) !== d.id.name)
+				this.w(' $$rt.fname(' + printedName(d.id.name) + ', ' +
+				       quote(d.id.$orig || d.id.name) + ');');
+		}
+		for (; i < list.length; i++) {
 			this.w(' ');
 			this.statement(list[i]);
 		}
@@ -2252,13 +3222,20 @@
 			this.w(');');
 			return;
 		case 'TryStatement':
-			this.w('try ');
+			/* try B catch C finally F is printed as try { try B catch C }
+			 * finally F, which means the same: the engine, given the
+			 * flat form, lets C catch what F throws after B or C
+			 * returned or broke out. */
+			var split = n.handler && n.finalizer;
+			this.w(split ? 'try { try ' : 'try ');
 			this.statement(n.block);
 			if (n.handler) {
 				this.sync(n.handler);
-				this.w(' catch (' + n.handler.param.name + ') ');
+				this.w(' catch (' + printedName(n.handler.param.name) + ') ');
 				this.statement(n.handler.body);
 			}
+			if (split)
+				this.w(' }');
 			if (n.finalizer) {
 				this.w(' finally ');
 				this.statement(n.finalizer);
@@ -2283,13 +3260,13 @@
 			this.w(' }');
 			return;
 		case 'LabeledStatement':
-			this.w(n.label.name + ': ');
+			this.w(printedName(n.label.name) + ': ');
 			this.statement(n.body);
 			return;
 		case 'BreakStatement':
 		case 'ContinueStatement':
 			this.w((n.type === 'BreakStatement' ? 'break' : 'continue') +
-			       (n.label ? ' ' + n.label.name : '') + ';');
+			       (n.label ? ' ' + printedName(n.label.name) : '') + ';');
 			return;
 		case 'EmptyStatement':
 			this.w(';');
@@ -2314,7 +3291,7 @@
 			if (i)
 				this.w(', ');
 			this.sync(d);
-			this.w(d.id.name);
+			this.w(printedName(d.id.name));
 			if (d.init) {
 				this.w(' = ');
 				this.expr(d.init, 2);
@@ -2323,15 +3300,27 @@
 	};
 
 	P.fn = function (n) {
+		/* A function expression whose name is printed otherwise. */
+		var renamed = n.type === 'FunctionExpression' && n.id &&
+			printedName(n.id.name) !== n.id.name;
+		if (renamed)
+			this.w('($$rt.fname(');
 		this.w('function');
 		if (n.id)
-			this.w(' ' + n.id.name);
-		this.w('(');
-		for (var i = 0; i < n.params.length; i++)
-			this.w((i ? ', ' : '') + n.params[i].name);
-		this.w(') {');
+			this.w(' ' + printedName(n.id.name));
+		this.params(n.params);
+		this.w(' {');
 		this.statements(n.body.body);
 		this.w(' }');
+		if (renamed)
+			this.w(', ' + quote(n.id.$orig || n.id.name) + '))');
+	};
+
+	P.params = function (params) {
+		this.w('(');
+		for (var i = 0; i < params.length; i++)
+			this.w((i ? ', ' : '') + printedName(params[i].name));
+		this.w(')');
 	};
 
 	P.args = function (list) {
@@ -2366,7 +3355,7 @@
 		var i;
 		switch (n.type) {
 		case 'Identifier':
-			this.w(n.name);
+			this.w(printedName(n.name));
 			return;
 		case 'Raw':
 			this.w(n.code);
@@ -2404,14 +3393,13 @@
 				var pr = n.properties[i];
 				this.w(i ? ', ' : '');
 				this.sync(pr);
-				var key = pr.key.type === 'Identifier' ? pr.key.name
+				var key = pr.key.type === 'Identifier' ? printedKey(pr.key.name)
 					: typeof pr.key.value === 'number' ? String(pr.key.value)
 					: quote(pr.key.value);
 				if (pr.kind === 'get' || pr.kind === 'set' || pr.method) {
-					this.w((pr.method ? '' : pr.kind + ' ') + key + '(');
-					for (var j = 0; j < pr.value.params.length; j++)
-						this.w((j ? ', ' : '') + pr.value.params[j].name);
-					this.w(') {');
+					this.w((pr.method ? '' : pr.kind + ' ') + key);
+					this.params(pr.value.params);
+					this.w(' {');
 					this.statements(pr.value.body.body);
 					this.w(' }');
 				} else {
@@ -2477,11 +3465,12 @@
 			this.expr(n.alternate, 2);
 			return;
 		case 'CallExpression':
-			/* A direct eval would see the wrapper's $$rt and the
-			 * lowering's temporaries, whatever string it is given:
-			 * in lowered code every eval(...) is an indirect one,
-			 * which sees the globals only. */
-			if (n.callee.type === 'Identifier' && n.callee.name === 'eval')
+			/* A direct eval of a string not lowered would see the
+			 * wrapper's $$rt and the lowering's temporaries: the only
+			 * direct ones are txDirectEval's, whose string is lowered;
+			 * any other eval(...) (of a binding of the script's named
+			 * eval) is made an indirect one. */
+			if (n.callee.type === 'Identifier' && n.callee.name === 'eval' && !n.$direct)
 				this.w('(0, eval)');
 			else
 				this.expr(n.callee, 18);
@@ -2512,8 +3501,10 @@
 				this.w('[');
 				this.expr(n.property, 1);
 				this.w(']');
-			} else {
+			} else if (ASCII_NAME.test(n.property.name)) {
 				this.w('.' + n.property.name);
+			} else {
+				this.w('[' + quote(n.property.name) + ']');
 			}
 			return;
 		case 'MetaProperty':
@@ -2564,17 +3555,31 @@
 	/* src as ES5: {code} with statements on their original lines, or
 	 * {error: {message, line, column}} for code that is invalid (or uses
 	 * what cannot be lowered). body: src is a function body (return and
-	 * await allowed at the top), else program code. */
-	function downlevel(src, language, body) {
+	 * await allowed at the top), else program code. mode: eval code
+	 * ('direct', 'global': see evalSetup) or a Function constructor's
+	 * ('function'); env: what a direct eval's caller knows (txDirectEval). */
+	function downlevel(src, language, body, mode, env) {
 		var program;
 		try {
 			program = parse(src, language, body);
 			var root = new Scope(null, true);
+			root.isProgram = !body;
+			evalEnv = mode === 'direct' && env || null;
 			analyze(program, root);
 			tempN = classN = 0;
-			usesNamedGroups = false;
+			usesNamedGroups = usesTdz = false;
+			var pre = 0;
+			while (pre < program.body.length && program.body[pre].directive)
+				pre++;
+			program.body.splice.apply(program.body, [pre, 0].concat(tdzPrelude(program)));
 			var top = new Fn(null, false), stmts;
-			top.strict = hasUseStrict(program);
+			top.strict = strictBody(program.body);
+			completion = null;
+			if (mode === 'direct' || mode === 'global')
+				evalSetup(program, root, top);
+			programTop = !body && (!mode || mode === 'global' && !top.strict) ? top : null;
+			top.thisAlias = evalEnv && evalEnv.thisName || null;
+			top.argsAlias = evalEnv && evalEnv.argsName || null;
 			if (body && root.awaits) {
 				var inner = {type: 'FunctionExpression', id: null, params: [],
 					     body: block(program.body), async: true, generator: false,
@@ -2586,16 +3591,22 @@
 			var directives = [];
 			while (stmts.length && stmts[0].directive)
 				directives.push(stmts.shift());
+			if (completion)
+				stmts.push(mode === 'direct' ? stmt(id(completion)) : ret(id(completion)));
 			var globals = [];
-			if (!body)
+			if (!body && (!mode || mode === 'global' && !top.strict))
 				stmts = globalize(stmts, top, globals);
+			tempHigh = Math.max(tempHigh, tempN);
+			classHigh = Math.max(classHigh, classN);
 			var head = declarations(top);
-			if (!body)
+			if (top.globalHead)
 				head = head.concat(top.globalHead);
 			/* String methods learn about named groups before any of the
 			 * script's calls looks them up. */
 			if (usesNamedGroups)
 				head.unshift(stmt(rtCall('namedGroups', [])));
+			if (usesTdz)
+				head.unshift(varDecl([[id('$$tdz'), rt('TDZ')]]));
 			var pr = new Printer();
 			pr.statements(directives.concat(head, stmts));
 			return body ? {code: pr.out.join('')} : {code: pr.out.join(''), globals: globals};
@@ -2625,7 +3636,7 @@
 					top.temps.push(name);
 			} else if (!hasOwn.call(seen, '$' + name)) {
 				seen['$' + name] = true;
-				globals.push(name);
+				globals.push(printedName(name));
 			}
 		}
 		function assignments(decl) {
@@ -2688,5 +3699,237 @@
 		return call(txFunction(inner, top), []);
 	}
 
-	return {downlevel: downlevel};
+	/* ---- eval and Function
+	 *
+	 * A string given to eval or to the Function constructor is lowered as
+	 * the script was, by the runtime (runtime.js), inside the worker under
+	 * the same limits. Its names beginning with $$ are renamed as a
+	 * script's are, so it can name neither $$rt nor a temporary; its own
+	 * temporaries are numbered on from every lowering before it in the
+	 * worker, so that a direct eval's never meet its caller's. */
+
+	var tempHigh = 0, classHigh = 0;
+	var completion = null; /* eval code: the temporary holding its value */
+	var evalEnv = null;    /* a direct eval's: what its caller's lowering told */
+	var programTop = null; /* program code's top level */
+
+	/* eval code (mode 'direct': run by a direct eval, where its var and
+	 * function declarations are the caller's; 'global': run as global code
+	 * by an indirect eval): temporaries numbered on; its let, const and
+	 * class declarations the eval's own, renamed so that they cannot
+	 * become the caller's vars; the ES2015 completion value kept in a
+	 * temporary the lowered code ends with. */
+	function evalSetup(program, root, top) {
+		tempN = tempHigh;
+		classN = classHigh;
+		var lexical = evalEnv && !top.strict && evalEnv.lexical || [];
+		if (evalEnv && evalEnv.noArguments)
+			noArguments(program);
+		for (var key in root.names) {
+			if (!hasOwn.call(root.names, key))
+				continue;
+			var b = root.names[key];
+			if (BLOCK_KINDS[b.kind] !== true) {
+				/* EvalDeclarationInstantiation, step 5: a sloppy direct
+				 * eval's var cannot be hoisted over a lexical binding. */
+				if (lexical.indexOf(b.name) >= 0) {
+					var at0 = b.nodes[0].loc ? b.nodes[0].loc.start : {line: 0, column: 0};
+					throw new CodeError("the var '" + b.name + "' would be hoisted over the " +
+							    'binding of that name around the eval',
+							    at0.line, at0.column + 1);
+				}
+				continue;
+			}
+			var name = '$$l' + (++tempN) + '_' + b.name;
+			for (var j = 0; j < b.nodes.length; j++) {
+				if (!b.nodes[j].$orig)
+					b.nodes[j].$orig = b.name;
+				b.nodes[j].name = name;
+			}
+			b.name = name;
+		}
+		completion = temp(top);
+		program.body = completionList(program.body);
+	}
+
+	/* ContainsArguments of eval code in a class field's initialiser or a
+	 * static block: a SyntaxError (PerformEval, step 10). */
+	function noArguments(n) {
+		if (n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration')
+			return;
+		if (n.type === 'Identifier' && n.name === 'arguments') {
+			var loc = n.loc ? n.loc.start : {line: 0, column: 0};
+			throw new CodeError("'arguments' is not allowed in class field initializer or " +
+					    'static initialization block', loc.line, loc.column + 1);
+		}
+		if (n.type === 'MemberExpression' && !n.computed) {
+			noArguments(n.object);
+			return;
+		}
+		if ((n.type === 'Property' || n.type === 'MethodDefinition' ||
+		     n.type === 'PropertyDefinition') && !n.computed) {
+			if (n.value)
+				noArguments(n.value);
+			return;
+		}
+		if (n.type === 'LabeledStatement') {
+			noArguments(n.body);
+			return;
+		}
+		if (n.type === 'BreakStatement' || n.type === 'ContinueStatement')
+			return;
+		children(n, noArguments);
+	}
+
+	var RESETS = {IfStatement: true, ForStatement: true, ForInStatement: true,
+		      ForOfStatement: true, WhileStatement: true, DoWhileStatement: true,
+		      SwitchStatement: true, TryStatement: true, WithStatement: true};
+
+	/* Marks the expression statements whose value may be the completion
+	 * value; before each statement whose value ES2015 makes undefined
+	 * when it has none of its own (UpdateEmpty(..., undefined)), the value
+	 * is reset. A finally block's value is never the statement's. */
+	function completionList(list) {
+		var out = [];
+		for (var i = 0; i < list.length; i++) {
+			var n = list[i], inner = n;
+			while (inner.type === 'LabeledStatement')
+				inner = inner.body;
+			if (RESETS[inner.type] === true)
+				out.push(at(stmt(assign(id(completion), void0())), n));
+			completionStmt(inner);
+			out.push(n);
+		}
+		return out;
+	}
+
+	function completionSub(n) {
+		if (!n)
+			return n;
+		var list = completionList([n]);
+		return list.length === 1 ? list[0] : at(block(list), n);
+	}
+
+	function completionStmt(n) {
+		switch (n.type) {
+		case 'ExpressionStatement':
+			if (n.directive === undefined)
+				n.$cv = true;
+			return;
+		case 'BlockStatement':
+			n.body = completionList(n.body);
+			return;
+		case 'IfStatement':
+			n.consequent = completionSub(n.consequent);
+			n.alternate = completionSub(n.alternate);
+			return;
+		case 'ForStatement':
+		case 'ForInStatement':
+		case 'ForOfStatement':
+		case 'WhileStatement':
+		case 'DoWhileStatement':
+		case 'WithStatement':
+			n.body = completionSub(n.body);
+			return;
+		case 'SwitchStatement':
+			for (var i = 0; i < n.cases.length; i++)
+				n.cases[i].consequent = completionList(n.cases[i].consequent);
+			return;
+		case 'TryStatement':
+			completionStmt(n.block);
+			/* A catch block's value replaces the try block's. */
+			if (n.handler) {
+				completionStmt(n.handler.body);
+				n.handler.body.body.unshift(at(stmt(assign(id(completion), void0())),
+							       n.handler.body));
+			}
+			return;
+		}
+	}
+
+	/* eval(args), eval the global one: a direct eval of the arguments'
+	 * first as the runtime lowered it (or what eval is now, if a script
+	 * replaced it). The engine's wrapper binds eval, inside lowered code,
+	 * to the engine's own: every other mention of the global eval is
+	 * made the global's property (see tx). */
+	function txDirectEval(n, c) {
+		/* Program code runs inside the engine's wrapper, but its scope is
+		 * the global one: there, a direct eval is the global eval's. */
+		if (realFn(c) === programTop)
+			return makeCall(member(rt('global'), 'eval'), n.arguments, c, null, n);
+		var list = hasSpread(n.arguments) ? arrayWithSpread(n.arguments, c)
+						  : arrayOf(txList(n.arguments, c));
+		/* In an arrow (or a derived constructor), the string's this and
+		 * arguments are the names the caller's lowering gave them; its
+		 * names of the caller's bindings, the names those were given;
+		 * its vars must not meet the lexical bindings (or, in parameters,
+		 * the parameters) between it and its caller's var scope. */
+		var self = thisOf(c), args = argumentsOf(c), env = [];
+		if (self.type === 'Identifier')
+			env.push(prop('thisName', lit(self.name)));
+		if (args.name !== 'arguments')
+			env.push(prop('argsName', lit(args.name)));
+		var renames = [], lexical = [], seen = {};
+		for (var sc = n.$evalScope; sc; sc = sc.parent) {
+			for (var key in sc.names) {
+				if (!hasOwn.call(sc.names, key))
+					continue;
+				var b = sc.names[key], first = b.nodes[0] || {name: b.name};
+				var orig = first.$orig || first.name;
+				if (sc.fn === n.$evalScope.fn && !sc.simpleCatch && (BLOCK_KINDS[b.kind] === true ||
+				    n.$inParams && b.kind === 'param'))
+					lexical.push(lit(orig));
+				if (hasOwn.call(seen, '$' + orig))
+					continue;
+				seen['$' + orig] = true;
+				if (first.name !== orig)
+					renames.push({type: 'Property', key: lit('$' + orig), value: lit(first.name),
+						      kind: 'init', computed: false, method: false,
+						      shorthand: false});
+			}
+		}
+		if (renames.length)
+			env.push(prop('renames', objectOf(renames)));
+		/* In a field initialiser or a static block (arrows there too), the
+		 * string may not name arguments. */
+		var home = n.$evalScope.fn;
+		while (home.arrow && home.parent)
+			home = home.parent.fn;
+		if (home.classInit)
+			env.push(prop('noArguments', lit(true)));
+		if (lexical.length)
+			env.push(prop('lexical', arrayOf(lexical)));
+		var e = call(id('eval'), [rtCall('evalArg', [list, lit(!!realFn(c).strict),
+			env.length ? objectOf(env) : lit(null)])], n);
+		e.$direct = true;
+		return e;
+	}
+
+	/* The Function constructor's source: parameters and body, each
+	 * parsed alone as the specification has it (the whole must be one
+	 * function whose parameters and body are exactly these), lowered as a
+	 * function body that returns the function. */
+	function lowerFunction(params, bodySrc, kind) {
+		var head = 'return (' + kind + ' anonymous(', mid = '\n) {', tail = '\n});';
+		var src = head + params + mid + '\n' + bodySrc + tail;
+		var program;
+		try {
+			program = parse(src, 'javascript', true);
+		} catch (e) {
+			var err = syntaxError(e);
+			if (!err)
+				throw e;
+			return {error: {message: err.message, line: err.line, column: err.column}};
+		}
+		var s0 = program.body.length === 1 ? program.body[0] : null;
+		var fn = s0 && s0.type === 'ReturnStatement' ? s0.argument : null;
+		if (!fn || fn.type !== 'FunctionExpression' ||
+		    fn.body.start !== head.length + params.length + mid.length - 1 ||
+		    fn.end !== src.length - 2)
+			return {error: {message: 'the parameters or the body are not what they must be',
+					line: 1, column: 1}};
+		return downlevel(src, 'javascript', true, 'function');
+	}
+
+	return {downlevel: downlevel, lowerFunction: lowerFunction};
 })

@@ -106,6 +106,16 @@
 	define(AP, 'entries', function () { return arrayIterator(Object(this), 'entries'); });
 	define(AP, ITERATOR, AP.values);
 
+	/* Typed arrays iterate as arrays do: their shared prototype gets the
+	 * same methods. */
+	if (typeof Int8Array === 'function') {
+		var TAP = Object.getPrototypeOf(Int8Array.prototype);
+		define(TAP, 'values', function () { return arrayIterator(this, 'values'); });
+		define(TAP, 'keys', function () { return arrayIterator(this, 'keys'); });
+		define(TAP, 'entries', function () { return arrayIterator(this, 'entries'); });
+		define(TAP, ITERATOR, TAP.values);
+	}
+
 	define(String.prototype, ITERATOR, function () {
 		var s = String(this), i = 0;
 		return makeIterator(function () {
@@ -630,22 +640,24 @@
 		});
 	}
 
-	/* The resolving functions of p: the first call wins. */
+	/* The resolving functions of p: the first call wins. They are
+	 * anonymous, as the specification's are (name ""). */
 	function resolvers(p) {
 		var done = false;
-		function resolve(x) {
-			if (done)
-				return;
-			done = true;
-			resolveWith(p, x);
-		}
-		function reject(r) {
-			if (done)
-				return;
-			done = true;
-			settle(p, REJECTED, r);
-		}
-		return {resolve: resolve, reject: reject};
+		return {
+			resolve: function (x) {
+				if (done)
+					return;
+				done = true;
+				resolveWith(p, x);
+			},
+			reject: function (r) {
+				if (done)
+					return;
+				done = true;
+				settle(p, REJECTED, r);
+			}
+		};
 	}
 
 	function resolveWith(p, x) {

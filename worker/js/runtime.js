@@ -4,8 +4,9 @@
  * and the coroutines behind generators and async functions.
  *
  * Runs once, in the forkserver's prepared engine. ES5 only. Evaluates to a
- * function of Duktape's Thread constructor and the engine's hidden keys
- * returning the runtime object (frozen), which lowered code receives as a
+ * function of Duktape's Thread constructor, the engine's hidden keys and
+ * the lowering (for eval and Function, below) returning the runtime object
+ * (frozen), which lowered code receives as a
  * parameter (see the engine's compile). Nothing here hands a script the
  * Thread constructor or a thread: a generator's state, its thread with it,
  * lives under keys.gen, a hidden symbol no script can name or list.
@@ -16,7 +17,7 @@
  * A coroutine cannot yield across a native call, which the lowering never
  * puts between a body and its yields.
  */
-(function (Thread, keys) {
+(function (Thread, keys, lower) {
 	'use strict';
 	var ITERATOR = Symbol.iterator;
 	var defineProperty = Object.defineProperty;
@@ -99,19 +100,6 @@
 		return out;
 	}
 
-	/* An array of v's items, for destructuring: at most n of them (n < 0:
-	 * all), so that a pattern never drains an endless iterator. */
-	function arr(v, n) {
-		if (isArray(v) && v[ITERATOR] === arrayIterator)
-			return v;
-		var it = iter(v), out = [], step;
-		while ((n < 0 || out.length < n) && !(step = it.next()).done)
-			out.push(step.value);
-		if (n >= 0 && out.length === n && typeof it['return'] === 'function')
-			it['return']();
-		return out;
-	}
-
 	/* A fresh array of v's items, for spread. */
 	function spread(v) {
 		if (isArray(v) && v[ITERATOR] === arrayIterator) {
@@ -121,7 +109,7 @@
 				out[i] = v[i];
 			return out;
 		}
-		return arr(v, -1);
+		return new Record(v).r();
 	}
 
 	function construct(F, list) {
@@ -150,22 +138,17 @@
 		return target;
 	}
 
-	/* {a, ...rest} = v: the properties of v other than those named. */
-	function rest(v, names) {
-		if (v == null)
-			throw new TypeError('cannot destructure ' + describe(v));
-		var out = {}, keys = Object.keys(Object(v));
-		for (var i = 0; i < keys.length; i++)
-			if (names.indexOf(keys[i]) < 0)
-				out[keys[i]] = v[keys[i]];
-		return out;
-	}
-
 	/* A pattern needs an object to read from. */
 	function need(v) {
 		if (v == null)
 			throw new TypeError('cannot destructure ' + describe(v));
 		return v;
+	}
+
+	/* __proto__: v in an object literal. */
+	function proto(obj, v) {
+		if (isObject(v) || v === null)
+			setPrototypeOf(obj, v);
 	}
 
 	/* name: what names fn instead of key (a private member's #name). */
@@ -445,28 +428,123 @@
 					  enumerable: !hidden});
 	}
 
-	/* #x on an object that has no such private member. */
-	function priv(obj, key, name) {
-		if (obj == null || !(key in Object(obj)))
-			throw new TypeError('cannot read private member ' + name +
-					    ' from an object whose class did not declare it');
-		return obj;
+	/* ---- private names
+	 *
+	 * Each evaluation of a class makes one record per private name it
+	 * declares (pnames), so brands are per evaluation: {key, name, kind,
+	 * fn, get, set}. key is a hidden symbol (keys.fresh), which no script
+	 * can name and no reflection lists (getOwnPropertyNames, ownKeys,
+	 * Proxy traps, JSON, Object.assign, spread). An object that has the
+	 * member holds key: a field as a box {v, o} (so that freezing the
+	 * object leaves the field writable, as a private field is), a method
+	 * or an accessor as true (its brand; the functions are the record's).
+	 * Duktape applies hidden keys to a Proxy itself when defining and
+	 * asking for own properties, but reads them from its target: a box
+	 * names the object it belongs to, and one read from elsewhere is
+	 * looked up again as an own property. */
+
+	var PRIVATE_KINDS = {f: 'field', m: 'method', a: 'accessor'};
+
+	/* The records of a class evaluation's private names: spec holds each
+	 * as its kind's letter (f, m, a) and the name, separated by spaces. */
+	function pnames(spec) {
+		var list = spec.split(' ');
+		for (var i = 0; i < list.length; i++)
+			list[i] = {key: keys.fresh(), name: list[i].slice(1),
+				   kind: PRIVATE_KINDS[list[i].charAt(0)], fn: undefined, get: undefined,
+				   set: undefined};
+		return list;
+	}
+
+	/* A private method or accessor's function, where the class defines it. */
+	function pdef(P, fn, kind) {
+		fname(fn, P.name, kind === 'get' || kind === 'set' ? kind : null);
+		if (kind === 'get')
+			P.get = fn;
+		else if (kind === 'set')
+			P.set = fn;
+		else
+			P.fn = fn;
+	}
+
+	function pmissing(o, P, what) {
+		if (!isObject(o) || !hasOwn.call(o, P.key))
+			throw new TypeError('Cannot ' + what + ' private member ' + P.name +
+					    ' on an object whose class did not declare it');
+	}
+
+	/* A private field's initialisation (its value already computed). */
+	function padd(o, P, value) {
+		if (hasOwn.call(o, P.key))
+			throw new TypeError('Cannot initialize ' + P.name + ' twice on the same object');
+		defineProperty(o, P.key, {value: {v: value, o: o}});
+	}
+
+	/* The box of a field o has (pmissing checked that it has it). */
+	function pbox(o, P) {
+		var box = o[P.key];
+		return box && box.o === o ? box : Object.getOwnPropertyDescriptor(o, P.key).value;
+	}
+
+	/* The brands of a class's private methods and accessors, on a new
+	 * instance (or, for static ones, on the class). */
+	function pbrand(o, list) {
+		for (var i = 0; i < list.length; i++) {
+			if (hasOwn.call(o, list[i].key))
+				throw new TypeError('Cannot initialize private methods of class ' +
+						    'twice on the same object');
+			defineProperty(o, list[i].key, {value: true});
+		}
+	}
+
+	/* o.#x */
+	function pget(o, P) {
+		pmissing(o, P, 'read');
+		if (P.kind === 'field')
+			return pbox(o, P).v;
+		if (P.kind === 'method')
+			return P.fn;
+		if (!P.get)
+			throw new TypeError("'" + P.name + "' was defined without a getter");
+		return P.get.call(o);
+	}
+
+	/* o.#x = value: the value. */
+	function pset(o, P, value) {
+		pmissing(o, P, 'write');
+		if (P.kind === 'field')
+			pbox(o, P).v = value;
+		else if (P.kind === 'method')
+			throw new TypeError('Private method ' + P.name + ' is not writable');
+		else if (!P.set)
+			throw new TypeError("'" + P.name + "' was defined without a setter");
+		else
+			P.set.call(o, value);
+		return value;
+	}
+
+	/* #x in o */
+	function pin(P, o) {
+		if (!isObject(o))
+			throw new TypeError("Cannot use 'in' operator to search for '" + P.name +
+					    "' in " + describe(o));
+		return hasOwn.call(o, P.key);
 	}
 
 	/* ---- templates */
 
-	/* One frozen strings array per template text (the specification has
-	 * one per call site; nothing but identity tells them apart). */
-	var templates = {};
+	/* The frozen strings array of a template call site, made once per
+	 * site (the lowering keeps it in a variable of the script's own).
+	 * Duktape's freeze leaves an array's length writable; it is made
+	 * read-only first. */
+	function frozen(a) {
+		defineProperty(a, 'length', {writable: false});
+		return Object.freeze(a);
+	}
 	function template(cooked, raw) {
-		var id = '$' + raw.join('\u0000');
-		var t = hasOwn.call(templates, id) ? templates[id] : null;
-		if (!t) {
-			t = cooked.slice();
-			defineProperty(t, 'raw', {value: Object.freeze(raw.slice())});
-			templates[id] = t = Object.freeze(t);
-		}
-		return t;
+		var t = cooked.slice();
+		defineProperty(t, 'raw', {value: frozen(raw.slice())});
+		return frozen(t);
 	}
 
 	/* ---- coroutines: generators and async functions */
@@ -718,6 +796,190 @@
 			it['return']();
 	}
 
+	/* ---- iterator records: destructuring, for-of and spread, step by step
+	 *
+	 * A record is the specification's Iterator Record: the iterator, its
+	 * next method read once, and whether it is done. Destructuring takes a
+	 * value per element (s), the rest (r), and closes the iterator at the
+	 * end (e) or when an element throws (abort), so that an iterator left
+	 * unfinished hears of it as ES2022 has it. An array whose iterator is
+	 * Array.prototype's is read by index, which nothing can tell apart. */
+	var apply = Reflect.apply;
+
+	function Record(v) {
+		this.i = 0;
+		this.done = false;
+		if (isArray(v) && v[ITERATOR] === arrayIterator) {
+			this.a = v;
+			this.it = this.next = null;
+			return;
+		}
+		if (v == null)
+			throw new TypeError(describe(v) + ' is not iterable');
+		var method = v[ITERATOR];
+		if (method == null && Object.prototype.toString.call(v) === '[object Arguments]') {
+			this.a = v;
+			this.it = this.next = null;
+			return;
+		}
+		if (typeof method !== 'function')
+			throw new TypeError(describe(v) + ' is not iterable');
+		var it = apply(method, v, []);
+		if (!isObject(it))
+			throw new TypeError('the iterator of ' + describe(v) + ' is not an object');
+		this.a = null;
+		this.it = it;
+		this.next = it.next;
+	}
+
+	/* IteratorStep and IteratorValue: the next value, undefined once done.
+	 * The record is done while the step runs, so that a step that throws
+	 * leaves it done, and the iterator is not closed. */
+	Record.prototype.s = function () {
+		if (this.done)
+			return undefined;
+		this.done = true;
+		if (this.a) {
+			if (this.i >= this.a.length)
+				return undefined;
+			this.done = false;
+			return this.a[this.i++];
+		}
+		var r = apply(this.next, this.it, []);
+		if (!isObject(r))
+			throw new TypeError('the iterator result ' + describe(r) + ' is not an object');
+		if (r.done)
+			return undefined;
+		var v = r.value;
+		this.done = false;
+		return v;
+	};
+
+	/* The values left, as a fresh array (a rest element, spread). */
+	Record.prototype.r = function () {
+		var out = [];
+		for (;;) {
+			var v = this.s();
+			if (this.done)
+				return out;
+			out.push(v);
+		}
+	};
+
+	/* IteratorClose after a normal completion (or break, return): return's
+	 * errors and a result that is not an object are thrown. */
+	Record.prototype.e = function () {
+		if (this.done)
+			return;
+		this.done = true;
+		if (this.a)
+			return;
+		var it = this.it, f = it['return'];
+		if (f == null)
+			return;
+		if (typeof f !== 'function')
+			throw new TypeError('the iterator\'s return is not a function');
+		var r = apply(f, it, []);
+		if (!isObject(r))
+			throw new TypeError('the iterator\'s return gave ' + describe(r) +
+					    ', not an object');
+	};
+
+	/* The record of v for for-of. */
+	function iterate(v) {
+		return new Record(v);
+	}
+
+	/* The record of v for an array pattern, or v itself when it is an
+	 * array read by index: the pattern then reads its elements inline
+	 * (see the lowering's destructure), and pays no call per element. */
+	function record(v) {
+		if (isArray(v) && v[ITERATOR] === arrayIterator)
+			return v;
+		return new Record(v);
+	}
+
+	/* A rest element of an array read by index: a fresh array of a's
+	 * elements from i, holes as undefined. */
+	function tail(a, i) {
+		var n = a.length - i, out = new Array(n > 0 ? n : 0);
+		for (var k = 0; k < n; k++)
+			out[k] = a[i + k];
+		return out;
+	}
+
+	/* IteratorClose after a throw: each record of list still open (the
+	 * innermost last) is closed, whatever its return does, and e is thrown
+	 * again. A generator's return (a Return thrown through its body) is a
+	 * return completion: return's errors then replace it, as after a
+	 * normal completion. */
+	function abort(e, list) {
+		var returning = e instanceof Return;
+		for (var i = list.length - 1; i >= 0; i--) {
+			var d = list[i];
+			if (!(d instanceof Record) || d.done)
+				continue;
+			if (returning) {
+				try {
+					d.e();
+				} catch (x) {
+					e = x;
+					returning = false;
+				}
+				continue;
+			}
+			d.done = true;
+			if (d.a)
+				continue;
+			try {
+				var f = d.it['return'];
+				if (f != null)
+					apply(f, d.it, []);
+			} catch (ignored) {
+			}
+		}
+		throw e;
+	}
+
+	/* ToPropertyKey, for the computed keys of an object pattern. */
+	function key(v) {
+		if (isObject(v))
+			v = String(v);
+		return typeof v === 'symbol' ? v : String(v);
+	}
+
+	/* {a, ...rest} = v: CopyDataProperties, the own enumerable properties
+	 * of v but the excluded keys: the strings in Object.keys order, then
+	 * the symbols, as [[OwnPropertyKeys]] orders them. A key a getter
+	 * deleted meanwhile is skipped; __proto__ becomes an own property.
+	 * (Duktape's proxies have no getOwnPropertyDescriptor trap, so a
+	 * proxy's keys are what its ownKeys trap gives and Object.keys lists.) */
+	function restOf(v, excluded) {
+		if (v == null)
+			throw new TypeError('cannot destructure ' + describe(v));
+		var src = Object(v), out = {}, keys = Object.keys(src), i, k;
+		for (i = 0; i < keys.length; i++) {
+			k = keys[i];
+			if ((!excluded.length || excluded.indexOf(k) < 0) && k in src)
+				put(out, k, src[k]);
+		}
+		keys = Object.getOwnPropertySymbols(src);
+		for (i = 0; i < keys.length; i++) {
+			k = keys[i];
+			if (excluded.indexOf(k) < 0 && Object.prototype.propertyIsEnumerable.call(src, k))
+				put(out, k, src[k]);
+		}
+		return out;
+	}
+
+	function put(obj, k, value) {
+		if (k === '__proto__')
+			defineProperty(obj, k, {value: value, writable: true, enumerable: true,
+						configurable: true});
+		else
+			obj[k] = value;
+	}
+
 	/* ---- async generators and for await */
 
 	var ASYNC_ITERATOR = Symbol.asyncIterator;
@@ -725,125 +987,428 @@
 		ASYNC_ITERATOR = Symbol('Symbol.asyncIterator');
 		defineProperty(Symbol, 'asyncIterator', {value: ASYNC_ITERATOR});
 	}
+	/* Calls as the specification's Call does, whatever a script puts on
+	 * Function.prototype: a TypeError for what is not callable. */
+	var apply = Reflect.apply;
 
-	/* The async iterator of v, or its sync iterator with each value
-	 * awaited, as for await has it. */
-	function asyncIter(v) {
-		if (v != null) {
-			var method = v[ASYNC_ITERATOR];
-			if (typeof method === 'function')
-				return method.call(v);
-		}
-		var it = iter(v);
-		return {
-			next: function (x) {
-				var s = it.next(x), done = s.done;
-				return when(s.value, function (value) {
-					return {value: value, done: done};
-				});
-			},
-			'return': function (x) {
-				if (typeof it['return'] === 'function')
-					it['return'](x);
-				return promiseResolve.call(PromiseC, {value: x, done: true});
+	/* GetMethod: undefined when v has none (undefined or null there). */
+	function getMethod(v, key, what) {
+		var f = v[key];
+		if (f == null)
+			return undefined;
+		if (typeof f !== 'function')
+			throw new TypeError(what + ' is not a function');
+		return f;
+	}
+
+	/* A promise of the engine's with its resolving functions. */
+	function capability() {
+		var d = {promise: null, resolve: null, reject: null};
+		d.promise = new PromiseC(function (resolve, reject) {
+			d.resolve = resolve;
+			d.reject = reject;
+		});
+		return d;
+	}
+
+	function result(value, done) {
+		return {value: value, done: done};
+	}
+
+	/* IteratorClose: after a throw (thrown) whatever return does is
+	 * ignored, the throw goes on; otherwise its errors are the caller's
+	 * and it must answer with an object. */
+	function closeSync(it, thrown) {
+		if (thrown) {
+			try {
+				var m = it['return'];
+				if (m != null)
+					apply(m, it, []);
+			} catch (e) {
+				/* the throw being handled wins */
 			}
-		};
+			return;
+		}
+		var f = getMethod(it, 'return', "the iterator's return");
+		if (f !== undefined && !isObject(apply(f, it, [])))
+			throw new TypeError("the iterator's return gave a non-object");
 	}
 
-	/* for await left early: the iterator's return, awaited. */
-	function closeAsync(it) {
-		if (typeof it['return'] === 'function')
-			awaitValue(it['return']());
+	/* AsyncIteratorClose, in the body's thread: as closeSync, the result
+	 * of return awaited. */
+	function closeAsync(it, thrown) {
+		if (thrown) {
+			try {
+				var m = it['return'];
+				if (m != null)
+					awaitValue(apply(m, it, []));
+			} catch (e) {
+				/* the throw being handled wins */
+			}
+			return;
+		}
+		var f = getMethod(it, 'return', "the iterator's return");
+		if (f !== undefined && !isObject(awaitValue(apply(f, it, []))))
+			throw new TypeError("the iterator's return gave a non-object");
 	}
+
+	/* CreateAsyncFromSyncIterator: the sync iterator it (next its next
+	 * method) seen as an async one. Each step's value is awaited; a
+	 * rejected value closes it (except for return). Only the runtime
+	 * sees these objects. The methods pass their argument on only when
+	 * they got one, as the specification's "if value is present". */
+	function FromSync(it, next) {
+		this.it = it;
+		this.n = next;
+	}
+	FromSync.prototype.next = function (v) {
+		var d = capability(), r;
+		try {
+			r = apply(this.n, this.it, arguments.length ? [v] : []);
+			if (!isObject(r))
+				throw new TypeError('the iterator result is not an object');
+		} catch (e) {
+			d.reject(e);
+			return d.promise;
+		}
+		return fromSyncStep(this.it, r, d, true);
+	};
+	FromSync.prototype['return'] = function (v) {
+		var d = capability(), it = this.it, r;
+		try {
+			var f = getMethod(it, 'return', "the iterator's return");
+			if (f === undefined) {
+				d.resolve(result(v, true));
+				return d.promise;
+			}
+			r = apply(f, it, arguments.length ? [v] : []);
+			if (!isObject(r))
+				throw new TypeError("the iterator's return gave a non-object");
+		} catch (e) {
+			d.reject(e);
+			return d.promise;
+		}
+		return fromSyncStep(it, r, d, false);
+	};
+	FromSync.prototype['throw'] = function (v) {
+		var d = capability(), it = this.it, r;
+		try {
+			var f = getMethod(it, 'throw', "the iterator's throw");
+			if (f === undefined) {
+				/* It is closed first, then told of its protocol error. */
+				closeSync(it, false);
+				throw new TypeError('the iterator has no throw method');
+			}
+			r = apply(f, it, arguments.length ? [v] : []);
+			if (!isObject(r))
+				throw new TypeError("the iterator's throw gave a non-object");
+		} catch (e) {
+			d.reject(e);
+			return d.promise;
+		}
+		return fromSyncStep(it, r, d, true);
+	};
+
+	/* AsyncFromSyncIteratorContinuation: d settled with r's value awaited. */
+	function fromSyncStep(it, r, d, closeOnRejection) {
+		var done, wrapper;
+		try {
+			done = !!r.done;
+			var value = r.value;
+			try {
+				wrapper = promiseResolve.call(PromiseC, value);
+			} catch (e) {
+				if (!done && closeOnRejection)
+					closeSync(it, true);
+				throw e;
+			}
+		} catch (e2) {
+			d.reject(e2);
+			return d.promise;
+		}
+		promiseThen.call(wrapper, function (x) {
+			d.resolve(result(x, done));
+		}, done || !closeOnRejection ? d.reject : function (e) {
+			closeSync(it, true);
+			d.reject(e);
+		});
+		return d.promise;
+	}
+
+	/* GetIterator(v, async): an iterator record, {i: iterator, n: its
+	 * next method read once}, of v's async iterator or else of its sync
+	 * iterator seen as async. open and v serve for await (asyncStep). */
+	function AsyncRecord(it, next) {
+		this.i = it;
+		this.n = next;
+		this.open = false;
+		this.v = undefined;
+	}
+	function asyncRecord(v) {
+		var method = getMethod(v, ASYNC_ITERATOR, 'Symbol.asyncIterator');
+		if (method === undefined) {
+			var sync = iter(v);
+			var w = new FromSync(sync, sync.next);
+			return new AsyncRecord(w, w.next);
+		}
+		var it = apply(method, v, []);
+		if (!isObject(it))
+			throw new TypeError('the async iterator of ' + describe(v) + ' is not an object');
+		return new AsyncRecord(it, it.next);
+	}
+
+	/* for await's next step, in the body's thread: true with the value in
+	 * rec.v, false at the end. rec.open says the loop's body (or its
+	 * binding) is under way, when leaving it closes the iterator. */
+	function asyncStep(rec) {
+		rec.open = false;
+		var r = awaitValue(apply(rec.n, rec.i, []));
+		if (!isObject(r))
+			throw new TypeError('the iterator result is not an object');
+		if (r.done)
+			return false;
+		rec.v = r.value;
+		rec.open = true;
+		return true;
+	}
+
+	/* A for await left by e thrown from its body: the iterator closed,
+	 * e thrown on. A generator's return going through is no throw: then
+	 * the close's own errors win. */
+	function asyncAbort(rec, e) {
+		if (rec.open) {
+			rec.open = false;
+			closeAsync(rec.i, !(e instanceof Return));
+		}
+		throw e;
+	}
+
+	/* A for await left by break, continue to an outer loop or return. */
+	function asyncLeave(rec) {
+		if (rec.open) {
+			rec.open = false;
+			closeAsync(rec.i, false);
+		}
+	}
+
+	/* yield v in an async generator's body: v awaited, then given to the
+	 * request it answers. Resumed by the next request: its value, its
+	 * error thrown, or for a return its value awaited and returned (a
+	 * Return thrown, which the body's catch clauses let through). */
+	function asyncYield(v) {
+		var r = Thread.yield(new Yielded(awaitValue(v)));
+		if (r instanceof Return)
+			throw new Return(awaitValue(r.v));
+		return r;
+	}
+
+	/* One value of yield* given to its request: how the next request
+	 * resumes the delegation, {m: 0 next, 1 throw, 2 return, v}. */
+	function delegated(v) {
+		var r;
+		try {
+			r = Thread.yield(new Yielded(v));
+		} catch (e) {
+			return {m: 1, v: e};
+		}
+		if (!(r instanceof Return))
+			return {m: 0, v: r};
+		try {
+			return {m: 2, v: awaitValue(r.v)};
+		} catch (e2) {
+			return {m: 1, v: e2};
+		}
+	}
+
+	/* yield* v in an async generator's body (ES2022 14.4.14): each request
+	 * forwarded to v's async iterator, each of its results awaited, its
+	 * values handed on as they are. */
+	function asyncYieldStar(v) {
+		var rec = asyncRecord(v), it = rec.i, received = {m: 0, v: undefined}, r;
+		for (;;) {
+			if (received.m === 0) {
+				r = awaitValue(apply(rec.n, it, [received.v]));
+			} else if (received.m === 1) {
+				var thrower = getMethod(it, 'throw', "the delegated iterator's throw");
+				if (thrower === undefined) {
+					closeAsync(it, false);
+					throw new TypeError('the delegated iterator has no throw method');
+				}
+				r = awaitValue(apply(thrower, it, [received.v]));
+			} else {
+				var returner = getMethod(it, 'return', "the delegated iterator's return");
+				if (returner === undefined)
+					throw new Return(awaitValue(received.v));
+				r = awaitValue(apply(returner, it, [received.v]));
+			}
+			if (!isObject(r))
+				throw new TypeError('the delegated iterator result is not an object');
+			if (r.done) {
+				var value = r.value;
+				if (received.m === 2)
+					throw new Return(value);
+				return value;
+			}
+			received = delegated(r.value);
+		}
+	}
+
+	/* A catch clause in a generator's body lets a return go through. */
+	function passReturn(e) {
+		if (e instanceof Return)
+			throw e;
+	}
+
+	/* The state of an async generator (ES2022 27.6): its body's thread,
+	 * its queue of requests {mode: 0 next, 1 throw, 2 return, v, resolve,
+	 * reject}, settled oldest first. */
+	var START = 0, AT_YIELD = 1, RUNNING = 2, DONE = 3, RETURNING = 4;
 
 	function AsyncGen(self, list, body) {
 		this.self = self;
 		this.list = list;
 		this.body = body;
 		this.thread = null;
-		this.state = 0; /* 0 not started, 1 at a yield, 2 running, 3 done */
+		this.state = START;
 		this.queue = [];
 	}
 
-	/* Serves queued next/throw/return requests while the body is not
-	 * waiting on an await. */
-	AsyncGen.prototype.pump = function () {
-		while (this.queue.length && this.state !== 2) {
-			var req = this.queue[0];
-			if (this.state === 0 && req.mode !== 0)
-				this.state = 3;
-			if (this.state === 3) {
-				this.queue.shift();
-				if (req.mode === 1)
-					req.reject(req.v);
-				else
-					req.resolve({value: req.mode === 2 ? req.v : undefined, done: true});
-				continue;
-			}
-			if (this.state === 0) {
-				var g = this;
-				this.thread = new Thread(function () {
-					return g.body.apply(g.self, g.list);
-				});
-			}
-			this.resume(req.mode === 2 ? new Return(req.v) : req.v, req.mode !== 0);
-		}
-	};
-
-	AsyncGen.prototype.resume = function (v, isError) {
-		this.state = 2;
-		var r, req = this.queue[0], g = this;
-		try {
-			r = Thread.resume(this.thread, v, isError);
-		} catch (e) {
-			this.state = 3;
-			this.queue.shift();
-			if (e instanceof Return)
-				req.resolve({value: e.v, done: true});
-			else
-				req.reject(e);
+	/* A request arrives (AsyncGenerator.prototype.next, throw, return). */
+	AsyncGen.prototype.request = function (mode, v, d) {
+		var state = this.state;
+		if (mode === 0 && state === DONE) {
+			d.resolve(result(undefined, true));
 			return;
 		}
-		if (r instanceof Awaited) {
-			when(r.v, function (x) {
-				g.resume(x, false);
-				g.pump();
-			}, function (e) {
-				g.resume(e, true);
-				g.pump();
+		if (mode === 1) {
+			if (state === START)
+				this.state = state = DONE;
+			if (state === DONE) {
+				d.reject(v);
+				return;
+			}
+		}
+		this.queue.push({mode: mode, v: v, resolve: d.resolve, reject: d.reject});
+		if (mode === 2 && (state === START || state === DONE)) {
+			this.awaitReturn();
+		} else if (state === START) {
+			var g = this;
+			this.thread = new Thread(function () {
+				return g.body.apply(g.self, g.list);
 			});
-			return;
-		}
-		this.queue.shift();
-		if (r instanceof Yielded) {
-			this.state = 1;
-			when(r.v, function (x) {
-				req.resolve({value: x, done: false});
-			}, req.reject);
-		} else {
-			this.state = 3;
-			req.resolve({value: r, done: true});
+			this.run(undefined, false);
+		} else if (state === AT_YIELD) {
+			this.run(mode === 2 ? new Return(v) : v, mode === 1);
 		}
 	};
 
+	/* AsyncGeneratorCompleteStep: the oldest request settled. */
+	AsyncGen.prototype.settle = function (isError, v, done) {
+		var req = this.queue.shift();
+		if (isError)
+			req.reject(v);
+		else
+			req.resolve(result(v, done));
+	};
+
+	/* The body finished (or a return awaited): the oldest request gets
+	 * how, the rest are answered as a finished generator answers them. */
+	AsyncGen.prototype.finish = function (isError, v) {
+		this.state = DONE;
+		this.thread = null;
+		this.settle(isError, v, true);
+		while (this.queue.length) {
+			var req = this.queue[0];
+			if (req.mode === 2) {
+				this.awaitReturn();
+				return;
+			}
+			this.settle(req.mode === 1, req.mode === 1 ? req.v : undefined, true);
+		}
+	};
+
+	/* AsyncGeneratorAwaitReturn: return(v) with no body to run it. */
+	AsyncGen.prototype.awaitReturn = function () {
+		var g = this, p;
+		this.state = RETURNING;
+		try {
+			p = promiseResolve.call(PromiseC, this.queue[0].v);
+		} catch (e) {
+			this.finish(true, e);
+			return;
+		}
+		promiseThen.call(p, function (x) { g.finish(false, x); },
+				 function (e) { g.finish(true, e); });
+	};
+
+	/* Runs the body from where it stopped, given v (thrown if isError),
+	 * until it awaits, yields with no request waiting, or ends. */
+	AsyncGen.prototype.run = function (v, isError) {
+		var g = this;
+		this.state = RUNNING;
+		for (;;) {
+			var r;
+			try {
+				r = Thread.resume(this.thread, v, isError);
+			} catch (e) {
+				if (e instanceof Return)
+					this.finish(false, e.v);
+				else
+					this.finish(true, e);
+				return;
+			}
+			if (r instanceof Awaited) {
+				try {
+					promiseThen.call(promiseResolve.call(PromiseC, r.v),
+							 function (x) { g.run(x, false); },
+							 function (e) { g.run(e, true); });
+					return;
+				} catch (e) {
+					/* PromiseResolve threw: the await throws it. */
+					v = e;
+					isError = true;
+					continue;
+				}
+			}
+			if (!(r instanceof Yielded)) {
+				this.finish(false, r);
+				return;
+			}
+			this.settle(false, r.v, false);
+			if (!this.queue.length) {
+				this.state = AT_YIELD;
+				return;
+			}
+			/* A request came while it ran: it goes on at once. */
+			var req = this.queue[0];
+			v = req.mode === 2 ? new Return(req.v) : req.v;
+			isError = req.mode === 1;
+		}
+	};
+
+	/* %AsyncIteratorPrototype%, which %AsyncGeneratorPrototype% (AGP)
+	 * inherits @@asyncIterator from. */
+	var AIP = {};
+	defineProperty(AIP, ASYNC_ITERATOR, {writable: true, configurable: true,
+					    value: function () { return this; }});
 	function AsyncGeneratorObject() {}
 	var AGP = AsyncGeneratorObject.prototype;
+	setPrototypeOf(AGP, AIP);
+	if (Symbol.toStringTag)
+		defineProperty(AGP, Symbol.toStringTag, {configurable: true, value: 'AsyncGenerator'});
 	function asyncMethod(name, mode) {
 		defineProperty(AGP, name, {writable: true, configurable: true, value: function (v) {
-			var g = this[GEN];
-			return new PromiseC(function (resolve, reject) {
-				if (!g)
-					throw new TypeError(name + ' called on an object that is not an async generator');
-				g.queue.push({mode: mode, v: v, resolve: resolve, reject: reject});
-				g.pump();
-			});
+			var d = capability(), g = isObject(this) ? this[GEN] : undefined;
+			if (g instanceof AsyncGen)
+				g.request(mode, v, d);
+			else
+				d.reject(new TypeError(name + ' called on an object that is not an async generator'));
+			return d.promise;
 		}});
 	}
 	asyncMethod('next', 0);
 	asyncMethod('throw', 1);
 	asyncMethod('return', 2);
-	defineProperty(AGP, ASYNC_ITERATOR, {writable: true, configurable: true,
-					    value: function () { return this; }});
 
 	function asyncGenerator(self, list, body, fn) {
 		var o = Object.create(objectsProto(fn, AGP));
@@ -899,11 +1464,131 @@
 		return isObject(p) ? p : def;
 	}
 
+	/* ---- the temporal dead zone (see the lowering's tdzRef) */
+
+	/* What a let, const or class binding holds before its declaration
+	 * runs, where the lowering cannot tell that it has. */
+	var TDZ = Object.freeze({});
+
+	function tdz(name) {
+		throw new ReferenceError('Cannot access \'' + name + '\' before initialization');
+	}
+
+	/* The value assigned to a let binding holding cur. */
+	function tdzSet(v, name, cur) {
+		if (cur === TDZ)
+			tdz(name);
+		return v;
+	}
+
+	/* An assignment to a const (or a class's own name inside it). */
+	function constSet(v, name, cur) {
+		if (cur === TDZ)
+			tdz(name);
+		throw new TypeError('Assignment to constant variable \'' + name + '\'');
+	}
+
 	/* The loop wrapper's answer for `break` (see the lowering of loops
 	 * whose bindings closures capture). */
 	var BREAK = Object.freeze({});
 
-	return Object.freeze({
+	/* ---- eval and Function
+	 *
+	 * The global eval and Function (Function.prototype.constructor too) are
+	 * replaced by ones that lower their source as a script's is, so
+	 * modern syntax runs there too, under the execution's limits. Lowered
+	 * code runs, as the engine runs a script's, in a wrapper that hands it
+	 * the runtime and binds eval to the engine's own, for its direct evals
+	 * (see the lowering's txDirectEval); nothing else ever holds them. */
+
+	var nativeEval = eval, NativeFunction = Function;
+	var global = NativeFunction('return this')();
+	var RT = null;
+
+	function lowered(r) {
+		if (r.error)
+			throw new SyntaxError(r.error.message);
+		return r;
+	}
+
+	/* The function running lowered code (its globals declared first). */
+	function compileLowered(code, globals) {
+		var text = (globals && globals.length ? 'var ' + globals.join(',') + ';' : '') +
+			'(function($$rt){var eval=$$rt.evalNative;return function(){' + code + '\n}})';
+		return nativeEval(text)(RT);
+	}
+
+	/* The global eval: an indirect eval, of global code. */
+	var evalGlobal = function (x) {
+		if (typeof x !== 'string')
+			return x;
+		var r = lowered(lower.downlevel(x, 'javascript', false, 'global'));
+		return compileLowered(r.code, r.globals).call(global);
+	};
+
+	/* What a direct eval in lowered code evaluates, for the arguments
+	 * list: the first lowered (env: what the caller's lowering knows of
+	 * the scope around, see the lowering's txDirectEval), or, when a
+	 * script has replaced the global eval, source giving what that
+	 * returned. */
+	function evalArg(list, strict, env) {
+		var f = global.eval;
+		if (f !== evalGlobal) {
+			var v = f.apply(undefined, list);
+			if (typeof v !== 'string')
+				return v;
+			return JSON.stringify(v).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+		}
+		var x = list[0];
+		if (typeof x !== 'string')
+			return x;
+		return lowered(lower.downlevel(strict ? '"use strict";' + x : x, 'javascript', false,
+					       'direct', env)).code;
+	}
+
+	var FunctionC = function (p) {
+		var n = arguments.length, params = [];
+		for (var i = 0; i < n - 1; i++)
+			params.push(String(arguments[i]));
+		var body = n ? String(arguments[n - 1]) : '';
+		return compileLowered(lowered(lower.lowerFunction(params.join(','), body,
+								 'function')).code)();
+	};
+
+	function installEval() {
+		defineProperty(evalGlobal, 'name', {value: 'eval', configurable: true});
+		defineProperty(FunctionC, 'name', {value: 'Function', configurable: true});
+		defineProperty(FunctionC, 'prototype', {value: NativeFunction.prototype, writable: false,
+							 enumerable: false, configurable: false});
+		defineProperty(NativeFunction.prototype, 'constructor',
+			       {value: FunctionC, writable: true, enumerable: false, configurable: true});
+		defineProperty(global, 'eval', {value: evalGlobal, writable: true, enumerable: false,
+						configurable: true});
+		defineProperty(global, 'Function', {value: FunctionC, writable: true,
+						    enumerable: false, configurable: true});
+	}
+
+	/* The unmapped arguments object of a sloppy function whose
+	 * parameters are not simple: a strict function's, with the same
+	 * values (and a callee that throws). */
+	function unmapped(args) {
+		return strictArguments.apply(undefined, args);
+	}
+	function strictArguments() {
+		return arguments;
+	}
+
+	/* A parameter read by a default before it is bound. */
+	function paramBeforeInit(name) {
+		throw new ReferenceError("cannot access '" + name + "' before initialization");
+	}
+
+	RT = Object.freeze({
+		paramBeforeInit: paramBeforeInit,
+		unmapped: unmapped,
+		evalArg: evalArg,
+		evalNative: nativeEval,
+		global: global,
 		iter: iter,
 		close: close,
 		named: named,
@@ -911,14 +1596,25 @@
 			if (!stringsPatched)
 				patchStrings();
 		},
-		asyncIter: asyncIter,
+		record: record,
+		iterate: iterate,
+		tail: tail,
+		abort: abort,
+		key: key,
+		restOf: restOf,
+		proto: proto,
 		closeAsync: closeAsync,
+		asyncRecord: asyncRecord,
+		asyncStep: asyncStep,
+		asyncAbort: asyncAbort,
+		asyncLeave: asyncLeave,
+		asyncYield: asyncYield,
+		asyncYieldStar: asyncYieldStar,
+		passReturn: passReturn,
 		asyncGenerator: asyncGenerator,
-		arr: arr,
 		spread: spread,
 		construct: construct,
 		assign: assign,
-		rest: rest,
 		need: need,
 		accessor: accessor,
 		ctorCheck: ctorCheck,
@@ -936,7 +1632,13 @@
 		methods: methods,
 		field: field,
 		superGet: superGet,
-		priv: priv,
+		pnames: pnames,
+		pdef: pdef,
+		padd: padd,
+		pbrand: pbrand,
+		pget: pget,
+		pset: pset,
+		pin: pin,
 		template: template,
 		yieldValue: yieldValue,
 		yieldStar: yieldStar,
@@ -947,6 +1649,12 @@
 		genFn: genFn,
 		propertyKey: propertyKey,
 		notNew: notNew,
+		TDZ: TDZ,
+		tdz: tdz,
+		tdzSet: tdzSet,
+		constSet: constSet,
 		BREAK: BREAK
 	});
+	installEval();
+	return RT;
 })
