@@ -1578,8 +1578,13 @@
 		for (var i = 0; i < n - 1; i++)
 			params.push(String(arguments[i]));
 		var body = n ? String(arguments[n - 1]) : '';
-		return compileLowered(lowered(lower.lowerFunction(params.join(','), body,
-								 'function')).code)();
+		var fn = compileLowered(lowered(lower.lowerFunction(params.join(','), body,
+								   'function')).code)();
+		/* A subclass's object (see constructWith) names the prototype the
+		 * function gets, as newTarget's prototype does in the standard. */
+		if (this instanceof FunctionC && getPrototypeOf(this) !== NativeFunction.prototype)
+			setPrototypeOf(fn, getPrototypeOf(this));
+		return fn;
 	};
 
 	function installEval() {
