@@ -2066,20 +2066,17 @@
 		return tx(init, c);
 	}
 
-	function txForOf(n, c) {
-		if (n.await)
-			return txForAwait(n, c);
-		var it = '$$i' + (++tempN), step = '$$s' + (++tempN);
-		/* for of steps an iterator record. */
-		var value = id(step);
+	/* The body of for (left of ...) with left bound to value each turn:
+	 * a declaration becomes a var (or, when closures capture it, the
+	 * body's own function parameter), a target an assignment. */
+	function loopBinding(n, value, c) {
 		var bind;
 		if (n.left.type === 'VariableDeclaration') {
 			var d = n.left.declarations[0];
 			if (n.$wrap && n.left.kind !== 'var') {
 				n.$wrap = false;
-				var body = wrapBody(n, [d.id], [value], c);
+				n.body = wrapBody(n, [d.id], [value], c);
 				bind = null;
-				n.body = body;
 			} else {
 				bind = {type: 'VariableDeclaration', kind: 'var',
 					declarations: [{type: 'VariableDeclarator', id: d.id, init: value}],
@@ -2088,7 +2085,16 @@
 		} else {
 			bind = stmt(assign(n.left, value), n.left);
 		}
-		var body2 = bind ? block([bind, n.body], n.body) : n.body;
+		return bind ? block([bind, n.body], n.body) : n.body;
+	}
+
+	function txForOf(n, c) {
+		if (n.await)
+			return txForAwait(n, c);
+		var it = '$$i' + (++tempN), step = '$$s' + (++tempN);
+		/* for of steps an iterator record. */
+		var value = id(step);
+		var body2 = loopBinding(n, value, c);
 		var head = varDecl([[id(it), rtCall('iterate', [n.right])], [id(step), null]], n);
 		var next = call(member(id(it), 's'), []);
 		var test = seq([assign(id(step), next), {type: 'UnaryExpression', operator: '!',
@@ -2118,22 +2124,7 @@
 	function txForAwait(n, c) {
 		var rec = '$$i' + (++tempN), e = '$$e' + (++tempN);
 		var value = member(id(rec), 'v');
-		var bind;
-		if (n.left.type === 'VariableDeclaration') {
-			var d = n.left.declarations[0];
-			if (n.$wrap && n.left.kind !== 'var') {
-				n.$wrap = false;
-				n.body = wrapBody(n, [d.id], [value], c);
-				bind = null;
-			} else {
-				bind = {type: 'VariableDeclaration', kind: 'var',
-					declarations: [{type: 'VariableDeclarator', id: d.id, init: value}],
-					loc: n.left.loc};
-			}
-		} else {
-			bind = stmt(assign(n.left, value), n.left);
-		}
-		var body = bind ? block([bind, n.body], n.body) : n.body;
+		var body = loopBinding(n, value, c);
 		var head = varDecl([[id(rec), rtCall('asyncRecord', [n.right])]], n);
 		var loop = {type: 'ForStatement', init: null, test: rtCall('asyncStep', [id(rec)]),
 			    update: null, body: body, loc: n.loc, $wrap: false, $label: n.$label};
