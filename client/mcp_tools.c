@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 
 /* ---- Arguments. */
@@ -754,7 +755,7 @@ static void value_part(json_t *sc, FILE *f)
 	json_t *v = json_object_get(sc, "value");
 	if (!v)
 		return;
-	char *js = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *js = jnum_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	if (!js)
 		return;
 	size_t len = strlen(js);

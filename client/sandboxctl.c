@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
+#include "../protocol/jnum.h"
 #include "../protocol/size.h"
 #include "sdc.h"
 
@@ -128,7 +129,7 @@ static void print_frame(const struct client *c, const json_t *frame)
 {
 	if (!c->json)
 		return;
-	char *text = json_dumps(frame, JSON_COMPACT);
+	char *text = jnum_dumps(frame, JSON_COMPACT);
 	if (text)
 		puts(text);
 	free(text);
@@ -226,7 +227,7 @@ static int report_result(json_t *reply)
 	if (json_is_true(json_object_get(reply, "success"))) {
 		json_t *value = json_object_get(reply, "value");
 		if (value) {
-			char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+			char *text = jnum_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
 			if (!stdout_at_line_start)
 				fputc('\n', stdout);
 			printf("%s\n", text ? text : "");
@@ -456,7 +457,7 @@ static void answer_tool_call(struct client *c, json_t *event)
 {
 	const char *name = json_string_value(json_object_get(event, "name"));
 	const char *command = json_string_value(json_object_get(c->tools, name ? name : ""));
-	char *args = json_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
+	char *args = jnum_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
 	struct buf out = BUF_INIT, err = BUF_INIT;
 	json_t *rid = json_object_get(event, "id");
 	bool ended = false;
@@ -477,7 +478,7 @@ static void answer_tool_call(struct client *c, json_t *event)
 	if (status == 0) {
 		json_error_t jerr;
 		const char *text = buf_peek(&out);
-		value = text[strspn(text, " \t\r\n")] ? json_loads(text, JSON_DECODE_ANY, &jerr)
+		value = text[strspn(text, " \t\r\n")] ? jnum_loads(text, JSON_DECODE_ANY, &jerr)
 						      : json_null();
 		if (!value &&
 		    asprintf(&error, "the tool %s printed invalid JSON: %s", name, jerr.text) < 0)
@@ -518,7 +519,7 @@ static int add_tools_and_store(json_t *req, const struct opts *o)
 	if (o->store_file) {
 		json_error_t err;
 		json_t *store = access(o->store_file, F_OK) == 0
-					? json_load_file(o->store_file, 0, &err)
+					? jnum_load_file(o->store_file, 0, &err)
 					: json_object();
 		if (!json_is_object(store)) {
 			json_decref(store);
@@ -545,7 +546,7 @@ static int save_store(const struct opts *o, json_t *req_store, json_t *reply)
 		json_object_del(store, json_string_value(k));
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s.tmp", o->store_file);
-	int rc = json_dump_file(store, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 &&
+	int rc = jnum_dump_file(store, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 &&
 				 rename(tmp, o->store_file) == 0
 			 ? -1
 			 : fail(EXIT_CONN, "cannot write --store %s: %s", o->store_file,
@@ -947,7 +948,7 @@ static int cmd_health(struct client *c)
 	if (rc >= 0)
 		return rc;
 	if (!c->json) {
-		char *text = json_dumps(reply, JSON_INDENT(2));
+		char *text = jnum_dumps(reply, JSON_INDENT(2));
 		printf("%s\n", text ? text : "");
 		free(text);
 	}

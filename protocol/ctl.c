@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jnum.h"
 #include "limits.h"
 
 /* The kinds a worker may claim (timeout: its CPU budget); the rest
@@ -153,7 +154,7 @@ static const char *test_entry(const char *text, const struct jsonv_span *sp, str
 		json_object_set_new(o, "cut", json_true());
 	int rc = buf_len(out) > 1 ? buf_append(out, ",", 1) : 0;
 	if (rc == 0)
-		rc = json_dump_callback(o, dump_to_buf, out, JSON_COMPACT);
+		rc = jnum_dump_callback(o, dump_to_buf, out, JSON_COMPACT);
 	json_decref(o);
 	json_decref(r);
 	if (rc < 0)

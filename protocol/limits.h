@@ -435,4 +435,10 @@
  * 2500 (DUK_USE_COMPILER_RECLIMIT), and 20 bytes a level on the stack. */
 #define LIMIT_PRESCAN_DEPTH 1000
 
+/* ---- JSON as sandboxd writes it (protocol/jnum.c). A tree nested deeper
+ * than this is taken for a cycle and not written: jansson's parser stops at
+ * 2048, and nothing sandboxd builds is deeper than what it parsed plus a
+ * few levels of reply around it. */
+#define LIMIT_JSON_DUMP_DEPTH 4096u
+
 #endif

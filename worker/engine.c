@@ -14,6 +14,7 @@
 #include "../protocol/buf.h"
 #include "../protocol/ctl.h"
 #include "../protocol/io.h"
+#include "../protocol/jnum.h"
 #include "../protocol/utf8.h"
 #include "js.h"
 #include "prescan.h"
@@ -458,7 +459,7 @@ static json_t *load_nul_keys(const char *text, size_t len)
 		i++;
 	}
 	json_t *marked =
-		b.data ? json_loadb(buf_peek(&b), buf_len(&b), JSON_DECODE_ANY, NULL) : NULL;
+		b.data ? jnum_loadb(buf_peek(&b), buf_len(&b), JSON_DECODE_ANY, NULL) : NULL;
 	buf_free(&b);
 	json_t *r = marked ? unmark(marked, mark, mlen) : NULL;
 	json_decref(marked);
@@ -488,7 +489,7 @@ static bool nodes_over(json_t *v, size_t max, size_t *n)
 json_t *engine_json_load(const char *text, size_t len)
 {
 	json_error_t jerr;
-	json_t *v = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+	json_t *v = jnum_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 	if (!v && json_error_code(&jerr) == json_error_null_byte_in_key)
 		v = load_nul_keys(text, len);
 	return v;
@@ -559,7 +560,7 @@ static int to_json(duk_context *ctx, duk_idx_t idx, const char *what, json_t **o
 /* Pushes a copy of v, decoded as the engine's own JSON.parse would. */
 static void push_json(duk_context *ctx, const json_t *v)
 {
-	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *text = jnum_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	if (!text)
 		(void)duk_error(ctx, DUK_ERR_RANGE_ERROR, "out of memory");
 	duk_push_string(ctx, text);
