@@ -93,6 +93,9 @@ INT_TESTS  += check_mcp_main
 INT_TESTS  += check_mcp_upstream check_mcp_codemode
 # The MCP bridge's tools against the real daemon.
 INT_TESTS  += check_mcp_bridge
+# Values, tool arguments, the store and error.data as JSON.stringify
+# writes them, read off the wire.
+INT_TESTS  += check_values
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -221,6 +224,7 @@ build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(T
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sdc: $(call obj,tests/check_sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_values: $(call obj,tests/check_values.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_mcp_main: $(call obj,tests/check_mcp_main.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
 
 # The fuzz targets' modules, one list per target.

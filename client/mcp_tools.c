@@ -675,6 +675,13 @@ static void print_error(FILE *f, const json_t *e)
 				(long long)json_integer_value(json_object_get(e, "column")));
 	}
 	fprintf(f, "): %s\n", msg ? msg : "");
+	/* The fields the script set on what it threw (code, status, ...). */
+	char *data = json_object_get(e, "data")
+			     ? jnum_dumps(json_object_get(e, "data"), JSON_COMPACT)
+			     : NULL;
+	if (data)
+		fprintf(f, "data: %s\n", data);
+	free(data);
 	const char *stack = json_string_value(json_object_get(e, "stack"));
 	if (stack && *stack) {
 		fprintf(f, "stack:\n%s", stack);

@@ -222,6 +222,17 @@ static int report_error_reply(json_t *reply)
 }
 
 /* The end of an execution, the human way: its value, or its error. */
+/* error.data, the fields a script set on the error it threw, as one
+ * indented line of JSON on stderr. */
+static void print_error_data(const json_t *e)
+{
+	json_t *data = json_object_get(e, "data");
+	char *text = data ? jnum_dumps(data, JSON_COMPACT) : NULL;
+	if (text)
+		fprintf(stderr, "    data: %s\n", text);
+	free(text);
+}
+
 static int report_result(json_t *reply)
 {
 	if (json_is_true(json_object_get(reply, "success"))) {
@@ -237,10 +248,12 @@ static int report_result(json_t *reply)
 	}
 	json_t *e = json_object_get(reply, "error");
 	fflush(stdout);
-	/* One line with the prefix; a stack's frames follow it, indented. */
+	/* One line with the prefix; a stack's frames follow it, indented; then
+	 * the error's own fields. */
 	fprintf(stderr, "sandboxctl: %s (%s): %s\n", str(reply, "state") ?: "failed",
 		str(e, "kind") ?: "unknown",
 		str(e, "stack") ?: str(e, "message") ?: "the script failed");
+	print_error_data(e);
 	return EXIT_FAILED;
 }
 
@@ -814,10 +827,12 @@ static int cmd_test(struct client *c, const struct opts *o, int argc, char **arg
 			       (long long)json_integer_value(json_object_get(s, "failed")),
 			       (long long)json_integer_value(json_object_get(s, "skipped")));
 		json_t *e = json_object_get(reply, "error");
-		if (e)
+		if (e) {
 			fprintf(stderr, "sandboxctl: %s%s%s (%s)\n", str(e, "source") ?: "",
 				str(e, "source") ? ": " : "", str(e, "stack") ?: str(e, "message") ?: "",
 				str(e, "kind") ?: "error");
+			print_error_data(e);
+		}
 	}
 	json_decref(reply);
 	return success ? EXIT_OK : EXIT_FAILED;

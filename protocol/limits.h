@@ -441,4 +441,13 @@
  * few levels of reply around it. */
 #define LIMIT_JSON_DUMP_DEPTH 4096u
 
+/* ---- error.data: a script error's own fields (code, status, details,
+ * cause ...) as JSON. Enough for an HTTP error's body excerpt or a tool's
+ * error details; beyond it the fields are left out (message and stack
+ * still say what failed) so that a failed reply stays small. Errors inside
+ * them (a cause chain) are described this many levels down. */
+#define LIMIT_ERROR_DATA_BYTES (64u * 1024u)
+#define LIMIT_ERROR_DATA_NODES 4096u
+#define LIMIT_ERROR_DATA_DEPTH 4
+
 #endif
