@@ -112,7 +112,9 @@ static const struct arg scripts_args[] = {
 	"\"kind\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"                     \
 	"\"line\":{\"type\":\"integer\"},\"column\":{\"type\":\"integer\"},"                    \
 	"\"stack\":{\"type\":\"string\"},\"source\":{\"type\":\"string\",\"enum\":[\"code\","   \
-	"\"tests\"]}},\"required\":[\"kind\",\"message\"],\"additionalProperties\":false}"
+	"\"tests\"]},\"data\":{\"description\":\"the fields the script set on what it threw "   \
+	"(code, status, cause, ...), as JSON\"}},"                                              \
+	"\"required\":[\"kind\",\"message\"],\"additionalProperties\":false}"
 #define S_OUTPUT                                                                              \
 	"\"stdout\":{\"type\":\"string\",\"description\":\"a chunk of stdout ending at byte " \
 	"stdout_next (at most " LIMIT_TEXT ")\"},"                                            \
