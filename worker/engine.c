@@ -1177,7 +1177,8 @@ static duk_ret_t describe_thrown(duk_context *ctx, void *udata)
 		set_string(e, "message", ctx, -1);
 		duk_pop_2(ctx);
 	}
-	add_error_data(ctx, e);
+	if (strcmp(d->kind, "script") == 0)
+		add_error_data(ctx, e);
 	return 0;
 }
 
