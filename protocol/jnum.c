@@ -78,9 +78,8 @@ static struct decimal closest(double d, struct decimal x, int p, bool *far)
  * lower half half as wide (d a power of two), so only then are the
  * neighbours tried. 17 digits always read back. Both roundings come from
  * the 17-digit one (one printf for all), and one too far from d to read
- * back is not tried. Subnormals have fewer digits'
- * worth of precision and evenly spaced neighbours: the first rounding that
- * reads back is theirs.
+ * back is not tried. Subnormals have fewer digits' worth of precision and
+ * evenly spaced neighbours: the first rounding that reads back is theirs.
  */
 static struct decimal shortest(double d)
 {
