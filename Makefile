@@ -43,6 +43,10 @@ DUK_GEN    := build/duktape/duk_config.h build/duktape/duktape.h build/duktape/d
 PROTOCOL := protocol/buf.c protocol/frame.c protocol/utf8.c protocol/status.c protocol/source.c \
             protocol/request.c protocol/msg.c protocol/ctl.c protocol/io.c \
             protocol/jsonv.c protocol/jstr.c protocol/size.c
+# JSON written and read with JavaScript's numbers (protocol/jnum.c); the
+# suites below that link modules writing or reading values link it too.
+PROTOCOL += protocol/jnum.c
+JNUM     := protocol/jnum.c protocol/jstr.c protocol/utf8.c protocol/buf.c
 WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
             worker/forkserver.c worker/prescan.c
 # JavaScript the worker loads, embedded as C arrays, and the engine itself.
@@ -77,6 +81,8 @@ UNIT_TESTS += check_mcp_tools
 UNIT_TESTS += check_mcp_config check_mcp_names
 # The ES5 fast path's pre-scan alone (worker/prescan.c).
 UNIT_TESTS += check_prescan
+# JSON with JavaScript's numbers (protocol/jnum.c).
+UNIT_TESTS += check_jnum
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -87,6 +93,9 @@ INT_TESTS  += check_mcp_main
 INT_TESTS  += check_mcp_upstream check_mcp_codemode
 # The MCP bridge's tools against the real daemon.
 INT_TESTS  += check_mcp_bridge
+# Values, tool arguments, the store and error.data as JSON.stringify
+# writes them, read off the wire.
+INT_TESTS  += check_values
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -175,28 +184,29 @@ faults: deps
 TESTLIB := $(call obj,tests/testlib.c $(CLIENT))
 build/tests/check_frame: $(call obj,tests/check_frame.c protocol/frame.c protocol/buf.c)
 build/tests/check_utf8: $(call obj,tests/check_utf8.c protocol/utf8.c protocol/buf.c)
-build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c protocol/buf.c protocol/frame.c)
+build/tests/check_request: $(call obj,tests/check_request.c protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c protocol/buf.c protocol/frame.c protocol/jnum.c protocol/utf8.c)
 build/tests/check_loop: $(call obj,tests/check_loop.c server/loop.c)
 build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
 build/tests/check_polyfills: $(call obj,tests/check_polyfills.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_node: $(call obj,tests/check_node.c tests/nodecases.c $(WORKER) $(PROTOCOL))
-build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
-build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c protocol/buf.c)
-build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)
+build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c $(JNUM))
+build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c $(JNUM))
+build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/msg.c protocol/frame.c protocol/status.c $(JNUM))
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_prescan: $(call obj,tests/check_prescan.c worker/prescan.c)
-build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c)
+build/tests/check_jnum: $(call obj,tests/check_jnum.c $(JNUM))
+build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c $(JNUM))
 build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) client/mcp_rpc.c \
     client/ploop.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
-build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c)
+build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c $(JNUM))
 build/tests/check_ploop: $(call obj,tests/check_ploop.c client/ploop.c)
 build/tests/check_mcp_config: $(call obj,tests/check_mcp_config.c client/mcp_config.c)
-build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c)
+build/tests/check_mcp_names: $(call obj,tests/check_mcp_names.c client/mcp_names.c $(JNUM))
 build/tests/check_mcp_upstream: $(call obj,tests/check_mcp_upstream.c $(UPSTREAM) client/ploop.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
 build/tests/check_mcp_codemode: $(call obj,tests/check_mcp_codemode.c $(CODEMODE) $(MCP_TOOLS) client/mcp_rpc.c client/ploop.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
 build/tests/mcp_stub: $(call obj,tests/mcp_stub.c)
@@ -215,20 +225,21 @@ build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(T
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sdc: $(call obj,tests/check_sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_values: $(call obj,tests/check_values.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_mcp_main: $(call obj,tests/check_mcp_main.c) $(TESTLIB) $(call obj,$(PROTOCOL)) | build/tests/mcp_stub
 
 # The fuzz targets' modules, one list per target.
 FUZZ_SRC_frame   := protocol/frame.c protocol/buf.c
 FUZZ_SRC_request := protocol/request.c protocol/jsonv.c protocol/status.c protocol/msg.c protocol/jstr.c \
                     protocol/buf.c \
-                    protocol/frame.c
-FUZZ_SRC_ctl     := protocol/ctl.c protocol/jsonv.c protocol/frame.c protocol/buf.c
+                    protocol/frame.c protocol/jnum.c protocol/utf8.c
+FUZZ_SRC_ctl     := protocol/ctl.c protocol/jsonv.c protocol/frame.c $(JNUM)
 FUZZ_SRC_decl    := server/decl.c $(FUZZ_SRC_request)
 FUZZ_SRC_source  := protocol/source.c
 FUZZ_SRC_cache   := server/cache.c server/loop.c server/log.c protocol/buf.c
 FUZZ_SRC_jstr    := protocol/jstr.c protocol/msg.c protocol/utf8.c protocol/status.c protocol/frame.c \
-                    protocol/buf.c
-FUZZ_SRC_mcp     := client/mcp_rpc.c client/mcp_names.c client/mcp_config.c
+                    protocol/buf.c protocol/jnum.c
+FUZZ_SRC_mcp     := client/mcp_rpc.c client/mcp_names.c client/mcp_config.c $(JNUM)
 define fuzz_rules
 build/tests/fuzz_$(1): $$(call obj,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1))) build/tests/fuzz/replay_$(1).o
 build/fuzz/fuzz_$(1): $$(patsubst %.c,build/fuzz/%.o,tests/fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1)))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 
 /* ES5.1's reserved words (strict mode's included), the literals,
@@ -217,7 +218,7 @@ static json_t *block_value(json_t *b)
 	json_t *text = json_object_get(b, "text");
 	if (json_is_string(type) && strcmp(json_string_value(type), "text") == 0 &&
 	    json_is_string(text)) {
-		json_t *v = json_loadb(json_string_value(text), json_string_length(text),
+		json_t *v = jnum_loadb(json_string_value(text), json_string_length(text),
 				       JSON_DECODE_ANY, NULL);
 		return v ? v : json_incref(text);
 	}
@@ -270,7 +271,7 @@ int mname_unwrap(json_t *result, json_t **value, char **error)
 	if (json_is_true(json_object_get(result, "isError"))) {
 		*error = joined_text(content);
 		if (!*error && structured)
-			*error = json_dumps(structured, JSON_COMPACT | JSON_ENCODE_ANY);
+			*error = jnum_dumps(structured, JSON_COMPACT | JSON_ENCODE_ANY);
 		if (!*error)
 			*error = strdup("the tool reported an error without a message");
 		return 1;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 
 enum era { ERA_OPENING, ERA_PROBE, ERA_LEGACY, ERA_MODERN };
@@ -107,7 +108,7 @@ static void emit_response(struct mrpc *m, const char *idraw, json_t *body)
 {
 	if (!body)
 		return;
-	char *b = json_dumps(body, JSON_COMPACT);
+	char *b = jnum_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	if (!b)
 		return;
@@ -231,7 +232,7 @@ static void send_notification(struct mrpc *m, const char *method, json_t *params
 		json_decref(params);
 	if (!n)
 		return;
-	char *t = json_dumps(n, JSON_COMPACT);
+	char *t = jnum_dumps(n, JSON_COMPACT);
 	json_decref(n);
 	emit(m, t);
 }
@@ -1190,14 +1191,9 @@ void mrpc_feed(struct mrpc *m, const char *line, size_t len)
 	if (p == line + len)
 		return;
 	json_error_t jerr;
-	json_t *root = json_loadb(line, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
-	if (!root && json_error_code(&jerr) == json_error_numeric_overflow)
-		/* An integer beyond 64 bits somewhere: the message is valid
-		 * JSON, so read such numbers as reals (ids come from the raw
-		 * text anyway). */
-		root = json_loadb(
-			line, len,
-			JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr);
+	/* An integer beyond 64 bits reads as a real (ids come from the raw
+	 * text anyway). */
+	json_t *root = jnum_loadb(line, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		char msg[256];
 		/* jansson quotes the text near the error, cut to its buffer. */

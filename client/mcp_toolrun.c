@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 #include "mcp_rpc.h"
 #include "ploop.h"
@@ -143,7 +144,7 @@ static int store_save(struct mtool *t)
 		return 0;
 	char *tmp = NULL, *dirc = NULL;
 	int fd = -1, rc = -1;
-	char *text = json_dumps(t->store, JSON_COMPACT | JSON_SORT_KEYS);
+	char *text = jnum_dumps(t->store, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text || asprintf(&tmp, "%s.tmp.%ld", t->store_file, (long)getpid()) < 0) {
 		tmp = NULL;
 		goto out;
@@ -201,7 +202,7 @@ static int store_load(struct mtool *t, char **why)
 	if (!t->store_file)
 		return 0;
 	json_error_t e;
-	json_t *v = json_load_file(t->store_file, JSON_REJECT_DUPLICATES, &e);
+	json_t *v = jnum_load_file(t->store_file, JSON_REJECT_DUPLICATES, &e);
 	if (!v) {
 		if (access(t->store_file, F_OK) < 0 && errno == ENOENT)
 			return 0;

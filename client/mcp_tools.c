@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 
 /* ---- Arguments. */
@@ -111,7 +112,9 @@ static const struct arg scripts_args[] = {
 	"\"kind\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},"                     \
 	"\"line\":{\"type\":\"integer\"},\"column\":{\"type\":\"integer\"},"                    \
 	"\"stack\":{\"type\":\"string\"},\"source\":{\"type\":\"string\",\"enum\":[\"code\","   \
-	"\"tests\"]}},\"required\":[\"kind\",\"message\"],\"additionalProperties\":false}"
+	"\"tests\"]},\"data\":{\"description\":\"the fields the script set on what it threw "   \
+	"(code, status, cause, ...), as JSON\"}},"                                              \
+	"\"required\":[\"kind\",\"message\"],\"additionalProperties\":false}"
 #define S_OUTPUT                                                                              \
 	"\"stdout\":{\"type\":\"string\",\"description\":\"a chunk of stdout ending at byte " \
 	"stdout_next (at most " LIMIT_TEXT ")\"},"                                            \
@@ -674,6 +677,13 @@ static void print_error(FILE *f, const json_t *e)
 				(long long)json_integer_value(json_object_get(e, "column")));
 	}
 	fprintf(f, "): %s\n", msg ? msg : "");
+	/* The fields the script set on what it threw (code, status, ...). */
+	char *data = json_object_get(e, "data")
+			     ? jnum_dumps(json_object_get(e, "data"), JSON_COMPACT)
+			     : NULL;
+	if (data)
+		fprintf(f, "data: %s\n", data);
+	free(data);
 	const char *stack = json_string_value(json_object_get(e, "stack"));
 	if (stack && *stack) {
 		fprintf(f, "stack:\n%s", stack);
@@ -754,7 +764,7 @@ static void value_part(json_t *sc, FILE *f)
 	json_t *v = json_object_get(sc, "value");
 	if (!v)
 		return;
-	char *js = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *js = jnum_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	if (!js)
 		return;
 	size_t len = strlen(js);

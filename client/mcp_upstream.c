@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 #include "mcp_names.h"
 
@@ -134,7 +135,7 @@ static int srv_send(struct server *s, json_t *msg)
 {
 	if (s->in_fd < 0)
 		return s->state == SRV_DOWN ? -1 : 0;
-	char *text = json_dumps(msg, JSON_COMPACT);
+	char *text = jnum_dumps(msg, JSON_COMPACT);
 	if (!text)
 		return -1;
 	size_t n = strlen(text);
@@ -684,7 +685,7 @@ static void handle_line(struct server *s, const char *line, size_t len)
 	 * daemon takes it; one in a tool's name only drops that tool (not the
 	 * whole page it came in). */
 	json_error_t jerr;
-	json_t *msg = json_loadb(line, len, JSON_ALLOW_NUL, &jerr);
+	json_t *msg = jnum_loadb(line, len, JSON_ALLOW_NUL, &jerr);
 	if (!json_is_object(msg)) {
 		/* line is not NUL-terminated: the next lines follow it. */
 		logf_(s, "wrote a line that is not a JSON-RPC message (ignored: %s): %.*s",
@@ -1345,7 +1346,7 @@ static json_t *schema_or_null(json_t *schema, size_t *nodes)
 	size_t n = values(schema, LIMIT_MCP_SCHEMA_DEPTH);
 	if (n == SIZE_MAX)
 		return NULL;
-	char *text = json_dumps(schema, JSON_COMPACT);
+	char *text = jnum_dumps(schema, JSON_COMPACT);
 	size_t len = text ? strlen(text) : SIZE_MAX;
 	free(text);
 	if (len > 64u * 1024u)
@@ -1390,7 +1391,7 @@ json_t *mup_tools(struct mup *u, const char *query, size_t max)
 				json_object_set(d, "input_schema", in);
 			if (out)
 				json_object_set(d, "output_schema", out);
-			char *text = json_dumps(d, JSON_COMPACT);
+			char *text = jnum_dumps(d, JSON_COMPACT);
 			bytes += text ? strlen(text) : 0;
 			free(text);
 			/* The daemon takes 1 MiB of tools in all. */

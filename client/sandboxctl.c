@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
+#include "../protocol/jnum.h"
 #include "../protocol/size.h"
 #include "sdc.h"
 
@@ -128,7 +129,7 @@ static void print_frame(const struct client *c, const json_t *frame)
 {
 	if (!c->json)
 		return;
-	char *text = json_dumps(frame, JSON_COMPACT);
+	char *text = jnum_dumps(frame, JSON_COMPACT);
 	if (text)
 		puts(text);
 	free(text);
@@ -221,12 +222,23 @@ static int report_error_reply(json_t *reply)
 }
 
 /* The end of an execution, the human way: its value, or its error. */
+/* error.data, the fields a script set on the error it threw, as one
+ * indented line of JSON on stderr. */
+static void print_error_data(const json_t *e)
+{
+	json_t *data = json_object_get(e, "data");
+	char *text = data ? jnum_dumps(data, JSON_COMPACT) : NULL;
+	if (text)
+		fprintf(stderr, "    data: %s\n", text);
+	free(text);
+}
+
 static int report_result(json_t *reply)
 {
 	if (json_is_true(json_object_get(reply, "success"))) {
 		json_t *value = json_object_get(reply, "value");
 		if (value) {
-			char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+			char *text = jnum_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
 			if (!stdout_at_line_start)
 				fputc('\n', stdout);
 			printf("%s\n", text ? text : "");
@@ -236,10 +248,12 @@ static int report_result(json_t *reply)
 	}
 	json_t *e = json_object_get(reply, "error");
 	fflush(stdout);
-	/* One line with the prefix; a stack's frames follow it, indented. */
+	/* One line with the prefix; a stack's frames follow it, indented; then
+	 * the error's own fields. */
 	fprintf(stderr, "sandboxctl: %s (%s): %s\n", str(reply, "state") ?: "failed",
 		str(e, "kind") ?: "unknown",
 		str(e, "stack") ?: str(e, "message") ?: "the script failed");
+	print_error_data(e);
 	return EXIT_FAILED;
 }
 
@@ -456,7 +470,7 @@ static void answer_tool_call(struct client *c, json_t *event)
 {
 	const char *name = json_string_value(json_object_get(event, "name"));
 	const char *command = json_string_value(json_object_get(c->tools, name ? name : ""));
-	char *args = json_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
+	char *args = jnum_dumps(json_object_get(event, "args"), JSON_COMPACT | JSON_ENCODE_ANY);
 	struct buf out = BUF_INIT, err = BUF_INIT;
 	json_t *rid = json_object_get(event, "id");
 	bool ended = false;
@@ -477,7 +491,7 @@ static void answer_tool_call(struct client *c, json_t *event)
 	if (status == 0) {
 		json_error_t jerr;
 		const char *text = buf_peek(&out);
-		value = text[strspn(text, " \t\r\n")] ? json_loads(text, JSON_DECODE_ANY, &jerr)
+		value = text[strspn(text, " \t\r\n")] ? jnum_loads(text, JSON_DECODE_ANY, &jerr)
 						      : json_null();
 		if (!value &&
 		    asprintf(&error, "the tool %s printed invalid JSON: %s", name, jerr.text) < 0)
@@ -518,7 +532,7 @@ static int add_tools_and_store(json_t *req, const struct opts *o)
 	if (o->store_file) {
 		json_error_t err;
 		json_t *store = access(o->store_file, F_OK) == 0
-					? json_load_file(o->store_file, 0, &err)
+					? jnum_load_file(o->store_file, 0, &err)
 					: json_object();
 		if (!json_is_object(store)) {
 			json_decref(store);
@@ -545,7 +559,7 @@ static int save_store(const struct opts *o, json_t *req_store, json_t *reply)
 		json_object_del(store, json_string_value(k));
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s.tmp", o->store_file);
-	int rc = json_dump_file(store, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 &&
+	int rc = jnum_dump_file(store, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 &&
 				 rename(tmp, o->store_file) == 0
 			 ? -1
 			 : fail(EXIT_CONN, "cannot write --store %s: %s", o->store_file,
@@ -813,10 +827,12 @@ static int cmd_test(struct client *c, const struct opts *o, int argc, char **arg
 			       (long long)json_integer_value(json_object_get(s, "failed")),
 			       (long long)json_integer_value(json_object_get(s, "skipped")));
 		json_t *e = json_object_get(reply, "error");
-		if (e)
+		if (e) {
 			fprintf(stderr, "sandboxctl: %s%s%s (%s)\n", str(e, "source") ?: "",
 				str(e, "source") ? ": " : "", str(e, "stack") ?: str(e, "message") ?: "",
 				str(e, "kind") ?: "error");
+			print_error_data(e);
+		}
 	}
 	json_decref(reply);
 	return success ? EXIT_OK : EXIT_FAILED;
@@ -947,7 +963,7 @@ static int cmd_health(struct client *c)
 	if (rc >= 0)
 		return rc;
 	if (!c->json) {
-		char *text = json_dumps(reply, JSON_INDENT(2));
+		char *text = jnum_dumps(reply, JSON_INDENT(2));
 		printf("%s\n", text ? text : "");
 		free(text);
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../protocol/buf.h"
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 
@@ -286,7 +287,7 @@ static int next_payload(struct sdc *c, const char **payload, size_t *plen, size_
 static json_t *parse_frame(struct sdc *c, const char *payload, size_t plen, size_t used)
 {
 	json_error_t jerr;
-	json_t *m = json_loadb(payload, plen, JSON_ALLOW_NUL, &jerr);
+	json_t *m = jnum_loadb(payload, plen, JSON_ALLOW_NUL, &jerr);
 	buf_consume(&c->in, used);
 	if (!m) {
 		fail(c, SDC_EJSON, "the daemon sent invalid JSON: %s", jerr.text);

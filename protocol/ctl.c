@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jnum.h"
 #include "limits.h"
 
 /* The kinds a worker may claim (timeout: its CPU budget); the rest
@@ -71,6 +72,16 @@ static json_t *bounded_string(json_t *v, size_t max)
 	return json_stringn(s, n);
 }
 
+/* The error member: small, but for its data (LIMIT_ERROR_DATA_NODES more
+ * values), whose numbers are read as JavaScript reads them. */
+static json_t *error_member(const char *text, const struct jsonv_member *mb)
+{
+	if (!mb || mb->nodes > CTL_SMALL_NODES + LIMIT_ERROR_DATA_NODES)
+		return NULL;
+	return jnum_loadb(text + mb->value.off, mb->value.len,
+			  JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, NULL);
+}
+
 static json_t *parse_error(json_t *e, const char **why)
 {
 	json_t *kind = json_object_get(e, "kind");
@@ -92,6 +103,12 @@ static json_t *parse_error(json_t *e, const char **why)
 		*why = "result error has a mistyped line or stack";
 		return NULL;
 	}
+	json_t *data = json_object_get(e, "data");
+	if (data && ((!json_is_object(data) && !json_is_array(data)) ||
+		     jnum_dumpb(data, NULL, 0, JSON_COMPACT) > LIMIT_ERROR_DATA_BYTES)) {
+		*why = "result error has malformed or oversized data";
+		return NULL;
+	}
 	json_t *out = json_object();
 	json_object_set(out, "kind", kind);
 	json_object_set_new(out, "message", bounded_string(msg, CTL_MESSAGE_BYTES));
@@ -105,6 +122,8 @@ static json_t *parse_error(json_t *e, const char **why)
 	const char *src = json_string_value(source);
 	if (src && (strcmp(src, "code") == 0 || strcmp(src, "tests") == 0))
 		json_object_set(out, "source", source);
+	if (data)
+		json_object_set(out, "data", data);
 	return out;
 }
 
@@ -153,7 +172,7 @@ static const char *test_entry(const char *text, const struct jsonv_span *sp, str
 		json_object_set_new(o, "cut", json_true());
 	int rc = buf_len(out) > 1 ? buf_append(out, ",", 1) : 0;
 	if (rc == 0)
-		rc = json_dump_callback(o, dump_to_buf, out, JSON_COMPACT);
+		rc = jnum_dump_callback(o, dump_to_buf, out, JSON_COMPACT);
 	json_decref(o);
 	json_decref(r);
 	if (rc < 0)
@@ -326,7 +345,7 @@ static const char *result(const struct jsonv *v, const char *text, struct ctl_ms
 			       : -1;
 	json_decref(peak);
 	if (!m->ok) {
-		json_t *e = small(text, jsonv_member(v, "error", NULL));
+		json_t *e = error_member(text, jsonv_member(v, "error", NULL));
 		if (!json_is_object(e)) {
 			json_decref(e);
 			return "failed result has no error object";

@@ -12,7 +12,7 @@
  *     {"type": "result", "ok": true, "value"?: any}
  *     {"type": "result", "ok": true, "test": {"summary", "tests"}}
  *     {"type": "result", "ok": false,
- *      "error": {"kind", "message", "line"?, "stack"?, "source"?}}
+ *      "error": {"kind", "message", "line"?, "stack"?, "source"?, "data"?}}
  * Later message types (tool calls and their answers) share this channel,
  * which is why it is a socket and not a pipe.
  *
@@ -99,7 +99,7 @@ struct ctl_msg {
 	 * that the caller can keep the value without copying it. */
 	bool value_borrowed;
 	struct jsonv_span value_member;
-	json_t *error;	    /* new reference {kind, message, line?, column?, stack?, source?} */
+	json_t *error; /* new reference {kind, message, line?, column?, stack?, source?, data?} */
 	int64_t heap_peak;  /* the script's heap peak, or -1 when not reported */
 	char *store_writes; /* {"set":{...},"delete":[...]} within the store limits */
 	size_t store_writes_len;

@@ -435,4 +435,19 @@
  * 2500 (DUK_USE_COMPILER_RECLIMIT), and 20 bytes a level on the stack. */
 #define LIMIT_PRESCAN_DEPTH 1000
 
+/* ---- JSON as sandboxd writes it (protocol/jnum.c). A tree nested deeper
+ * than this is taken for a cycle and not written: jansson's parser stops at
+ * 2048, and nothing sandboxd builds is deeper than what it parsed plus a
+ * few levels of reply around it. */
+#define LIMIT_JSON_DUMP_DEPTH 4096u
+
+/* ---- error.data: a script error's own fields (code, status, details,
+ * cause ...) as JSON. Enough for an HTTP error's body excerpt or a tool's
+ * error details; beyond it the fields are left out (message and stack
+ * still say what failed) so that a failed reply stays small. Errors inside
+ * them (a cause chain) are described this many levels down. */
+#define LIMIT_ERROR_DATA_BYTES (64u * 1024u)
+#define LIMIT_ERROR_DATA_NODES 4096u
+#define LIMIT_ERROR_DATA_DEPTH 4
+
 #endif

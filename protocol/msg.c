@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jnum.h"
 #include "limits.h"
 
 static unsigned long alloc_failures;
@@ -115,7 +116,7 @@ int msg_encode_raw(struct buf *out, enum frame_mode mode, const json_t *msg, con
 	}
 	size_t body = buf_len(out);
 	struct dump_state st = {out, false};
-	if (json_dump_callback(msg, dump_to_buf, &st, JSON_COMPACT) < 0 || st.failed)
+	if (jnum_dump_callback(msg, dump_to_buf, &st, JSON_COMPACT) < 0 || st.failed)
 		goto undo;
 	if (len) {
 		/* Drop the closing brace; an empty object takes no comma. */
@@ -182,7 +183,7 @@ static void add_text(struct msg_stream *m, const char *p, size_t n)
 
 void msg_stream_object(struct msg_stream *m, const json_t *o)
 {
-	char *s = json_is_object(o) ? json_dumps(o, JSON_COMPACT) : NULL;
+	char *s = json_is_object(o) ? jnum_dumps(o, JSON_COMPACT) : NULL;
 	size_t n = s ? strlen(s) : 0;
 	if (!s || n < 2) {
 		m->err = 1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jnum.h"
 #include "jsonv.h"
 #include "limits.h"
 
@@ -359,7 +360,7 @@ static int check_tools(const json_t *v, struct request_error *err)
 				  (schema && (json_is_object(m) || json_is_boolean(m)));
 			size_t bytes = 0;
 			if (ok && schema &&
-			    (json_dump_callback(m, count_bytes, &bytes, JSON_COMPACT) < 0 ||
+			    (jnum_dump_callback(m, count_bytes, &bytes, JSON_COMPACT) < 0 ||
 			     bytes > LIMIT_SCHEMA_BYTES)) {
 				fail(err, STATUS_INVALID_ARGUMENT,
 				     "tools[%zu].%s: %zu bytes of JSON; a schema may have at most "
@@ -404,7 +405,7 @@ static int check_store(const json_t *v, struct request_error *err)
 	const char *key;
 	json_t *m;
 	json_object_foreach ((json_t *)v, key, m) {
-		char *text = json_dumps(m, JSON_COMPACT | JSON_ENCODE_ANY);
+		char *text = jnum_dumps(m, JSON_COMPACT | JSON_ENCODE_ANY);
 		size_t n = text ? strlen(text) : 0;
 		free(text);
 		total += n;
@@ -761,7 +762,7 @@ json_t *request_parse(const char *payload, size_t len, const struct request_limi
 	/* Any JSON value decodes, so that a string or a number is refused as
 	 * not an object rather than as not JSON. */
 	size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY;
-	json_t *root = json_loadb(payload, len, flags, &jerr);
+	json_t *root = jnum_loadb(payload, len, flags, &jerr);
 	if (!root && json_error_code(&jerr) == json_error_out_of_memory) {
 		fail(err, STATUS_RESOURCE_EXHAUSTED, "out of memory reading the request");
 		return NULL;

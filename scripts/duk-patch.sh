@@ -14,6 +14,23 @@
 # 3. ES5's [[Get]] of a function (15.3.5.4) refused to read a strict
 #    function out of a property named "caller"; ES2015 has no such rule,
 #    and it would make a class's static caller() method unreadable.
+# 4. Number-to-string (String(x), JSON.stringify, which the reply's value
+#    is read from) took every power of two from 2^-1021 to 2^-970 for the
+#    minimum exponent, whose gaps to the neighbouring doubles are equal:
+#    its test compared the exponent of the 53-bit mantissa with the
+#    exponent of 1.f (-1022, where the mantissa's is -1074). Their lower
+#    gap is half the upper, and with both taken as the upper one nine of
+#    them (2^-1019 to 2^-1001) came out a digit short, as the decimal of
+#    the neighbouring double.
+# 5. Where the last digit's two choices are equally close, Number::toString
+#    takes the even one (ECMA-262 6.1.6.1.20); Duktape took the higher
+#    (995717543575227.25 printed as ...227.3, Node's ...227.2).
+# 6. String-to-number (literals, Number(), parseFloat, JSON.parse) rounded
+#    a decimal lying exactly halfway between two doubles up, not to the
+#    even one (IEEE round-half-even, which ECMA-262 asks for): 1e23 read as
+#    1.0000000000000001e+23. The binary digits it generates are exact when
+#    their remainder is zero; such a tie now keeps the even mantissa. (A
+#    tie among the subnormals, rounded at another digit, still rounds up.)
 set -eu
 src=$1
 check() {
@@ -29,6 +46,9 @@ check '		duk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_LC_ARGUMENTS);'
 check '	duk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_CALLER);'
 check '	duk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_LC_ARGUMENTS);'
 check '	if (key == DUK_HTHREAD_STRING_CALLER(thr) && DUK_TVAL_IS_OBJECT(tv_obj)) {'
+check '		if (nc_ctx->e > DUK__IEEE_DOUBLE_EXP_MIN /*not minimum exponent*/ &&'
+check '				if (duk__bi_compare(&nc_ctx->t1, &nc_ctx->s) < 0) { /* (< (* r 2) s) */'
+check '	if (!skip_round) {'
 echo "/* Generated from $src by scripts/duk-patch.sh. */"
 sed -e 's|^\t\tDUK_DD(DUK_DDPRINT("not setting function instance .name"));$|\t\tduk_push_hstring_stridx(thr, DUK_STRIDX_EMPTY_STRING); duk_xdef_prop_stridx_short(thr, -4, DUK_STRIDX_NAME, DUK_PROPDESC_FLAGS_C); /* duk-patch.sh: own name "" (the closure under template and undefined) */|' \
     -e 's|^\t\tduk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_CALLER);$|\t\t/* duk-patch.sh: no own caller (ES2022) */|' \
@@ -36,4 +56,7 @@ sed -e 's|^\t\tDUK_DD(DUK_DDPRINT("not setting function instance .name"));$|\t\t
     -e 's|^\tduk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_CALLER);$|\t/* duk-patch.sh: no own caller (ES2022) */|' \
     -e 's|^\tduk_xdef_prop_stridx_thrower(thr, -1, DUK_STRIDX_LC_ARGUMENTS);$|\t/* duk-patch.sh: no own arguments (ES2022) */|' \
     -e 's|^\tif (key == DUK_HTHREAD_STRING_CALLER(thr) \&\& DUK_TVAL_IS_OBJECT(tv_obj)) {$|\tif (0 /* duk-patch.sh: no ES5 caller rule (ES2015) */ \&\& key == DUK_HTHREAD_STRING_CALLER(thr)) {|' \
+    -e 's|^\t\tif (nc_ctx->e > DUK__IEEE_DOUBLE_EXP_MIN /\*not minimum exponent\*/ \&\&$|\t\tif (nc_ctx->e > DUK__IEEE_DOUBLE_EXP_MIN - 52 /* duk-patch.sh: the minimum exponent of the 53-bit mantissa */ \&\&|' \
+    -e 's|^\t\t\t\tif (duk__bi_compare(\&nc_ctx->t1, \&nc_ctx->s) < 0) { /\* (< (\* r 2) s) \*/$|\t\t\t\tif (duk__bi_compare(\&nc_ctx->t1, \&nc_ctx->s) < 0 \|\| (duk__bi_compare(\&nc_ctx->t1, \&nc_ctx->s) == 0 \&\& (d \& 1) == 0)) { /* duk-patch.sh: a tie takes the even digit */|' \
+    -e 's|^\tif (!skip_round) {$|\tif (!skip_round \&\& !(bitround == nc_ctx->count - 1 \&\& nc_ctx->digits[bitround] == 1 \&\& (nc_ctx->digits[bitround - 1] \& 1) == 0 \&\& duk__bi_is_zero(\&nc_ctx->r))) { /* duk-patch.sh: an exact tie keeps the even mantissa */|' \
     "$src"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../protocol/buf.h"
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 
 /* Nesting beyond this renders as unknown: schemas are client data. */
@@ -233,7 +234,7 @@ static void prop_name(struct out *b, const char *name)
 		return;
 	}
 	json_t *s = json_string(name);
-	char *q = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
+	char *q = s ? jnum_dumps(s, JSON_ENCODE_ANY) : NULL;
 	put(b, q ? q : "\"\"");
 	free(q);
 	json_decref(s);
@@ -241,7 +242,7 @@ static void prop_name(struct out *b, const char *name)
 
 static void literal(struct out *b, const json_t *v)
 {
-	char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	char *text = jnum_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 	if (!text) {
 		b->err = failed(b) ? b->err : DECL_ERR_NOMEM;
 		return;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../protocol/jnum.h"
 #include "../protocol/jstr.h"
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
@@ -186,7 +187,7 @@ static json_t *build_fields(struct exec *e)
 		rc |= keep(e, "store_writes", r->store_writes, r->store_writes_len);
 	if (e->tool_names) {
 		struct buf calls = BUF_INIT;
-		if (json_dump_callback(e->calls, dump_to_buf, &calls, JSON_COMPACT) < 0)
+		if (jnum_dump_callback(e->calls, dump_to_buf, &calls, JSON_COMPACT) < 0)
 			rc = -1;
 		else
 			rc |= keep(e, "calls", buf_peek(&calls), buf_len(&calls));
@@ -259,7 +260,7 @@ static size_t kept_bytes(struct exec *e)
 		}
 	}
 	size_t n = sizeof *e + e->out[OUT].cap + e->out[ERR].cap + e->kept.cap;
-	char *f = json_dumps(e->fields, JSON_COMPACT);
+	char *f = jnum_dumps(e->fields, JSON_COMPACT);
 	n += f ? 2 * strlen(f) : 0;
 	free(f);
 	if (e->cached_name)
@@ -992,7 +993,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	 * else measured without rendering). */
 	size_t store_len = !req->store	     ? 0
 			   : req->store_json ? req->store_json_len
-					     : json_dumpb(req->store, NULL, 0, JSON_COMPACT);
+					     : jnum_dumpb(req->store, NULL, 0, JSON_COMPACT);
 	size_t source = (code ? code_len : 0) + (req->tests ? req->tests_len : 0) + store_len;
 	if (source_bytes && source_bytes + source > settings.queue_bytes) {
 		snprintf(queue_msg, sizeof queue_msg,
@@ -1081,7 +1082,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	if (req->store) {
 		/* Rendered already when the request was parsed off the loop. */
 		e->store = req->store_json ? copy(req->store_json, req->store_json_len)
-					   : json_dumps(req->store, JSON_COMPACT);
+					   : jnum_dumps(req->store, JSON_COMPACT);
 		e->store_len = e->store ? strlen(e->store) : 0;
 		e->had_store = true;
 	}

@@ -10,6 +10,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 #include "log.h"
 #include "loop.h"
@@ -71,7 +72,7 @@ static void run_job(struct parse_job *j)
 	/* The store goes to the worker as text: rendered here, not in the
 	 * loop (a store of 4 MiB of strings is 25 ms of jansson's dump). */
 	if (j->root && j->req.store) {
-		j->store_json = json_dumps(j->req.store, JSON_COMPACT);
+		j->store_json = jnum_dumps(j->req.store, JSON_COMPACT);
 		if (j->store_json) {
 			j->req.store_json = j->store_json;
 			j->req.store_json_len = strlen(j->store_json);
@@ -79,7 +80,7 @@ static void run_job(struct parse_job *j)
 	}
 	/* A tool's result goes to the worker as text too. */
 	if (j->root && j->req.value) {
-		j->store_json = json_dumps(j->req.value, JSON_COMPACT | JSON_ENCODE_ANY);
+		j->store_json = jnum_dumps(j->req.value, JSON_COMPACT | JSON_ENCODE_ANY);
 		if (j->store_json) {
 			j->req.value_json = j->store_json;
 			j->req.value_json_len = strlen(j->store_json);

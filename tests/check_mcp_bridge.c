@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 #include "testlib.h"
 
@@ -42,7 +43,7 @@ static void on_write(void *arg, const char *line, size_t len)
 	ck_assert_msg(len > 0 && line[len - 1] == '\n', "a message is one line");
 	ck_assert_msg(memchr(line, '\n', len - 1) == NULL, "no newline inside a message");
 	json_error_t e;
-	json_t *m = json_loadb(line, len, 0, &e);
+	json_t *m = jnum_loadb(line, len, 0, &e);
 	ck_assert_msg(m != NULL, "the bridge wrote something that is not JSON: %.*s", (int)len,
 		      line);
 	json_array_append_new(b->out, m);
@@ -224,6 +225,39 @@ START_TEST(test_execute_and_tools_list)
 	r = call(&b, "status", "{\"execution_id\":\"exec_0000000000000000\"}");
 	ck_assert(is_error(r));
 	ck_assert_ptr_nonnull(strstr(text_of(r), "NOT_FOUND"));
+	bridge_close(&b);
+}
+END_TEST
+
+/* Numbers as JavaScript writes them, and error.data, in both the text and
+ * structuredContent of a result. */
+START_TEST(test_values_and_error_data)
+{
+	struct bridge b;
+	bridge_open(&b, NULL);
+	json_t *r = call(&b, "execute",
+			 "{\"code\":\"return [0.1, 1/3, 1e21, 1e-7, 123456789012345680000, -0]\"}");
+	ck_assert_msg(!is_error(r), "%s", text_of(r));
+	ck_assert_msg(
+		strstr(text_of(r),
+		       "value: [0.1,0.3333333333333333,1e+21,1e-7,123456789012345680000,0]\n"),
+		"%s", text_of(r));
+	char *v = jnum_dumps(json_object_get(sc_of(r), "value"), JSON_COMPACT);
+	ck_assert_str_eq(v, "[0.1,0.3333333333333333,1e+21,1e-7,123456789012345680000,0]");
+	free(v);
+	r = call(&b, "execute",
+		 "{\"code\":\"var e = new Error('nope'); e.code = 'E42'; e.ratio = 2/3; "
+		 "e.cause = new TypeError('inner'); throw e\"}");
+	ck_assert(is_error(r));
+	const char *want = "{\"code\":\"E42\",\"ratio\":0.6666666666666666,"
+			   "\"cause\":{\"name\":\"TypeError\",\"message\":\"inner\"}}";
+	char *data = jnum_dumps(json_object_get(json_object_get(sc_of(r), "error"), "data"),
+				JSON_COMPACT);
+	ck_assert_msg(data && strcmp(data, want) == 0, "%s", data ? data : "no data");
+	free(data);
+	char line[256];
+	snprintf(line, sizeof line, "\ndata: %s\n", want);
+	ck_assert_msg(strstr(text_of(r), line), "%s", text_of(r));
 	bridge_close(&b);
 }
 END_TEST
@@ -893,6 +927,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_execute_and_tools_list);
+	tcase_add_test(tc, test_values_and_error_data);
 	tcase_add_test(tc, test_long_output_and_status);
 	tcase_add_test(tc, test_progress);
 	tcase_add_test(tc, test_stream_cut);

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../protocol/jnum.h"
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -61,12 +63,12 @@ void node_cases(const char *file, enum engine_language lang, int min)
 		ck_assert_msg(body != NULL, "%s:%d: no second tab", file, lineno);
 		*body++ = '\0';
 		n++;
-		json_t *want = json_loads(expected, JSON_DECODE_ANY, NULL);
+		json_t *want = jnum_loads(expected, JSON_DECODE_ANY, NULL);
 		ck_assert_msg(want != NULL, "%s:%d: bad expected JSON", file, lineno);
 		json_t *r = engine_run(body, strlen(body), lang);
 		json_t *got = json_object_get(r, "value");
 		if (!json_is_true(json_object_get(r, "ok")) || !got || !json_equal(got, want)) {
-			char *t = json_dumps(r, JSON_COMPACT);
+			char *t = jnum_dumps(r, JSON_COMPACT);
 			fprintf(stderr, "%s: %s: expected %s, got %s\n", file, name, expected,
 				t ? t : "?");
 			free(t);
@@ -120,14 +122,14 @@ static void run_isolated(const char *body, enum engine_language lang, struct out
 			_exit(126);
 		engine_reseed();
 		json_t *r = engine_run(body, strlen(body), lang);
-		char *t = r ? json_dumps(r, JSON_COMPACT) : NULL;
+		char *t = r ? jnum_dumps(r, JSON_COMPACT) : NULL;
 		if (!t || write(fr, t, strlen(t)) != (ssize_t)strlen(t))
 			_exit(125);
 		_exit(0);
 	}
 	ck_assert_int_eq(waitpid(pid, &o->status, 0), pid);
 	char *r = fd_contents(fr);
-	o->result = o->status == 0 ? json_loads(r, 0, NULL) : NULL;
+	o->result = o->status == 0 ? jnum_loads(r, 0, NULL) : NULL;
 	free(r);
 	o->out = fd_contents(fo);
 	o->err = fd_contents(fe);
@@ -171,8 +173,8 @@ static bool same_output(const char *file, const char *name, const char *what, js
 	bool same = strcmp(w, got) == 0;
 	if (!same) {
 		json_t *g = json_string(got);
-		char *gs = g ? json_dumps(g, JSON_ENCODE_ANY) : NULL;
-		char *ws = json_dumps(want, JSON_ENCODE_ANY);
+		char *gs = g ? jnum_dumps(g, JSON_ENCODE_ANY) : NULL;
+		char *ws = jnum_dumps(want, JSON_ENCODE_ANY);
 		fprintf(stderr, "%s: %s: %s: expected %s, got %s\n", file, name, what, ws,
 			gs ? gs : "(not UTF-8)");
 		free(gs);
@@ -208,9 +210,9 @@ void node_output_cases(const char *file, enum engine_language lang, int min)
 		char *name = field(&p), *value = field(&p), *out = field(&p), *err = field(&p);
 		ck_assert_msg(err != NULL, "%s:%d: not five tab-separated fields", file, lineno);
 		const char *body = p;
-		json_t *want = json_loads(value, JSON_DECODE_ANY, NULL);
-		json_t *want_out = json_loads(out, JSON_DECODE_ANY, NULL);
-		json_t *want_err = json_loads(err, JSON_DECODE_ANY, NULL);
+		json_t *want = jnum_loads(value, JSON_DECODE_ANY, NULL);
+		json_t *want_out = jnum_loads(out, JSON_DECODE_ANY, NULL);
+		json_t *want_err = jnum_loads(err, JSON_DECODE_ANY, NULL);
 		ck_assert_msg(want && json_is_string(want_out) &&
 				      (json_is_string(want_err) || json_is_null(want_err)),
 			      "%s:%d: %s: bad JSON in the value or output fields", file, lineno,
@@ -222,7 +224,7 @@ void node_output_cases(const char *file, enum engine_language lang, int min)
 		json_t *got = o.result ? json_object_get(o.result, "value") : NULL;
 		if (!o.result || !json_is_true(json_object_get(o.result, "ok")) ||
 		    !(got ? json_equal(got, want) : json_is_null(want))) {
-			char *t = o.result ? json_dumps(o.result, JSON_COMPACT) : NULL;
+			char *t = o.result ? jnum_dumps(o.result, JSON_COMPACT) : NULL;
 			fprintf(stderr, "%s: %s: expected the value %s, got %s (status %#x)\n",
 				file, name, value, t ? t : "no result", o.status);
 			free(t);

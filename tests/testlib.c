@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../protocol/jnum.h"
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -270,7 +272,7 @@ void client_sendf(struct client *c, const char *fmt, ...)
 	ck_assert_int_ge(vasprintf(&text, fmt, ap), 0);
 	va_end(ap);
 	json_error_t err;
-	json_t *msg = json_loads(text, 0, &err);
+	json_t *msg = jnum_loads(text, 0, &err);
 	ck_assert_msg(msg != NULL, "bad test JSON %s: %s", text, err.text);
 	client_send(c, msg);
 	json_decref(msg);
@@ -322,7 +324,7 @@ json_t *exec_once(const char *sock, const char *fmt, ...)
 	struct client c;
 	ck_assert_int_eq(client_open(&c, sock, FRAME_MODE_BINARY), 0);
 	json_error_t err;
-	json_t *msg = json_loads(text, 0, &err);
+	json_t *msg = jnum_loads(text, 0, &err);
 	ck_assert_msg(msg != NULL, "bad test JSON %s: %s", text, err.text);
 	if (!json_object_get(msg, "op"))
 		json_object_set_new(msg, "op", json_string("execute"));
@@ -471,7 +473,7 @@ json_t *client_started(struct client *c, const char *id, int timeout_ms)
 	json_t *m = client_recv(c, timeout_ms);
 	ck_assert_msg(m != NULL, "no started event within %d ms", timeout_ms);
 	const char *ev = json_string_value(json_object_get(m, "event"));
-	char *text = json_dumps(m, JSON_COMPACT);
+	char *text = jnum_dumps(m, JSON_COMPACT);
 	ck_assert_msg(ev && strcmp(ev, "started") == 0, "the first frame is not started: %s", text);
 	json_t *got = json_object_get(m, "id");
 	char num[32] = "";

@@ -14,6 +14,8 @@
 #include "../protocol/buf.h"
 #include "../protocol/ctl.h"
 #include "../protocol/io.h"
+#include "../protocol/jnum.h"
+#include "../protocol/limits.h"
 #include "../protocol/utf8.h"
 #include "js.h"
 #include "prescan.h"
@@ -458,7 +460,7 @@ static json_t *load_nul_keys(const char *text, size_t len)
 		i++;
 	}
 	json_t *marked =
-		b.data ? json_loadb(buf_peek(&b), buf_len(&b), JSON_DECODE_ANY, NULL) : NULL;
+		b.data ? jnum_loadb(buf_peek(&b), buf_len(&b), JSON_DECODE_ANY, NULL) : NULL;
 	buf_free(&b);
 	json_t *r = marked ? unmark(marked, mark, mlen) : NULL;
 	json_decref(marked);
@@ -488,7 +490,7 @@ static bool nodes_over(json_t *v, size_t max, size_t *n)
 json_t *engine_json_load(const char *text, size_t len)
 {
 	json_error_t jerr;
-	json_t *v = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+	json_t *v = jnum_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 	if (!v && json_error_code(&jerr) == json_error_null_byte_in_key)
 		v = load_nul_keys(text, len);
 	return v;
@@ -556,15 +558,61 @@ static int to_json(duk_context *ctx, duk_idx_t idx, const char *what, json_t **o
 	return 1;
 }
 
-/* Pushes a copy of v, decoded as the engine's own JSON.parse would. */
+/* Pushes the UTF-8 s[0..n) as an engine string (CESU-8 inside). */
+static void push_utf8(duk_context *ctx, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0xF0) { /* a 4-byte sequence: two surrogates */
+			struct buf b = BUF_INIT;
+			if (utf8_to_cesu(&b, s, n) < 0) {
+				buf_free(&b);
+				(void)duk_error(ctx, DUK_ERR_RANGE_ERROR, "out of memory");
+			}
+			duk_push_lstring(ctx, buf_peek(&b), buf_len(&b));
+			buf_free(&b);
+			return;
+		}
+	duk_push_lstring(ctx, s, n);
+}
+
+/* Pushes a copy of v, the value JSON.parse of its text gives (members
+ * defined, not set: a "__proto__" key is an own property), with numbers
+ * pushed as the doubles they are: the engine's own reading of number text
+ * is off in the last digit for some (1e23, 47987173000000000000). */
 static void push_json(duk_context *ctx, const json_t *v)
 {
-	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	if (!text)
-		(void)duk_error(ctx, DUK_ERR_RANGE_ERROR, "out of memory");
-	duk_push_string(ctx, text);
-	free(text);
-	duk_json_decode(ctx, -1);
+	duk_require_stack(ctx, 4);
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		duk_push_object(ctx);
+		const char *key;
+		size_t klen;
+		json_t *val;
+		json_object_keylen_foreach((json_t *)v, key, klen, val)
+		{
+			push_utf8(ctx, key, klen);
+			push_json(ctx, val);
+			duk_def_prop(ctx, -3,
+				     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE |
+					     DUK_DEFPROP_SET_ENUMERABLE |
+					     DUK_DEFPROP_SET_CONFIGURABLE);
+		}
+		break;
+	}
+	case JSON_ARRAY:
+		duk_push_array(ctx);
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			push_json(ctx, json_array_get(v, i));
+			duk_put_prop_index(ctx, -2, (duk_uarridx_t)i);
+		}
+		break;
+	case JSON_STRING: push_utf8(ctx, json_string_value(v), json_string_length(v)); break;
+	case JSON_INTEGER: duk_push_number(ctx, (double)json_integer_value(v)); break;
+	case JSON_REAL: duk_push_number(ctx, json_real_value(v)); break;
+	case JSON_TRUE: duk_push_true(ctx); break;
+	case JSON_FALSE: duk_push_false(ctx); break;
+	case JSON_NULL: duk_push_null(ctx); break;
+	}
 }
 
 static json_t *result_ok(json_t *value)
@@ -581,6 +629,10 @@ static json_t *result_value(duk_context *ctx)
 {
 	json_t *value = NULL;
 	char why[256];
+	/* The value is what JSON.stringify gives, which is nothing for a
+	 * function or a symbol, as for undefined. */
+	if (duk_is_function(ctx, -1) || duk_is_symbol(ctx, -1))
+		return result_ok(NULL);
 	int rc = to_json(ctx, -1, "the returned value", &value, why, sizeof why);
 	if (rc < 0)
 		return result_error(alloc_failed ? "memory" : "script", why);
@@ -985,6 +1037,100 @@ static long first_user_line(const char *stack)
 	return 0;
 }
 
+/* ---- error.data: what a script put on the error it threw */
+
+static void push_error_fields(duk_context *ctx, duk_idx_t idx, int depth, bool named);
+
+/* Pushes the value at idx as error data holds it: an error (a cause) as
+ * the plain object push_error_fields makes while depth lasts, an array of
+ * errors (AggregateError's errors) likewise element by element, anything
+ * else as it is (JSON.stringify takes it from there). */
+static void push_data_value(duk_context *ctx, duk_idx_t idx, int depth, bool list)
+{
+	idx = duk_normalize_index(ctx, idx);
+	if (depth > 0 && duk_is_error(ctx, idx)) {
+		push_error_fields(ctx, idx, depth - 1, true);
+	} else if (depth > 0 && list && duk_is_array(ctx, idx)) {
+		duk_size_t n = duk_get_length(ctx, idx);
+		duk_push_array(ctx);
+		for (duk_size_t i = 0; i < n && i < LIMIT_ERROR_DATA_NODES; i++) {
+			duk_get_prop_index(ctx, idx, (duk_uarridx_t)i);
+			push_data_value(ctx, -1, depth, false);
+			duk_put_prop_index(ctx, -3, (duk_uarridx_t)i);
+			duk_pop(ctx);
+		}
+	} else {
+		duk_dup(ctx, idx);
+	}
+}
+
+/* Copies the error at idx's own property key, when it has one, to the
+ * object on top of the stack (which it may already be on). */
+static void copy_own(duk_context *ctx, duk_idx_t idx, const char *key, int depth)
+{
+	duk_push_string(ctx, key);
+	duk_get_prop_desc(ctx, idx, 0);
+	bool own = duk_is_object(ctx, -1);
+	duk_pop(ctx);
+	if (!own)
+		return;
+	duk_get_prop_string(ctx, idx, key);
+	push_data_value(ctx, -1, depth, strcmp(key, "errors") == 0);
+	duk_put_prop_string(ctx, -3, key);
+	duk_pop(ctx);
+}
+
+/* Pushes a plain object of the error at idx's own enumerable fields (code,
+ * status, details, ...) and its cause and errors (own, and not enumerable
+ * when a constructor set them), errors among them described the same way,
+ * depth levels down; named: with the error's name and message first, as a
+ * nested error has no reply fields to say them. */
+static void push_error_fields(duk_context *ctx, duk_idx_t idx, int depth, bool named)
+{
+	idx = duk_normalize_index(ctx, idx);
+	duk_push_object(ctx);
+	if (named) {
+		duk_get_prop_string(ctx, idx, "name");
+		duk_put_prop_string(ctx, -2, "name");
+		duk_get_prop_string(ctx, idx, "message");
+		duk_put_prop_string(ctx, -2, "message");
+	}
+	duk_enum(ctx, idx, DUK_ENUM_OWN_PROPERTIES_ONLY);
+	while (duk_next(ctx, -1, 1)) {
+		push_data_value(ctx, -1, depth, false);
+		duk_remove(ctx, -2);
+		duk_put_prop(ctx, -4);
+	}
+	duk_pop(ctx);
+	copy_own(ctx, idx, "cause", depth);
+	copy_own(ctx, idx, "errors", depth);
+}
+
+/* Sets e's "data" to the thrown value's fields as JSON (an Error's own
+ * fields, a thrown object itself): nothing when it has none, or when they
+ * have no JSON form or are over LIMIT_ERROR_DATA_BYTES or
+ * LIMIT_ERROR_DATA_NODES (the reply stays small; the message and stack
+ * still say what failed). The thrown value is on top of the stack. */
+static void add_error_data(duk_context *ctx, json_t *e)
+{
+	if (duk_is_error(ctx, -1))
+		push_error_fields(ctx, -1, LIMIT_ERROR_DATA_DEPTH, false);
+	else if (duk_is_object(ctx, -1) && !duk_is_function(ctx, -1))
+		duk_dup(ctx, -1);
+	else
+		return;
+	json_t *data = NULL;
+	char why[256];
+	if (to_json(ctx, -1, "the error's data", &data, why, sizeof why) == 1 &&
+	    (json_is_object(data) || json_is_array(data)) &&
+	    (json_is_object(data) ? json_object_size(data) : json_array_size(data)) > 0 &&
+	    !json_nodes_over(data, LIMIT_ERROR_DATA_NODES) &&
+	    jnum_dumpb(data, NULL, 0, JSON_COMPACT) <= LIMIT_ERROR_DATA_BYTES)
+		json_object_set(e, "data", data);
+	json_decref(data);
+	duk_pop(ctx);
+}
+
 /* Builds the error object for the value thrown at the top of the stack;
  * runs under duk_safe_call since getters on a thrown object are script code. */
 struct describe {
@@ -1031,6 +1177,8 @@ static duk_ret_t describe_thrown(duk_context *ctx, void *udata)
 		set_string(e, "message", ctx, -1);
 		duk_pop_2(ctx);
 	}
+	if (strcmp(d->kind, "script") == 0)
+		add_error_data(ctx, e);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../protocol/ctl.h"
+#include "../protocol/jnum.h"
 #include "../protocol/limits.h"
 
 static json_t *values;	/* key -> value */
@@ -22,7 +23,7 @@ static size_t writes_bytes;
 
 static size_t json_size(const json_t *v)
 {
-	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *text = jnum_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	size_t n = text ? strlen(text) : (size_t)-1;
 	free(text);
 	return n;

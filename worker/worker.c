@@ -12,6 +12,7 @@
 #include "../protocol/ctl.h"
 #include "../protocol/io.h"
 #include "../protocol/frame.h"
+#include "../protocol/jnum.h"
 #include "engine.h"
 #include "store.h"
 
@@ -54,7 +55,7 @@ static json_t *chan_read(void)
 static void chan_write(json_t *msg)
 {
 	struct buf out = BUF_INIT;
-	char *text = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *text = jnum_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
 	if (text && strlen(text) > CTL_RESULT_BYTES) {
 		free(text);
 		text = NULL;
@@ -65,7 +66,7 @@ static void chan_write(json_t *msg)
 		json_t *small = json_pack("{s:s, s:b, s:{s:s, s:s}}", "type", "result", "ok", 0,
 					  "error", "kind", "script", "message", why);
 		if (small)
-			text = json_dumps(small, JSON_COMPACT);
+			text = jnum_dumps(small, JSON_COMPACT);
 		json_decref(small);
 	}
 	if (!text || frame_append(&out, FRAME_MODE_BINARY, text, strlen(text)) < 0)
