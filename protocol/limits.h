@@ -435,4 +435,12 @@
  * 2500 (DUK_USE_COMPILER_RECLIMIT), and 20 bytes a level on the stack. */
 #define LIMIT_PRESCAN_DEPTH 1000
 
+/* A syntax error's stack shows the offending source line under its
+ * place ("script.js:LINE"), with a caret under the column, as Node prints
+ * it. Of a longer line (minified code, a data literal) it shows this many
+ * bytes around the column, cut at characters, "..." marking each cut: two
+ * terminal lines' worth, enough context to read, and a bound on what a
+ * one-line script of megabytes puts into the reply twice. */
+#define LIMIT_SYNTAX_LINE_BYTES 160u
+
 #endif
