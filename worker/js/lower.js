@@ -3682,7 +3682,8 @@
 		if (t.type === tt.regexp)
 			return {message: 'Unexpected regular expression', length: len};
 		if (t.type === tt.privateId)
-			return {message: 'Unexpected identifier \'#' + t.value + '\'', length: len};
+			return {message: 'Private field \'#' + t.value + '\' must be declared in an ' +
+				'enclosing class', length: len};
 		return {message: 'Unexpected token \'' + src.slice(t.start, t.end) + '\'', length: len};
 	}
 
