@@ -3666,6 +3666,12 @@
 		if (aw >= 0)
 			return {message: NODE_WORDS['Cannot use keyword \'await\' outside an async function'],
 				length: 5, pos: aw};
+		var fn = /(^|[^\w$.])function\s*$/.exec(src.slice(Math.max(0, pos - 64), pos));
+		if (fn && src.charAt(pos) === '(') {
+			var start = pos - fn[0].length + fn[1].length;
+			return {message: 'Function statements require a function name', length: 8,
+				pos: start};
+		}
 		if (!t)
 			return {message: 'Invalid or unexpected token', length: 1};
 		var len = Math.max(t.end - t.start, 1);
