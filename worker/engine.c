@@ -1287,6 +1287,13 @@ static void syntax_render(struct buf *out, const char *code, size_t len, const c
 			buf_append(out, "...", 3);
 		for (size_t i = from; i < col && i < to; i += syntax_seq_len((unsigned char)s[i]))
 			buf_append(&mark, s[i] == '\t' ? "\t" : " ", 1);
+		/* The carets stop at the end of the line (a range may go on
+		 * over several). */
+		long room = 0;
+		for (size_t i = col; i < to; i += syntax_seq_len((unsigned char)s[i]))
+			room++;
+		if (carets > room)
+			carets = room;
 		for (long k = 0; k < (carets > 1 ? carets : 1); k++)
 			buf_append(&mark, "^", 1);
 		buf_append(out, "\n", 1);

@@ -2676,12 +2676,15 @@
 	function refuseRegex(n, pattern, flags) {
 		for (var i = 0; i < flags.length; i++)
 			if ('yd'.indexOf(flags.charAt(i)) >= 0)
-				throw new CodeError(regexFlagMessage(flags.charAt(i)), n.loc.start.line,
-						    n.loc.start.column + 1);
+				regexError(n, regexFlagMessage(flags.charAt(i)));
 		if (/\(\?<[=!]/.test(pattern))
-			unsupported(n, 'a regex lookbehind assertion, (?<= or (?<!,');
+			regexError(n, 'regex lookbehind assertions, (?<= and (?<!, are not supported');
 		if (flags.indexOf('u') >= 0 && /\\[pP]\{/.test(pattern))
-			unsupported(n, 'a Unicode property escape (\\p{…}) in a regular expression');
+			regexError(n, 'Unicode property escapes (\\p{…}) in a regex are not supported');
+	}
+
+	function regexError(n, message) {
+		throw new CodeError(message, n.loc.start.line, n.loc.start.column + 1);
 	}
 
 	/* The engine's RegExp, as it was before any script ran. */
@@ -2693,8 +2696,8 @@
 		try {
 			new EngineRegExp(pattern, flags);
 		} catch (e) {
-			unsupported(n, 'this regular expression (the engine says "' +
-				    String(e.message).replace(/ \(line \d+\)$/, '') + '")');
+			regexError(n, 'the engine cannot compile this regex: ' +
+				   String(e.message).replace(/ \(line \d+\)$/, ''));
 		}
 	}
 
@@ -2715,8 +2718,8 @@
 					out += '(?:\\u' + hex4(0xd800 + (cp >> 10)) + '\\u' +
 						hex4(0xdc00 + (cp & 0x3ff)) + ')';
 				} else {
-					unsupported(n, 'a code point beyond U+FFFF in a regular expression\'s ' +
-						    'character class');
+					regexError(n, 'a code point beyond U+FFFF in a regex\'s character class ' +
+						   'is not supported');
 				}
 				i += m[0].length;
 				continue;
@@ -3751,14 +3754,14 @@
 			return {message: NODE_WORDS[message],
 				length: Math.max(eol < 0 ? src.length - pos : eol, 1)};
 		}
-		var at0 = nodePlace(message, pos, src);
+		var place = nodePlace(message, pos, src);
 		var words = hasOwn.call(NODE_WORDS, message) ? NODE_WORDS[message] : message;
 		/* Node marks the token there; a character it could not read
 		 * once. */
 		var t = /^Unexpected character|^Unterminated|^Invalid number|^Identifier directly/.test(
-			message) ? null : tokenAt(src, at0);
+			message) ? null : tokenAt(src, place);
 		return {message: words, length: t && t.type !== acorn.tokTypes.eof ?
-			Math.max(t.end - t.start, 1) : 1, pos: at0};
+			Math.max(t.end - t.start, 1) : 1, pos: place};
 	}
 
 	/* Why a regular expression flag the engine lacks is refused. */
@@ -3810,8 +3813,9 @@
 		if (e instanceof SyntaxError && e.loc) {
 			var message = String(e.message).replace(/ \(\d+:\d+\)$/, '');
 			var plain = plainSyntax(message, e.pos, src);
-			var err = new CodeError(plain.message, e.loc.line,
-						e.loc.column + 1 + (plain.pos !== undefined ? plain.pos - e.pos : 0));
+			var loc = plain.pos !== undefined && plain.pos !== e.pos ?
+				acorn.getLineInfo(src, plain.pos) : e.loc;
+			var err = new CodeError(plain.message, loc.line, loc.column + 1);
 			err.length = plain.length;
 			return err;
 		}
