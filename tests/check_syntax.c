@@ -161,7 +161,7 @@ START_TEST(test_cases)
 		free(c.code);
 	}
 	free(text);
-	ck_assert_int_ge(n, 70);
+	ck_assert_int_ge(n, 100);
 	ck_assert_msg(failed == 0, "%d of %d syntax cases differ (see stderr)", failed, n);
 }
 END_TEST

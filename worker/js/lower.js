@@ -3574,6 +3574,7 @@
 
 	/* What acorn says for a construct sandboxd lacks, named. */
 	var IMPORT_EXPORT = 'import/export: a script is a function body, not a module';
+	var EVAL_ARGS = 'Unexpected eval or arguments in strict mode';
 
 	/* acorn's message -> Node's, for the errors whose position is the same
 	 * and whose words alone differ. */
@@ -3603,8 +3604,23 @@
 			'import.meta: a script is a function body, not a module',
 		'Cannot use \'arguments\' in class field initializer':
 			'\'arguments\' is not allowed in class field initializer or static ' +
-			'initialization block'
+			'initialization block',
+		'Shorthand property assignments are valid only in destructuring patterns':
+			'Invalid shorthand property initializer',
+		'Comma is not permitted after the rest element': 'Rest element must be last element',
+		'getter should have no params': 'Getter must not have any formal parameters.',
+		'setter should have exactly one param': 'Setter must have exactly one formal parameter.',
+		'Binding eval in strict mode': EVAL_ARGS,
+		'Binding arguments in strict mode': EVAL_ARGS,
+		'Assigning to eval in strict mode': EVAL_ARGS,
+		'Assigning to arguments in strict mode': EVAL_ARGS,
+		'Cannot use \'await\' as identifier inside an async function': 'Unexpected reserved word',
+		'Classes may not have a static property named prototype':
+			'Classes may not have a static property named \'prototype\''
 	};
+
+	/* ES5's words reserved in strict code only. */
+	var STRICT_RESERVED = /^(implements|interface|let|package|private|protected|public|static|yield)$/;
 
 	/* Where Node places what acorn places elsewhere: the offset from
 	 * acorn's position to Node's, for these messages. */
@@ -3621,6 +3637,12 @@
 		if (message === 'Deleting local variable in strict mode' &&
 		    (m = /^delete\s+/.exec(src.slice(pos))))
 			return pos + m[0].length;
+		if (message === 'Comma is not permitted after the rest element' &&
+		    src.lastIndexOf('...', pos) >= 0)
+			return src.lastIndexOf('...', pos);
+		if (/^Illegal 'use strict' directive/.test(message) &&
+		    (m = /['"]use strict['"]/.exec(src.slice(pos))))
+			return pos + m.index;
 		return pos;
 	}
 
@@ -3669,6 +3691,12 @@
 		if (aw >= 0)
 			return {message: NODE_WORDS['Cannot use keyword \'await\' outside an async function'],
 				length: 5, pos: aw};
+		var before = src.slice(Math.max(0, pos - 256), pos);
+		var k = /(?:^|[^\w$.])const\s+(?:[^;{}()\[\]=]*(?:=[^;{}()\[\],]*)?,\s*)*([\w$]+)\s*$/.exec(
+			before);
+		if (k && /^[;,]/.test(src.charAt(pos)))
+			return {message: 'Missing initializer in const declaration', length: k[1].length,
+				pos: pos - before.length + before.lastIndexOf(k[1])};
 		var fn = /(^|[^\w$.])function\s*$/.exec(src.slice(Math.max(0, pos - 64), pos));
 		if (fn && src.charAt(pos) === '(') {
 			var start = pos - fn[0].length + fn[1].length;
@@ -3744,6 +3772,31 @@
 			if (message === 'Invalid regular expression flag' && bad === 'v')
 				return {message: regexFlagMessage('v'), length: 1, pos: at0};
 			return {message: 'Invalid regular expression flags', length: 1, pos: at0};
+		}
+		if ((m = /^The keyword '(.*)' is reserved$/.exec(message)))
+			return {message: STRICT_RESERVED.test(m[1]) ? 'Unexpected strict mode reserved word' :
+				'Unexpected reserved word', length: m[1].length};
+		if (message === 'Unsyntactic break' || message === 'Unsyntactic continue') {
+			var brk = /^(break|continue)[ \t]+([\w$]+)/.exec(src.slice(pos));
+			if (brk && brk[2] !== 'break' && brk[2] !== 'continue')
+				return {message: 'Undefined label \'' + brk[2] + '\'', length: brk[2].length,
+					pos: pos + brk[0].length - brk[2].length};
+			return message === 'Unsyntactic break' ?
+				{message: 'Illegal break statement', length: 5} :
+				{message: 'Illegal continue statement: no surrounding iteration statement',
+				 length: 8};
+		}
+		if (message === 'Invalid number' && /^0[0-9]/.test(src.slice(pos, pos + 2)))
+			return {message: 'Octal literals are not allowed in strict mode.',
+				length: /^[0-9]*/.exec(src.slice(pos))[0].length};
+		if (/^(getter|setter) should/.test(message) && src.charAt(pos) === '(' &&
+		    src.indexOf(')', pos) > 0)
+			return {message: NODE_WORDS[message], length: src.indexOf(')', pos) - pos + 1};
+		if (/^Illegal 'use strict' directive/.test(message))
+			return {message: message, length: 12, pos: nodePlace(message, pos, src)};
+		if (message === 'Comma is not permitted after the rest element') {
+			var rest = nodePlace(message, pos, src);
+			return {message: NODE_WORDS[message], length: Math.max(pos - rest, 1), pos: rest};
 		}
 		if (message === 'Complex binding patterns require an initialization value') {
 			var open = patternStart(src, pos);
