@@ -83,6 +83,9 @@ UNIT_TESTS += check_mcp_config check_mcp_names
 UNIT_TESTS += check_prescan
 # JSON with JavaScript's numbers (protocol/jnum.c).
 UNIT_TESTS += check_jnum
+# Syntax errors in plain words with the caret line, and the lowering's
+# run-time errors in Node's words (tests/data/syntax.txt).
+UNIT_TESTS += check_syntax
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -198,6 +201,7 @@ build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_prescan: $(call obj,tests/check_prescan.c worker/prescan.c)
 build/tests/check_jnum: $(call obj,tests/check_jnum.c $(JNUM))
 build/tests/check_mcp_tools: $(call obj,tests/check_mcp_tools.c client/mcp_tools.c $(JNUM))
+build/tests/check_syntax: $(call obj,tests/check_syntax.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) client/mcp_rpc.c \
     client/ploop.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)

@@ -208,6 +208,43 @@ static const char *str(json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
+/* A syntax error's stack is Node's picture of the offending line
+ * ("script.js:2", the line, a caret under the column) before the error:
+ * what follows sandboxctl's line for e, which then gives the message. */
+static const char *source_picture(json_t *e)
+{
+	const char *stack = str(e, "stack");
+	const char *kind = str(e, "kind");
+	if (!stack || !kind || strcmp(kind, "syntax") != 0 || !strstr(stack, "\n\n"))
+		return NULL;
+	return strncmp(stack, "SyntaxError", 11) == 0 ? NULL : stack;
+}
+
+/* What sandboxctl's line says of the error e: its stack (whose first line
+ * is the message, the frames following indented), or its message. */
+static const char *error_lead(json_t *e)
+{
+	if (source_picture(e))
+		return str(e, "message") ?: "";
+	return str(e, "stack") ?: str(e, "message");
+}
+
+/* Prints e's source picture, if it has one, after sandboxctl's line:
+ * each line of it indented, as frames are. */
+static void print_picture(json_t *e)
+{
+	const char *p = source_picture(e);
+	if (!p)
+		return;
+	const char *end = strstr(p, "\n\n");
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		fprintf(stderr, "    %.*s\n", (int)n, p);
+		p += n + 1;
+	}
+}
+
 /* An error reply: its message on stderr; the exit status it means. */
 static int report_error_reply(json_t *reply)
 {
@@ -221,7 +258,6 @@ static int report_error_reply(json_t *reply)
 	return EXIT_CONN;
 }
 
-/* The end of an execution, the human way: its value, or its error. */
 /* error.data, the fields a script set on the error it threw, as one
  * indented line of JSON on stderr. */
 static void print_error_data(const json_t *e)
@@ -233,6 +269,7 @@ static void print_error_data(const json_t *e)
 	free(text);
 }
 
+/* The end of an execution, the human way: its value, or its error. */
 static int report_result(json_t *reply)
 {
 	if (json_is_true(json_object_get(reply, "success"))) {
@@ -251,8 +288,8 @@ static int report_result(json_t *reply)
 	/* One line with the prefix; a stack's frames follow it, indented; then
 	 * the error's own fields. */
 	fprintf(stderr, "sandboxctl: %s (%s): %s\n", str(reply, "state") ?: "failed",
-		str(e, "kind") ?: "unknown",
-		str(e, "stack") ?: str(e, "message") ?: "the script failed");
+		str(e, "kind") ?: "unknown", error_lead(e) ?: "the script failed");
+	print_picture(e);
 	print_error_data(e);
 	return EXIT_FAILED;
 }
@@ -829,8 +866,9 @@ static int cmd_test(struct client *c, const struct opts *o, int argc, char **arg
 		json_t *e = json_object_get(reply, "error");
 		if (e) {
 			fprintf(stderr, "sandboxctl: %s%s%s (%s)\n", str(e, "source") ?: "",
-				str(e, "source") ? ": " : "", str(e, "stack") ?: str(e, "message") ?: "",
+				str(e, "source") ? ": " : "", error_lead(e) ?: "",
 				str(e, "kind") ?: "error");
+			print_picture(e);
 			print_error_data(e);
 		}
 	}

@@ -449,5 +449,12 @@
 #define LIMIT_ERROR_DATA_BYTES (64u * 1024u)
 #define LIMIT_ERROR_DATA_NODES 4096u
 #define LIMIT_ERROR_DATA_DEPTH 4
+/* A syntax error's stack shows the offending source line under its
+ * place ("script.js:LINE"), with a caret under the column, as Node prints
+ * it. Of a longer line (minified code, a data literal) it shows this many
+ * bytes around the column, cut at characters, "..." marking each cut: two
+ * terminal lines' worth, enough context to read, and a bound on what a
+ * one-line script of megabytes puts into the reply twice. */
+#define LIMIT_SYNTAX_LINE_BYTES 160u
 
 #endif

@@ -358,6 +358,13 @@ START_TEST(test_one_error_prefix)
 	run(&r, NULL, CTL("exec", "-e", "\nthrow new Error('boom')"));
 	ck_assert_ptr_eq(strstr(r.err, "sandboxctl: failed (script): Error: boom"), r.err);
 	ck_assert_ptr_nonnull(strstr(r.err, "script.js:2"));
+	/* A syntax error's message leads; the offending line and its caret
+	 * follow, indented. */
+	run(&r, NULL, CTL("exec", "-e", "let a = 1;\nlet b = (;"));
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_str_eq(r.err, "sandboxctl: failed (syntax): SyntaxError: Unexpected token ';' "
+				"(line 2, column 10)\n    script.js:2\n    let b = (;\n"
+				"             ^\n");
 	unlink(tests);
 	unlink(store);
 }

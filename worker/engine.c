@@ -144,9 +144,32 @@ static void append_string(duk_context *ctx, duk_idx_t idx, struct buf *out)
 		(void)duk_error(ctx, DUK_ERR_RANGE_ERROR, "alloc failed");
 }
 
+/* Whether a frame's place ("FILE:LINE", n bytes) is in sandboxd's own
+ * JavaScript (runtime.js, polyfills.js, the harness …): every file of ours
+ * is named NAME.js, the submitted code's are the three below, eval code's
+ * is "input". */
+static bool internal_place(const char *place, size_t n)
+{
+	static const char *const user[] = {ENGINE_SCRIPT_NAME, ENGINE_CODE_NAME, ENGINE_TESTS_NAME};
+	const char *colon = NULL;
+	for (size_t k = n; k > 0; k--)
+		if (place[k - 1] == ':') {
+			colon = place + k - 1;
+			break;
+		}
+	size_t len = colon ? (size_t)(colon - place) : n;
+	if (len < 3 || memcmp(place + len - 3, ".js", 3) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof user / sizeof *user; i++)
+		if (strlen(user[i]) == len && memcmp(place, user[i], len) == 0)
+			return false;
+	return true;
+}
+
 /* Duktape's stack lists C frames and call flags after each frame; a
- * script's author needs neither. Keeps the first line and each "at" line
- * cut after its ')'. */
+ * script's author needs neither, nor the frames of sandboxd's own
+ * JavaScript. Keeps the first line and each "at" line of the script's
+ * code cut after its ')'. */
 static void clean_stack(const char *s, size_t n, struct buf *out)
 {
 	size_t i = 0;
@@ -175,6 +198,10 @@ static void clean_stack(const char *s, size_t n, struct buf *out)
 			 * author: the place is the last parenthesis, after the
 			 * function's name (which the script chooses). */
 			if (open && memmem(open, (size_t)(close - open), ".c:", 3))
+				len = 0;
+			/* The lowering's runtime and the polyfills are the
+			 * engine's as much as its C is. */
+			if (open && internal_place(open, (size_t)(close - open - 1)))
 				len = 0;
 		}
 		if (len) {
@@ -1294,6 +1321,185 @@ static json_t *compile_failure(duk_context *ctx)
 	return r;
 }
 
+/* ---- syntax errors as Node prints them */
+
+/* Length of the UTF-8 sequence led by c (1 for a stray byte). */
+static size_t syntax_seq_len(unsigned char c)
+{
+	return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+}
+
+/* The bytes of line `line` (1-based) of code, as acorn counts lines (LF,
+ * CR, CRLF, U+2028, U+2029 end one): *start and the length, or false when
+ * code has no such line. */
+static bool syntax_line(const char *code, size_t len, long line, size_t *start, size_t *n)
+{
+	size_t i = 0, from = 0;
+	long at = 1;
+	while (i < len) {
+		const unsigned char *u = (const unsigned char *)code + i;
+		size_t eol = 0;
+		if (*u == '\n')
+			eol = 1;
+		else if (*u == '\r')
+			eol = i + 1 < len && u[1] == '\n' ? 2 : 1;
+		else if (*u == 0xe2 && i + 2 < len && u[1] == 0x80 &&
+			 (u[2] == 0xa8 || u[2] == 0xa9))
+			eol = 3;
+		if (!eol) {
+			i++;
+			continue;
+		}
+		if (at == line) {
+			*start = from;
+			*n = i - from;
+			return true;
+		}
+		at++;
+		i += eol;
+		from = i;
+	}
+	if (at != line)
+		return false;
+	*start = from;
+	*n = len - from;
+	return true;
+}
+
+/* The byte offset in s (n bytes) of column `column` (1-based, counted in
+ * UTF-16 units as JavaScript counts them); n when the line is shorter. */
+static size_t syntax_column_offset(const char *s, size_t n, long column)
+{
+	size_t i = 0;
+	for (long units = 1; units < column && i < n;) {
+		size_t k = syntax_seq_len((unsigned char)s[i]);
+		units += k == 4 ? 2 : 1;
+		i += k;
+	}
+	return i < n ? i : n;
+}
+
+/* The column (1-based, UTF-16 units) of the first character of s that is
+ * not blank: where a syntax error is placed when the engine names only its
+ * line. */
+static long syntax_first_column(const char *s, size_t n)
+{
+	long column = 1;
+	for (size_t i = 0; i < n && (s[i] == ' ' || s[i] == '\t');)
+		i++, column++;
+	return column;
+}
+
+/* The stack of a syntax error, as Node prints one that it cannot run:
+ *
+ *     FILE:LINE
+ *     the offending line
+ *         ^^^
+ *
+ *     SyntaxError: MESSAGE
+ *
+ * the caret line keeping the line's tabs before the column (so it lines
+ * up), `carets` carets (at least one) under the code from the column.
+ * Appended to out; a line over LIMIT_SYNTAX_LINE_BYTES is shown around
+ * the column, "..." at each cut. */
+static void syntax_render(struct buf *out, const char *code, size_t len, const char *file,
+			  long line, long column, long carets, const char *message)
+{
+	size_t start = 0, n = 0;
+	char head[64];
+	snprintf(head, sizeof head, ":%ld\n", line);
+	buf_append(out, file, strlen(file));
+	buf_append(out, head, strlen(head));
+	if (syntax_line(code, len, line, &start, &n)) {
+		const char *s = code + start;
+		size_t col = syntax_column_offset(s, n, column);
+		size_t from = 0, to = n;
+		if (n > LIMIT_SYNTAX_LINE_BYTES) {
+			from = col > LIMIT_SYNTAX_LINE_BYTES / 2 ? col - LIMIT_SYNTAX_LINE_BYTES / 2
+								 : 0;
+			while (from > 0 && ((unsigned char)s[from] & 0xc0) == 0x80)
+				from--;
+			to = from + LIMIT_SYNTAX_LINE_BYTES < n ? from + LIMIT_SYNTAX_LINE_BYTES
+								: n;
+			while (to < n && ((unsigned char)s[to] & 0xc0) == 0x80)
+				to--;
+		}
+		struct buf mark = BUF_INIT;
+		if (from > 0) {
+			buf_append(out, "...", 3);
+			buf_append(&mark, "   ", 3);
+		}
+		buf_append(out, s + from, to - from);
+		if (to < n)
+			buf_append(out, "...", 3);
+		for (size_t i = from; i < col && i < to; i += syntax_seq_len((unsigned char)s[i]))
+			buf_append(&mark, s[i] == '\t' ? "\t" : " ", 1);
+		/* The carets stop at the end of the line (a range may go on
+		 * over several). */
+		long room = 0;
+		for (size_t i = col; i < to; i += syntax_seq_len((unsigned char)s[i]))
+			room++;
+		if (carets > room)
+			carets = room;
+		for (long k = 0; k < (carets > 1 ? carets : 1); k++)
+			buf_append(&mark, "^", 1);
+		buf_append(out, "\n", 1);
+		if (mark.data)
+			buf_append(out, buf_peek(&mark), buf_len(&mark));
+		buf_free(&mark);
+	}
+	static const char kind[] = "\n\nSyntaxError: ";
+	buf_append(out, kind, sizeof kind - 1);
+	buf_append(out, message, strlen(message));
+}
+
+/* Gives the syntax error e (kind syntax; its line, its column when known)
+ * its stack, rendered from the submitted code (see syntax_render), and a
+ * column when it had none. message: what went wrong, without "SyntaxError:"
+ * or the place. */
+static void syntax_stack(json_t *e, const char *code, size_t len, const char *file,
+			 const char *message, long carets)
+{
+	long line = (long)json_integer_value(json_object_get(e, "line"));
+	long column = (long)json_integer_value(json_object_get(e, "column"));
+	size_t start, n;
+	if (line <= 0 || !syntax_line(code, len, line, &start, &n))
+		return;
+	if (column <= 0) {
+		column = syntax_first_column(code + start, n);
+		json_object_set_new(e, "column", json_integer(column));
+	}
+	struct buf b = BUF_INIT;
+	syntax_render(&b, code, len, file, line, column, carets, message);
+	if (b.data)
+		json_object_set_new(e, "stack", json_stringn(buf_peek(&b), buf_len(&b)));
+	buf_free(&b);
+}
+
+/* The failure r of compiling lowered code: a syntax error the lowering
+ * let through, which the engine places by its line only (message "…
+ * (line N)"), gets the stack syntax_stack renders. */
+static json_t *lowered_failure(json_t *r, const char *code, size_t len, const char *file)
+{
+	json_t *e = json_object_get(r, "error");
+	const char *kind = json_string_value(json_object_get(e, "kind"));
+	const char *msg = json_string_value(json_object_get(e, "message"));
+	if (!kind || strcmp(kind, "syntax") != 0 || !msg)
+		return r;
+	if (strncmp(msg, "SyntaxError: ", 13) == 0)
+		msg += 13;
+	size_t n = strlen(msg);
+	const char *cut = n ? memrchr(msg, '(', n) : NULL;
+	char *what =
+		strndup(msg, cut && cut > msg && cut[-1] == ' ' && strncmp(cut, "(line ", 6) == 0
+				     ? (size_t)(cut - 1 - msg)
+				     : n);
+	if (what)
+		syntax_stack(e, code, len, file, what, 1);
+	free(what);
+	return r;
+}
+
 struct lowering {
 	const char *code;
 	size_t len;
@@ -1332,7 +1538,7 @@ static duk_ret_t lower_call(duk_context *ctx, void *udata)
  * syntax error placed in the submitted code, or the limit the lowering
  * ran into (it runs under the script's heap cap and CPU budget). */
 static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum engine_language lang,
-			 bool body)
+			 bool body, const char *file)
 {
 	struct lowering l = {code, len, lang, body};
 	duk_int_t rc = duk_safe_call(ctx, lower_call, &l, 0, 1);
@@ -1376,7 +1582,10 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 	duk_get_prop_string(ctx, -1, "message");
 	duk_get_prop_string(ctx, -2, "line");
 	duk_get_prop_string(ctx, -3, "column");
-	int line = duk_get_int(ctx, -2), column = duk_get_int(ctx, -1);
+	duk_get_prop_string(ctx, -4, "length");
+	int line = duk_get_int(ctx, -3), column = duk_get_int(ctx, -2);
+	long carets = duk_get_int_default(ctx, -1, 1);
+	duk_pop(ctx);
 	duk_push_sprintf(ctx, "SyntaxError: %s (line %d, column %d)", duk_safe_to_string(ctx, -3),
 			 line, column);
 	json_t *r = result_error("syntax", "");
@@ -1385,6 +1594,11 @@ static json_t *downlevel(duk_context *ctx, const char *code, size_t len, enum en
 	if (line > 0) {
 		json_object_set_new(e, "line", json_integer(line));
 		json_object_set_new(e, "column", json_integer(column));
+		struct buf what = BUF_INIT;
+		append_string(ctx, -4, &what);
+		buf_append(&what, "", 1);
+		syntax_stack(e, code, len, file, buf_peek(&what), carets);
+		buf_free(&what);
 	}
 	duk_pop_n(ctx, 6);
 	return r;
@@ -1492,7 +1706,7 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 			return compile_failure(ctx);
 		duk_pop(ctx);
 	}
-	json_t *r = downlevel(ctx, code, len, lang, body);
+	json_t *r = downlevel(ctx, code, len, lang, body, file);
 	if (r)
 		return r;
 	/* [... lowered globals] */
@@ -1513,7 +1727,7 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 	}
 	duk_push_string(ctx, file);
 	if (duk_pcompile(ctx, flags) != DUK_EXEC_SUCCESS)
-		return compile_failure(ctx);
+		return lowered_failure(compile_failure(ctx), code, len, file);
 	/* A program declares its globals and gives the wrapper. */
 	if (!body && duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");

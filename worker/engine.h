@@ -50,7 +50,8 @@ json_t *engine_run(const char *code, size_t len, enum engine_language lang);
 
 /* The lowering alone (tests look at its output): {"code": ES5 source} (and
  * "globals", the names program code declares) or {"error": {"message",
- * "line", "column"}}; NULL when it failed to run. */
+ * "line", "column", and "length" when the offending token is longer than
+ * one character}}; NULL when it failed to run. */
 json_t *engine_lower(const char *code, size_t len, enum engine_language lang, bool body);
 
 /*

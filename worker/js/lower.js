@@ -2645,14 +2645,18 @@
 
 	function txRegex(n) {
 		var flags = n.regex.flags, pattern = n.regex.pattern;
-		if (flags.indexOf('u') >= 0 && !/\\u\{|\\p\{|\\P\{/.test(pattern))
+		refuseRegex(n, pattern, flags);
+		if (flags.indexOf('u') >= 0) {
+			pattern = codePointEscapes(pattern, n);
 			flags = flags.replace('u', '');
-		if (/\(\?<[=!]/.test(pattern))
-			unsupported(n, 'a lookbehind assertion (the engine\'s regular expressions lack it)');
+		}
 		var dotAll = flags.indexOf('s') >= 0;
-		if (!dotAll && !/\(\?<[A-Za-z_$]/.test(pattern))
+		if (!dotAll && !/\(\?<[A-Za-z_$]/.test(pattern)) {
+			engineRegex(n, pattern, flags);
 			return at({type: 'Literal', regex: {pattern: pattern, flags: flags}}, n);
+		}
 		var p = rewritePattern(pattern, dotAll, n);
+		engineRegex(n, p.pattern, flags.replace('s', ''));
 		var re = at({type: 'Literal', regex: {pattern: p.pattern, flags: flags.replace('s', '')}},
 			    n);
 		var props = [];
@@ -2664,6 +2668,77 @@
 			return re;
 		usesNamedGroups = true;
 		return rtCall('named', [re, objectOf(props)], n);
+	}
+
+	/* What the engine's regular expressions lack, named: the flags y, d
+	 * (and v, which acorn refuses first), lookbehind and Unicode property
+	 * escapes. */
+	function refuseRegex(n, pattern, flags) {
+		for (var i = 0; i < flags.length; i++)
+			if ('yd'.indexOf(flags.charAt(i)) >= 0)
+				regexError(n, regexFlagMessage(flags.charAt(i)));
+		if (/\(\?<[=!]/.test(pattern))
+			regexError(n, 'regex lookbehind assertions, (?<= and (?<!, are not supported');
+		if (flags.indexOf('u') >= 0 && /\\[pP]\{/.test(pattern))
+			regexError(n, 'Unicode property escapes (\\p{…}) in a regex are not supported');
+	}
+
+	function regexError(n, message) {
+		throw new CodeError(message, n.loc.start.line, n.loc.start.column + 1);
+	}
+
+	/* The engine's RegExp, as it was before any script ran. */
+	var EngineRegExp = RegExp;
+
+	/* Refuses, at the literal, a lowered pattern the engine cannot compile
+	 * (which it would otherwise report with no column). */
+	function engineRegex(n, pattern, flags) {
+		try {
+			new EngineRegExp(pattern, flags);
+		} catch (e) {
+			regexError(n, 'the engine cannot compile this regex: ' +
+				   String(e.message).replace(/ \(line \d+\)$/, ''));
+		}
+	}
+
+	/* A u pattern's \\u{…} escapes as the engine reads them without u:
+	 * \\uXXXX, or a surrogate pair outside a class (refused inside one). */
+	function codePointEscapes(pattern, n) {
+		if (pattern.indexOf('\\u{') < 0)
+			return pattern;
+		var out = '', inClass = false, i, m;
+		for (i = 0; i < pattern.length; i++) {
+			var ch = pattern.charAt(i);
+			if (ch === '\\' && (m = /^u\{([0-9A-Fa-f]+)\}/.exec(pattern.slice(i + 1)))) {
+				var cp = parseInt(m[1], 16);
+				if (cp <= 0xffff) {
+					out += '\\u' + hex4(cp);
+				} else if (!inClass) {
+					cp -= 0x10000;
+					out += '(?:\\u' + hex4(0xd800 + (cp >> 10)) + '\\u' +
+						hex4(0xdc00 + (cp & 0x3ff)) + ')';
+				} else {
+					regexError(n, 'a code point beyond U+FFFF in a regex\'s character class ' +
+						   'is not supported');
+				}
+				i += m[0].length;
+				continue;
+			}
+			if (ch === '\\') {
+				out += ch + pattern.charAt(++i);
+				continue;
+			}
+			if (ch === '[')
+				inClass = true;
+			else if (ch === ']')
+				inClass = false;
+			out += ch;
+		}
+		return out;
+	}
+
+	function hex4(v) {
+		return ('000' + v.toString(16)).slice(-4);
 	}
 
 	/* A pattern as the engine can take it: with dotAll, `.` outside a
@@ -2919,13 +2994,14 @@
 				return txPrivateAssign(n, c);
 			return txAssign(n, c);
 		case 'ImportExpression':
-			unsupported(n, 'import()');
+			throw new CodeError('dynamic import() is not supported: a script has no modules to load',
+					    n.loc.start.line, n.loc.start.column + 1);
 			break;
 		case 'ImportDeclaration':
 		case 'ExportNamedDeclaration':
 		case 'ExportDefaultDeclaration':
 		case 'ExportAllDeclaration':
-			unsupported(n, 'a module declaration');
+			throw new CodeError(IMPORT_EXPORT, n.loc.start.line, n.loc.start.column + 1);
 			break;
 		case 'MetaProperty':
 			if (n.meta.name === 'new')
@@ -3489,6 +3565,270 @@
 		throw new Error('cannot print a ' + n.type + ' expression');
 	};
 
+	/* ---- syntax errors in plain words
+	 *
+	 * acorn's messages are a parser's; a script's author (often a model)
+	 * reads Node's. plainSyntax gives the words Node 20 uses for the
+	 * errors both raise, and names the constructs that exist in
+	 * JavaScript or TypeScript but not here. */
+
+	/* What acorn says for a construct sandboxd lacks, named. */
+	var IMPORT_EXPORT = 'import/export: a script is a function body, not a module';
+	var EVAL_ARGS = 'Unexpected eval or arguments in strict mode';
+
+	/* acorn's message -> Node's, for the errors whose position is the same
+	 * and whose words alone differ. */
+	var NODE_WORDS = {
+		'Unterminated string constant': 'Invalid or unexpected token',
+		'Unterminated comment': 'Invalid or unexpected token',
+		'Invalid number': 'Invalid or unexpected token',
+		'Identifier directly after number': 'Invalid or unexpected token',
+		'Unterminated template': 'Unterminated template literal',
+		'Unterminated regular expression': 'Invalid regular expression: missing /',
+		'Assigning to rvalue': 'Invalid left-hand side in assignment',
+		'Missing catch or finally clause': 'Missing catch or finally after try',
+		'\'return\' outside of function': 'Illegal return statement',
+		'Multiple default clauses': 'More than one default clause in switch statement',
+		'Duplicate constructor in the same class': 'A class may only have one constructor',
+		'\'with\' in strict mode': 'Strict mode code may not include a with statement',
+		'Complex binding patterns require an initialization value':
+			'Missing initializer in destructuring declaration',
+		'Cannot use keyword \'await\' outside an async function':
+			'await is only valid in async functions and the top level bodies of modules',
+		'\'super\' keyword outside a method': '\'super\' keyword unexpected here',
+		'Deleting local variable in strict mode':
+			'Delete of an unqualified identifier in strict mode.',
+		'\'import\' and \'export\' may appear only with \'sourceType: module\'': IMPORT_EXPORT,
+		'\'import\' and \'export\' may only appear at the top level': IMPORT_EXPORT,
+		'Cannot use \'import.meta\' outside a module':
+			'import.meta: a script is a function body, not a module',
+		'Cannot use \'arguments\' in class field initializer':
+			'\'arguments\' is not allowed in class field initializer or static ' +
+			'initialization block',
+		'Shorthand property assignments are valid only in destructuring patterns':
+			'Invalid shorthand property initializer',
+		'Comma is not permitted after the rest element': 'Rest element must be last element',
+		'getter should have no params': 'Getter must not have any formal parameters.',
+		'setter should have exactly one param': 'Setter must have exactly one formal parameter.',
+		'Binding eval in strict mode': EVAL_ARGS,
+		'Binding arguments in strict mode': EVAL_ARGS,
+		'Assigning to eval in strict mode': EVAL_ARGS,
+		'Assigning to arguments in strict mode': EVAL_ARGS,
+		'Cannot use \'await\' as identifier inside an async function': 'Unexpected reserved word',
+		'Classes may not have a static property named prototype':
+			'Classes may not have a static property named \'prototype\''
+	};
+
+	/* ES5's words reserved in strict code only. */
+	var STRICT_RESERVED = /^(implements|interface|let|package|private|protected|public|static|yield)$/;
+
+	/* Where Node places what acorn places elsewhere: the offset from
+	 * acorn's position to Node's, for these messages. */
+	function nodePlace(message, pos, src) {
+		var m;
+		if (/^Unterminated (template|regular expression)$|^Invalid regular expression: \//.test(
+			message) &&
+		    '`/'.indexOf(src.charAt(pos - 1)) >= 0)
+			return pos - 1;
+		/* acorn names the character after a stray #, at its place. */
+		if ((m = /^Unexpected character '(.)'$/.exec(message)) && src.charAt(pos) !== m[1] &&
+		    src.charAt(pos - 1) === m[1] || m && src.charAt(pos - 1) === '#')
+			return pos - 1;
+		if (message === 'Deleting local variable in strict mode' &&
+		    (m = /^delete\s+/.exec(src.slice(pos))))
+			return pos + m[0].length;
+		if (message === 'Comma is not permitted after the rest element' &&
+		    src.lastIndexOf('...', pos) >= 0)
+			return src.lastIndexOf('...', pos);
+		if (/^Illegal 'use strict' directive/.test(message) &&
+		    (m = /['"]use strict['"]/.exec(src.slice(pos))))
+			return pos + m.index;
+		return pos;
+	}
+
+	/* The start of the pattern that ends just before pos (skipping blanks):
+	 * the bracket that opens it, or pos when there is none. */
+	function patternStart(src, pos) {
+		var i = pos - 1, depth = 0;
+		while (i >= 0 && /\s/.test(src.charAt(i)))
+			i--;
+		if (src.charAt(i) !== '}' && src.charAt(i) !== ']')
+			return pos;
+		for (; i >= 0; i--) {
+			var ch = src.charAt(i);
+			if (ch === '}' || ch === ']')
+				depth++;
+			else if ((ch === '{' || ch === '[') && --depth === 0)
+				return i;
+		}
+		return pos;
+	}
+
+	/* Whether the word just before pos (skipping blanks) is `await`: its
+	 * position, else -1. acorn reads await outside an async function as an
+	 * identifier, and fails at what follows. */
+	function awaitBefore(src, pos) {
+		var m = /(^|[^\w$.])await\s+$/.exec(src.slice(Math.max(0, pos - 64), pos));
+		return m ? pos - m[0].length + m[1].length : -1;
+	}
+
+	/* The token of src that starts at pos, read alone: {type, value, start,
+	 * end}, or null when none can be read there. */
+	function tokenAt(src, pos) {
+		try {
+			var p = new acorn.Parser({ecmaVersion: 2022, allowHashBang: false}, src, pos);
+			p.nextToken();
+			return {type: p.type, value: p.value, start: p.start, end: p.end};
+		} catch (e) {
+			return null;
+		}
+	}
+
+	/* Node's words for acorn's "Unexpected token" at pos: the token it
+	 * is, as V8 names it ({message, length}). */
+	function unexpectedToken(src, pos) {
+		var t = tokenAt(src, pos), tt = acorn.tokTypes, aw = awaitBefore(src, pos);
+		if (aw >= 0)
+			return {message: NODE_WORDS['Cannot use keyword \'await\' outside an async function'],
+				length: 5, pos: aw};
+		var before = src.slice(Math.max(0, pos - 256), pos);
+		var k = /(?:^|[^\w$.])const\s+(?:[^;{}()\[\]=]*(?:=[^;{}()\[\],]*)?,\s*)*([\w$]+)\s*$/.exec(
+			before);
+		if (k && /^[;,]/.test(src.charAt(pos)))
+			return {message: 'Missing initializer in const declaration', length: k[1].length,
+				pos: pos - before.length + before.lastIndexOf(k[1])};
+		var fn = /(^|[^\w$.])function\s*$/.exec(src.slice(Math.max(0, pos - 64), pos));
+		if (fn && src.charAt(pos) === '(') {
+			var start = pos - fn[0].length + fn[1].length;
+			return {message: 'Function statements require a function name', length: 8,
+				pos: start};
+		}
+		if (!t)
+			return {message: 'Invalid or unexpected token', length: 1};
+		var len = Math.max(t.end - t.start, 1);
+		if (t.type === tt.eof)
+			return {message: 'Unexpected end of input', length: 1};
+		if (t.type === tt.name)
+			return {message: 'Unexpected identifier \'' + t.value + '\'', length: len};
+		if (t.type === tt.num)
+			return {message: 'Unexpected number', length: len};
+		if (t.type === tt.string)
+			return {message: 'Unexpected string', length: len};
+		if (t.type === tt.backQuote || t.type === tt.template)
+			return {message: 'Unexpected template string', length: len};
+		if (t.type === tt.regexp)
+			return {message: 'Unexpected regular expression', length: len};
+		if (t.type === tt.privateId)
+			return {message: 'Private field \'#' + t.value + '\' must be declared in an ' +
+				'enclosing class', length: len};
+		return {message: 'Unexpected token \'' + src.slice(t.start, t.end) + '\'', length: len};
+	}
+
+	/* The flags of the regular expression literal at pos in src ('' when
+	 * there is none there). */
+	function regexFlagsAt(src, pos) {
+		var i = pos + 1, inClass = false, ch;
+		if (src.charAt(pos) !== '/')
+			return '';
+		for (; i < src.length; i++) {
+			ch = src.charAt(i);
+			if (ch === '\n' || ch === '\r')
+				return '';
+			if (ch === '\\')
+				i++;
+			else if (ch === '[')
+				inClass = true;
+			else if (ch === ']')
+				inClass = false;
+			else if (ch === '/' && !inClass)
+				break;
+		}
+		var m = /^[A-Za-z0-9_$]*/.exec(src.slice(i + 1));
+		return m ? m[0] : '';
+	}
+
+	/* A parser's message at pos of src in plain words: {message, length},
+	 * length being how many characters the caret line marks. */
+	function plainSyntax(message, pos, src) {
+		if (typeof src !== 'string')
+			return {message: message, length: 1};
+		if (message === 'Unexpected token')
+			return unexpectedToken(src, pos);
+		if (message === 'Unexpected character \'@\'' || message === 'Decorators are not supported')
+			return {message: 'decorators are not supported', length: 1};
+		var m = /^Unexpected character '/.exec(message);
+		if (m)
+			return {message: 'Invalid or unexpected token', length: 1,
+				pos: nodePlace(message, pos, src)};
+		if ((m = /^Unexpected keyword '(.*)'$/.exec(message)))
+			return {message: 'Unexpected token \'' + m[1] + '\'', length: m[1].length};
+		if ((m = /^Label '(.*)' is already declared$/.exec(message)))
+			return {message: 'Label \'' + m[1] + '\' has already been declared', length: 1};
+		if (message === 'Invalid regular expression flag' ||
+		    message === 'Duplicate regular expression flag') {
+			/* acorn places it after the literal's slash. */
+			var at0 = src.charAt(pos) === '/' ? pos : pos - 1;
+			var flags = regexFlagsAt(src, at0), bad = flags.replace(/[dgimsuy]/g, '');
+			if (message === 'Invalid regular expression flag' && bad === 'v')
+				return {message: regexFlagMessage('v'), length: 1, pos: at0};
+			return {message: 'Invalid regular expression flags', length: 1, pos: at0};
+		}
+		if ((m = /^The keyword '(.*)' is reserved$/.exec(message)))
+			return {message: STRICT_RESERVED.test(m[1]) ? 'Unexpected strict mode reserved word' :
+				'Unexpected reserved word', length: m[1].length};
+		if (message === 'Unsyntactic break' || message === 'Unsyntactic continue') {
+			var brk = /^(break|continue)[ \t]+([\w$]+)/.exec(src.slice(pos));
+			if (brk && brk[2] !== 'break' && brk[2] !== 'continue')
+				return {message: 'Undefined label \'' + brk[2] + '\'', length: brk[2].length,
+					pos: pos + brk[0].length - brk[2].length};
+			return message === 'Unsyntactic break' ?
+				{message: 'Illegal break statement', length: 5} :
+				{message: 'Illegal continue statement: no surrounding iteration statement',
+				 length: 8};
+		}
+		if (message === 'Invalid number' && /^0[0-9]/.test(src.slice(pos, pos + 2)))
+			return {message: 'Octal literals are not allowed in strict mode.',
+				length: /^[0-9]*/.exec(src.slice(pos))[0].length};
+		if (/^(getter|setter) should/.test(message) && src.charAt(pos) === '(' &&
+		    src.indexOf(')', pos) > 0)
+			return {message: NODE_WORDS[message], length: src.indexOf(')', pos) - pos + 1};
+		if (/^Illegal 'use strict' directive/.test(message))
+			return {message: message, length: 12, pos: nodePlace(message, pos, src)};
+		if (message === 'Comma is not permitted after the rest element') {
+			var rest = nodePlace(message, pos, src);
+			return {message: NODE_WORDS[message], length: Math.max(pos - rest, 1), pos: rest};
+		}
+		if (message === 'Complex binding patterns require an initialization value') {
+			var open = patternStart(src, pos);
+			return {message: NODE_WORDS[message], length: Math.max(pos - open, 1), pos: open};
+		}
+		if (message === 'Unterminated string constant') {
+			var eol = src.slice(pos).search(/[\n\r\u2028\u2029]/);
+			return {message: NODE_WORDS[message],
+				length: Math.max(eol < 0 ? src.length - pos : eol, 1)};
+		}
+		var place = nodePlace(message, pos, src);
+		var words = hasOwn.call(NODE_WORDS, message) ? NODE_WORDS[message] : message;
+		/* Node marks the token there; a character it could not read
+		 * once. */
+		var t = /^Unexpected character|^Unterminated|^Invalid number|^Identifier directly/.test(
+			message) ? null : tokenAt(src, place);
+		return {message: words, length: t && t.type !== acorn.tokTypes.eof ?
+			Math.max(t.end - t.start, 1) : 1, pos: place};
+	}
+
+	/* Why a regular expression flag the engine lacks is refused. */
+	function regexFlagMessage(flag) {
+		return 'the regex flag ' + flag + ' is not supported';
+	}
+
+	/* Whether a TypeScript parse's error names a construct sandboxd lacks
+	 * (preferred, where it is no later, to JavaScript's error on the same
+	 * code: `namespace N {` is an unexpected token to acorn). */
+	function namesConstruct(e) {
+		return e instanceof SyntaxError && / are not supported/.test(String(e.message));
+	}
+
 	/* ---- parsing */
 
 	function parse(src, language, body) {
@@ -3510,21 +3850,37 @@
 		try {
 			return ts.parse(src, opts);
 		} catch (e2) {
-			/* Code that fails both ways is most likely what got further. */
-			if (jsError && (!e2.loc || e2.pos <= jsError.pos))
+			/* Code that fails both ways is most likely what got further,
+			 * unless TypeScript names what it is. */
+			if (jsError && (!e2.loc || e2.pos <= jsError.pos && !namesConstruct(e2)))
 				throw jsError;
 			throw e2;
 		}
 	}
 
-	function syntaxError(e) {
+	/* e as a CodeError (the parser's SyntaxError in plain words, see
+	 * plainSyntax), or null when it is no error in the code. */
+	function syntaxError(e, src) {
 		if (e instanceof CodeError)
 			return e;
 		if (e instanceof SyntaxError && e.loc) {
 			var message = String(e.message).replace(/ \(\d+:\d+\)$/, '');
-			return new CodeError(message, e.loc.line, e.loc.column + 1);
+			var plain = plainSyntax(message, e.pos, src);
+			var loc = plain.pos !== undefined && plain.pos !== e.pos ?
+				acorn.getLineInfo(src, plain.pos) : e.loc;
+			var err = new CodeError(plain.message, loc.line, loc.column + 1);
+			err.length = plain.length;
+			return err;
 		}
 		return null;
+	}
+
+	/* The {error} of downlevel and lowerFunction for a CodeError. */
+	function errorOf(err) {
+		var r = {message: err.message, line: err.line, column: err.column};
+		if (err.length > 1)
+			r.length = err.length;
+		return r;
 	}
 
 	/* src as ES5: {code} with statements on their original lines, or
@@ -3586,10 +3942,10 @@
 			pr.statements(directives.concat(head, stmts));
 			return body ? {code: pr.out.join('')} : {code: pr.out.join(''), globals: globals};
 		} catch (e) {
-			var err = syntaxError(e);
+			var err = syntaxError(e, src);
 			if (!err)
 				throw e;
-			return {error: {message: err.message, line: err.line, column: err.column}};
+			return {error: errorOf(err)};
 		}
 	}
 
@@ -3891,10 +4247,10 @@
 		try {
 			program = parse(src, 'javascript', true);
 		} catch (e) {
-			var err = syntaxError(e);
+			var err = syntaxError(e, src);
 			if (!err)
 				throw e;
-			return {error: {message: err.message, line: err.line, column: err.column}};
+			return {error: errorOf(err)};
 		}
 		var s0 = program.body.length === 1 ? program.body[0] : null;
 		var fn = s0 && s0.type === 'ReturnStatement' ? s0.argument : null;

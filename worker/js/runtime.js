@@ -1512,7 +1512,7 @@
 	function constSet(v, name, cur) {
 		if (cur === TDZ)
 			tdz(name);
-		throw new TypeError('Assignment to constant variable \'' + name + '\'');
+		throw new TypeError('Assignment to constant variable.');
 	}
 
 	/* The loop wrapper's answer for `break` (see the lowering of loops

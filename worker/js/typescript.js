@@ -122,7 +122,7 @@
 
 	tp.getTokenFromCode = function (code) {
 		if (code === 64)
-			this.raise(this.pos, "Decorators are not supported");
+			this.raise(this.pos, "decorators are not supported");
 		return pp.getTokenFromCode.call(this, code);
 	};
 
