@@ -82,12 +82,13 @@
 			throw new TypeError("Class constructor DOMException cannot be invoked without 'new'");
 		var e = new Error();
 		setPrototype(e, getPrototypeOf(this));
+		/* An options object's name is read as it is: {} names "undefined",
+		 * as in Node. */
 		var name = 'Error';
 		if (options !== null && typeof options === 'object') {
 			if ('cause' in options)
 				define(e, 'cause', options.cause);
-			if (options.name !== undefined)
-				name = String(options.name);
+			name = String(options.name);
 		} else if (options !== undefined) {
 			name = String(options);
 		}
@@ -212,7 +213,7 @@
 		    branded(regexpSource.get, v))
 			return this.remember(v, new RegExp(regexpSource.get.call(v), v.flags));
 		if (branded(symbolValue, v))
-			throw uncloneable(v);
+			throw domError('[object Symbol] could not be cloned.', 'DataCloneError');
 		if (branded(numberValue, v))
 			return this.remember(v, Object(numberValue.call(v)));
 		if (branded(stringValue, v))
@@ -274,9 +275,10 @@
 		var d = Object.getOwnPropertyDescriptor(v, 'message');
 		if (d && 'value' in d)
 			define(copy, 'message', String(d.value));
+		/* An own stack always: the one cloned, or undefined (not the
+		 * engine's trace of this function). */
 		var stack = v.stack;
-		if (typeof stack === 'string')
-			define(copy, 'stack', stack);
+		define(copy, 'stack', typeof stack === 'string' ? stack : undefined);
 		d = Object.getOwnPropertyDescriptor(v, 'cause');
 		if (d && 'value' in d)
 			define(copy, 'cause', this.clone(d.value));
