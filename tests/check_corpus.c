@@ -33,7 +33,8 @@ static struct daemon shared;
 
 static void shared_up(void)
 {
-	const char *args[] = {"--max-workers", "2", NULL};
+	/* Every script is sent at once: room in the queue for all of them. */
+	const char *args[] = {"--max-workers", "2", "--max-queued-per-owner", "256", NULL};
 	daemon_start(&shared, args);
 }
 static void shared_down(void) { daemon_stop(&shared); }

@@ -59,5 +59,7 @@ var roots = {
 	typed: new Uint8Array(2),
 	view: new DataView(new ArrayBuffer(2)),
 	proxy: new Proxy({}, {}),
-	encoder: new TextEncoder()
+	encoder: new TextEncoder(),
+	domexception: new DOMException('x', 'AbortError'),
+	clone: structuredClone({m: new Map([[1, new Uint8Array(1)]]), e: new RangeError('r')})
 };
