@@ -2,7 +2,8 @@
  * check_web.c - the web globals of worker/js/web.js: structuredClone,
  * DOMException, atob/btoa, crypto, the text coders and performance. The
  * cases in tests/data/web-clone.txt are function bodies and the values Node
- * 20 returns for them; the engine must return the same. The randomness of
+ * 20 returns for them; the engine must return the same, and Node must
+ * still give them (tests/cases-node.js). The randomness of
  * crypto, which no case can pin to a value, is measured here: distinct
  * UUIDs with their version and variant bits, and bytes spread over their
  * range.
@@ -20,6 +21,35 @@
 #include "nodecases.h"
 
 START_TEST(test_cases) { node_cases("web-clone.txt", ENGINE_ANY, 150); }
+END_TEST
+
+/* Node (tests/cases-node.js) must give every value web-clone.txt says, so
+ * that what the engine is held to is what Node does; without /usr/bin/node
+ * the check says it was not run. */
+START_TEST(test_node_agrees)
+{
+	const char *dir = getenv("SANDBOXD_TEST_DATA");
+	dir = dir ? dir : "tests/data";
+	char script[4096], file[4096];
+	snprintf(script, sizeof script, "%s/../cases-node.js", dir);
+	snprintf(file, sizeof file, "%s/web-clone.txt", dir);
+	if (access("/usr/bin/node", X_OK) != 0) {
+		printf("not run: the Node comparison of %s: no /usr/bin/node\n", file);
+		return;
+	}
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execl("/usr/bin/node", "node", script, file, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "node %s %s: status %#x: Node gives other values than the file says (see "
+		      "its output)",
+		      script, file, st);
+}
 END_TEST
 
 /* Runs code and returns its value (the caller owns it); fails the test on
@@ -210,6 +240,7 @@ int main(void)
 	TCase *tc = tcase_create("node");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_cases);
+	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_uuids);
 	tcase_add_test(tc, test_bytes_spread);
 	tcase_add_test(tc, test_widths);
