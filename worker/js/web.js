@@ -43,11 +43,24 @@
 		return Function.prototype.call.apply(fn, Array.prototype.slice.call(arguments, 1));
 	}
 
+	/* Gives e an own stack (as V8's errors have) without this file's
+	 * frames: the script's author sees where the script called, not how
+	 * web.js got there. */
+	var INTERNAL_FRAME = /^ {4}at .*\(web\.js:\d+\)$/;
+	function ownStack(e) {
+		var stack = e.stack;
+		if (typeof stack === 'string')
+			define(e, 'stack', stack.split('\n').filter(function (line) {
+				return !INTERNAL_FRAME.test(line);
+			}).join('\n'));
+		return e;
+	}
+
 	/* Node's own errors: a TypeError (or another) carrying its code. */
 	function nodeError(Ctor, code, message) {
 		var e = new Ctor(message);
 		e.code = code;
-		return e;
+		return ownStack(e);
 	}
 
 	/* ---- DOMException: the name and the legacy code of WebIDL's table. */
@@ -95,7 +108,7 @@
 		var text = message === undefined ? '' : String(message);
 		defineProperty(e, DOM, {value: {name: name, message: text,
 						code: codeOf[name] || 0}});
-		return e;
+		return ownStack(e);
 	}
 	var setPrototype = Object.setPrototypeOf;
 	var DP = DOMException.prototype = Object.create(Error.prototype);
