@@ -646,6 +646,31 @@
 		return out;
 	});
 
+	/* How util.inspect (and so console.log) shows the coders, as Node's
+	 * own custom inspect functions do: the decoder by its class and its
+	 * three fields, the encoder as a plain object of its encoding. */
+	var CUSTOM = Symbol['for']('nodejs.util.inspect.custom');
+	function coderView(Ctor, fields) {
+		var view = Object.create({constructor: Ctor});
+		for (var k in fields)
+			view[k] = fields[k];
+		return view;
+	}
+	define(TDP, CUSTOM, function (depth, options, inspect) {
+		var c = coder(this);
+		if (typeof depth === 'number' && depth < 0)
+			return this;
+		var view = coderView(TextDecoder_, {encoding: c.encoding, fatal: c.fatal,
+						    ignoreBOM: c.ignoreBOM});
+		return typeof inspect === 'function' ? 'TextDecoder ' + inspect(view) : view;
+	});
+	define(TextEncoder.prototype, CUSTOM, function (depth, options, inspect) {
+		if (typeof depth === 'number' && depth < 0)
+			return this;
+		var view = coderView(TextEncoder, {encoding: 'utf-8'});
+		return typeof inspect === 'function' ? inspect(view, options) : view;
+	});
+
 	/* ---- performance: now() from the worker's start, and that start */
 
 	var performance = global.performance;
