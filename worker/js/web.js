@@ -39,20 +39,32 @@
 					      enumerable: enumerable});
 	}
 
+	/* call(fn, self, args…): fn's call with the engine's own Reflect.apply,
+	 * taken now, so that a script that replaces Function.prototype.call or
+	 * a built-in's prototype methods does not change what web.js does. */
+	var reflectApply = Reflect.apply;
 	function call(fn, self) {
-		return Function.prototype.call.apply(fn, Array.prototype.slice.call(arguments, 1));
+		var args = [];
+		for (var i = 2; i < arguments.length; i++)
+			args[i - 2] = arguments[i];
+		return reflectApply(fn, self, args);
 	}
+	var split = String.prototype.split, strSlice = String.prototype.slice;
+	var arrayJoin = Array.prototype.join, fromCharCode = String.fromCharCode;
 
 	/* Gives e an own stack (as V8's errors have) without this file's
 	 * frames: the script's author sees where the script called, not how
 	 * web.js got there. */
-	var INTERNAL_FRAME = /^ {4}at .*\(web\.js:\d+\)$/;
+	var INTERNAL_FRAME = /^ {4}at .*\(web\.js:\d+\)$/, regexpTest = RegExp.prototype.test;
 	function ownStack(e) {
 		var stack = e.stack;
-		if (typeof stack === 'string')
-			define(e, 'stack', stack.split('\n').filter(function (line) {
-				return !INTERNAL_FRAME.test(line);
-			}).join('\n'));
+		if (typeof stack !== 'string')
+			return e;
+		var lines = call(split, stack, '\n'), kept = [];
+		for (var i = 0; i < lines.length; i++)
+			if (!call(regexpTest, INTERNAL_FRAME, lines[i]))
+				kept[kept.length] = lines[i];
+		define(e, 'stack', call(arrayJoin, kept, '\n'));
 		return e;
 	}
 
@@ -165,7 +177,7 @@
 	/* Whether fn(v) runs: the brand checks of the built-ins' methods. */
 	function branded(fn, v) {
 		try {
-			fn.call(v);
+			call(fn, v);
 			return true;
 		} catch (e) {
 			return false;
@@ -173,7 +185,7 @@
 	}
 
 	function builtinClass(v) {
-		return objectToString.call(v).slice(8, -1);
+		return call(strSlice, call(objectToString, v), 8, -1);
 	}
 
 	function uncloneable(v) {
@@ -183,7 +195,7 @@
 		} else if (builtinClass(v) === 'Generator') {
 			text = '[object Generator]';
 		} else {
-			var ctor = v[TABLE] ? v[TABLE].kind : hasOwn.call(v, PROMISE) ? 'Promise' : 'Object';
+			var ctor = v[TABLE] ? v[TABLE].kind : call(hasOwn, v, PROMISE) ? 'Promise' : 'Object';
 			text = '#<' + ctor + '>';
 		}
 		return domError(text + ' could not be cloned.', 'DataCloneError');
@@ -221,22 +233,22 @@
 			return copy;
 		}
 		if (branded(dateTime, v))
-			return this.remember(v, new Date(dateTime.call(v)));
+			return this.remember(v, new Date(call(dateTime, v)));
 		if (regexpSource && regexpSource.get && v !== RegExp.prototype &&
 		    branded(regexpSource.get, v))
-			return this.remember(v, new RegExp(regexpSource.get.call(v), v.flags));
+			return this.remember(v, new RegExp(call(regexpSource.get, v), v.flags));
 		if (branded(symbolValue, v))
 			throw domError('[object Symbol] could not be cloned.', 'DataCloneError');
 		if (branded(numberValue, v))
-			return this.remember(v, Object(numberValue.call(v)));
+			return this.remember(v, Object(call(numberValue, v)));
 		if (branded(stringValue, v))
-			return this.remember(v, Object(stringValue.call(v)));
+			return this.remember(v, Object(call(stringValue, v)));
 		if (branded(booleanValue, v))
-			return this.remember(v, Object(booleanValue.call(v)));
+			return this.remember(v, Object(call(booleanValue, v)));
 		var cls = builtinClass(v);
 		if (cls === 'ArrayBuffer' && !isView(v))
-			return this.remember(v, bufferSlice.call(v, 0));
-		if (isView(v) && hasOwn.call(VIEWS, cls)) {
+			return this.remember(v, call(bufferSlice, v, 0));
+		if (isView(v) && call(hasOwn, VIEWS, cls)) {
 			var buffer = this.clone(v.buffer);
 			var Ctor = VIEWS[cls];
 			copy = cls === 'DataView' ? new DataView(buffer, v.byteOffset, v.byteLength)
@@ -247,7 +259,8 @@
 		if (table && table.kind === 'Map') {
 			copy = this.remember(v, new MapC());
 			var entries = [];
-			call(mapForEach, v, function (value, key) { entries.push(key, value); });
+			call(mapForEach, v, function (value, key) { entries[entries.length] = key;
+				entries[entries.length] = value; });
 			for (var i = 0; i < entries.length; i += 2)
 				call(mapSet, copy, this.clone(entries[i]), this.clone(entries[i + 1]));
 			return copy;
@@ -255,12 +268,12 @@
 		if (table && table.kind === 'Set') {
 			copy = this.remember(v, new SetC());
 			var values = [];
-			call(setForEach, v, function (value) { values.push(value); });
+			call(setForEach, v, function (value) { values[values.length] = value; });
 			for (var j = 0; j < values.length; j++)
 				call(setAdd, copy, this.clone(values[j]));
 			return copy;
 		}
-		if (table || hasOwn.call(v, PROMISE) || v[GEN] || cls === 'Generator' ||
+		if (table || call(hasOwn, v, PROMISE) || v[GEN] || cls === 'Generator' ||
 		    cls === 'Arguments')
 			throw uncloneable(v);
 		if (cls === 'Error')
@@ -275,7 +288,7 @@
 	Cloner.prototype.properties = function (v, copy) {
 		var keys = keysOf(v);
 		for (var i = 0; i < keys.length; i++)
-			if (hasOwn.call(v, keys[i]))
+			if (call(hasOwn, v, keys[i]))
 				copy[keys[i]] = this.clone(v[keys[i]]);
 	};
 
@@ -283,7 +296,7 @@
 	 * its stack and its own cause; its other fields are not cloned. */
 	Cloner.prototype.error = function (v) {
 		var name = String(v.name);
-		var Ctor = hasOwn.call(ERRORS, name) ? ERRORS[name] : Error;
+		var Ctor = call(hasOwn, ERRORS, name) ? ERRORS[name] : Error;
 		var copy = this.remember(v, new Ctor());
 		var d = Object.getOwnPropertyDescriptor(v, 'message');
 		if (d && 'value' in d)
@@ -311,15 +324,17 @@
 		if (Object(t) !== t || typeof t[Symbol.iterator] !== 'function')
 			throw nodeError(TypeError, 'ERR_INVALID_ARG_TYPE',
 					'Optional transferList argument must be an iterable');
-		var list = Array.from(t);
-		for (var i = 0; i < list.length; i++) {
-			var b = list[i];
+		var list = [], it = t[Symbol.iterator](), step;
+		while (!(step = it.next()).done) {
+			var b = step.value;
 			if (Object(b) !== b || builtinClass(b) !== 'ArrayBuffer' || isView(b))
 				throw nodeError(TypeError, 'ERR_INVALID_TRANSFER_OBJECT',
 						'Found invalid object in transferList');
-			if (list.indexOf(b) !== i)
-				throw domError('Transfer list contains duplicate ArrayBuffer',
-					       'DataCloneError');
+			for (var i = 0; i < list.length; i++)
+				if (list[i] === b)
+					throw domError('Transfer list contains duplicate ArrayBuffer',
+						       'DataCloneError');
+			list[list.length] = b;
 		}
 		return list;
 	}
@@ -403,8 +418,9 @@
 
 	/* ---- crypto: getRandomValues and randomUUID, from getrandom */
 
-	var INTEGER_VIEWS = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array',
-			     'Uint16Array', 'Int32Array', 'Uint32Array'];
+	var INTEGER_VIEWS = {Int8Array: true, Uint8Array: true, Uint8ClampedArray: true,
+			     Int16Array: true, Uint16Array: true, Int32Array: true,
+			     Uint32Array: true};
 	var CRYPTO = hidden.fresh();
 
 	function Crypto() {
@@ -426,7 +442,7 @@
 					"Failed to execute 'getRandomValues' on 'Crypto': 1 argument " +
 					'required, but only 0 present.');
 		if (Object(data) !== data || !isView(data) ||
-		    INTEGER_VIEWS.indexOf(builtinClass(data)) < 0)
+		    call(hasOwn, INTEGER_VIEWS, builtinClass(data)) !== true)
 			throw domError('The data argument must be an integer-type TypedArray',
 				       'TypeMismatchError');
 		if (data.byteLength > 65536)
@@ -575,7 +591,14 @@
 	/* UTF-16 with the bytes held over between streamed calls: an odd byte
 	 * and a high surrogate waiting for its pair. */
 	function decodeUtf16(c, bytes, stream) {
-		var b = c.pending.concat(Array.prototype.slice.call(bytes)), out = '', i = 0;
+		/* The held bytes, then these; held again below only if the call
+		 * ends well (a fatal error leaves the decoder at a fresh start). */
+		var b = [], out = '', i = 0, k;
+		for (k = 0; k < c.pending.length; k++)
+			b[b.length] = c.pending[k];
+		c.pending = [];
+		for (k = 0; k < bytes.length; k++)
+			b[b.length] = bytes[k];
 		var big = c.encoding === 'utf-16be';
 		while (i + 1 < b.length) {
 			var u = big ? (b[i] << 8) | b[i + 1] : b[i] | (b[i + 1] << 8);
@@ -605,12 +628,13 @@
 			}
 			i += 2;
 		}
-		c.pending = b.slice(i);
-		if (!stream && c.pending.length) {
-			c.pending = [];
+		if (i < b.length && !stream) {
 			if (c.fatal)
 				throw invalidData(c);
 			out += '\ufffd';
+		} else {
+			for (; i < b.length; i++)
+				c.pending[c.pending.length] = b[i];
 		}
 		return out;
 	}
@@ -629,9 +653,12 @@
 			}
 		}
 		if (c.encoding === 'windows-1252') {
-			for (var i = 0; i < bytes.length; i += 4096)
-				out += String.fromCharCode.apply(null,
-					Array.prototype.slice.call(bytes.subarray(i, i + 4096)));
+			for (var i = 0; i < bytes.length; i += 4096) {
+				var codes = [];
+				for (var j = i; j < bytes.length && j < i + 4096; j++)
+					codes[codes.length] = bytes[j];
+				out += reflectApply(fromCharCode, String, codes);
+			}
 		} else {
 			out = decodeUtf16(c, bytes, stream);
 		}
