@@ -55,6 +55,8 @@ JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o
             build/duktape/duktape.o
 # util.inspect and util.format, which the console prints through.
 JS_OBJS  += build/gen/js_inspect.o
+# The web globals: DOMException, structuredClone, atob/btoa, crypto (worker/js/web.js).
+JS_OBJS  += build/gen/js_web.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
@@ -88,6 +90,8 @@ UNIT_TESTS += check_jnum
 # Syntax errors in plain words with the caret line, and the lowering's
 # run-time errors in Node's words (tests/data/syntax.txt).
 UNIT_TESTS += check_syntax
+# The web globals (worker/js/web.js) against Node's values and crypto's randomness.
+UNIT_TESTS += check_web
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -194,6 +198,7 @@ build/tests/check_loop: $(call obj,tests/check_loop.c server/loop.c)
 build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
 build/tests/check_polyfills: $(call obj,tests/check_polyfills.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORKER) $(PROTOCOL))
+build/tests/check_web: $(call obj,tests/check_web.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_node: $(call obj,tests/check_node.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c $(JNUM))
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c $(JNUM))

@@ -35,5 +35,10 @@ extern const unsigned long js_runtime_len;
  * object, returning {inspect, format, formatWithOptions}. */
 extern const char js_inspect[];
 extern const unsigned long js_inspect_len;
+/* DOMException, structuredClone, atob/btoa, crypto and the rest of the web
+ * globals (see prepare_web): an expression evaluating to a function of the
+ * global, the engine's primitives and the hidden keys. */
+extern const char js_web[];
+extern const unsigned long js_web_len;
 
 #endif

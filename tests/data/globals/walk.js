@@ -75,5 +75,7 @@ var roots = {
 			console.log(o);
 		} catch (e) {}
 		return got;
-	})()
+	})(),
+	domexception: new DOMException('x', 'AbortError'),
+	clone: structuredClone({m: new Map([[1, new Uint8Array(1)]]), e: new RangeError('r')})
 };
