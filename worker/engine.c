@@ -843,6 +843,34 @@ static int prepare_lowering(duk_context *ctx)
 	return 0;
 }
 
+/* The built-ins of ES2017-ES2024 beyond the polyfills, then EventTarget,
+ * AbortController and the rest of abort.js, each a function of (global,
+ * hidden keys) run once here, after the polyfills, whose Map and Promise
+ * they use. 0, or -1 when either fails to load. */
+static int prepare_builtins(duk_context *ctx)
+{
+	static const struct {
+		const char *name;
+		const char *src;
+		const unsigned long *len;
+	} files[] = {
+		{"builtins.js", js_builtins, &js_builtins_len},
+		{"abort.js", js_abort, &js_abort_len},
+	};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		if (load_js(ctx, files[i].name, files[i].src, *files[i].len, DUK_COMPILE_EVAL) <
+			    0 ||
+		    !duk_is_function(ctx, -1))
+			return -1;
+		duk_push_global_object(ctx);
+		push_keys(ctx);
+		if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS)
+			return -1;
+		duk_pop(ctx);
+	}
+	return 0;
+}
+
 int engine_prepare(void)
 {
 	heap_ctx = duk_create_heap(eng_alloc, eng_realloc, eng_free, NULL, eng_fatal);
@@ -914,6 +942,8 @@ int engine_prepare(void)
 		return -1;
 	duk_put_prop_string(ctx, -2, "internals");
 	duk_pop(ctx);
+	if (prepare_builtins(ctx) < 0)
+		return -1;
 
 	/* Test mode's harness, compiled and run once here, before any script:
 	 * it captures the built-ins it uses now. stash.harness is its

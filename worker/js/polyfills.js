@@ -226,9 +226,15 @@
 		return AP.sort.call(copyOf(this), compare);
 	});
 	define(AP, 'toReversed', function () { return AP.reverse.call(copyOf(this)); });
-	define(AP, 'toSpliced', function () {
-		var out = copyOf(this);
-		AP.splice.apply(out, arguments);
+	/* ES2023 23.1.3.35: no start removes nothing, no count removes the
+	 * rest. */
+	define(AP, 'toSpliced', function (start, skipCount) {
+		var out = copyOf(this), args = AP.slice.call(arguments);
+		if (args.length === 0)
+			return out;
+		if (args.length === 1)
+			args.push(out.length);
+		AP.splice.apply(out, args);
 		return out;
 	});
 	define(AP, 'with', function (index, value) {
@@ -263,7 +269,11 @@
 		});
 		return out;
 	});
-	define(Object, 'hasOwn', function (o, k) { return hasOwn.call(Object(o), k); });
+	define(Object, 'hasOwn', function (o, k) {
+		if (o == null)
+			throw new TypeError('Cannot convert undefined or null to object');
+		return hasOwn.call(Object(o), k);
+	});
 
 	function pad(atStart) {
 		return function (maxLength, fill) {
@@ -300,11 +310,18 @@
 		k = k >= 0 ? k : s.length + k;
 		return k < 0 || k >= s.length ? undefined : s.charAt(k);
 	});
-	/* Every match of a global expression, as an iterator. */
+	/* Every match of a global expression, as an iterator; a string is a
+	 * pattern (ES2020 22.1.3.13: RegExpCreate(string, "g")). The copy
+	 * keeps the expression's flags. */
 	define(SP, 'matchAll', function (re) {
-		if (!(re instanceof RegExp) || !re.global)
-			throw new TypeError('matchAll must be called with a global RegExp');
-		var s = String(this), copy = new RegExp(re.source, 'g'), out = [], m;
+		if (this == null)
+			throw new TypeError('String.prototype.matchAll called on null or undefined');
+		if (re instanceof RegExp && !re.global)
+			throw new TypeError('String.prototype.matchAll called with a non-global RegExp argument');
+		if (!(re instanceof RegExp))
+			re = new RegExp(re === undefined ? '(?:)' : String(re), 'g');
+		var s = String(this), out = [], m;
+		var copy = new RegExp(re.source, 'g' + (re.ignoreCase ? 'i' : '') + (re.multiline ? 'm' : ''));
 		if (re.exec !== RegExp.prototype.exec)
 			copy.exec = re.exec;
 		if (re[GROUPS])
@@ -317,23 +334,33 @@
 		}
 		return out[ITERATOR]();
 	});
+	/* GetSubstitution (ES2021 22.1.3.17.1) for a match without captures:
+	 * $$, $&, $` and $'; every other $ is itself. */
+	function substitute(replacement, matched, s, at) {
+		return replacement.replace(/\$([$&`'])/g, function (all, c) {
+			return c === '$' ? '$' : c === '&' ? matched :
+			       c === '`' ? s.slice(0, at) : s.slice(at + matched.length);
+		});
+	}
 	define(SP, 'replaceAll', function (search, replacement) {
+		if (this == null)
+			throw new TypeError('String.prototype.replaceAll called on null or undefined');
 		var s = String(this);
 		if (search instanceof RegExp) {
 			if (!search.global)
 				throw new TypeError('replaceAll must be called with a global RegExp');
 			return s.replace(search, replacement);
 		}
-		var pattern = String(search), out = '', from = 0, at;
-		if (pattern === '')
-			return s.split('').join(isCallable(replacement) ? '' : String(replacement));
-		while ((at = s.indexOf(pattern, from)) !== -1) {
-			out += s.slice(from, at) +
-			       (isCallable(replacement) ? String(replacement(pattern, at, s))
-							: String(replacement).replace(/\$&/g, pattern));
+		var pattern = String(search), fn = isCallable(replacement);
+		var text = fn ? '' : String(replacement);
+		var step = Math.max(1, pattern.length), at = s.indexOf(pattern, 0), from = 0, out = '';
+		while (at !== -1) {
+			out += s.slice(from, at) + (fn ? String(replacement(pattern, at, s))
+						       : substitute(text, pattern, s, at));
 			from = at + pattern.length;
+			at = at + step > s.length ? -1 : s.indexOf(pattern, at + step);
 		}
-		return out + s.slice(from);
+		return from <= s.length ? out + s.slice(from) : out;
 	});
 
 	/* ---- Map and Set: a linked list of entries (insertion order, and
@@ -792,8 +819,11 @@
 		p.then(s.d.resolve, s.d.reject);
 	}, function () {}));
 
+	/* AggregateError(errors, message, options) (ES2022 20.5.7.1): the
+	 * message, then the cause (the Error constructor installs both, only
+	 * when given), then errors. */
 	function AggregateError(errors, message) {
-		var e = new Error(message === undefined ? 'All promises were rejected' : message);
+		var e = new Error(message, arguments[2]);
 		/* A subclass's object (see the runtime's constructWith) keeps its
 		 * prototype. */
 		Object.setPrototypeOf(e, this instanceof AggregateError ? Object.getPrototypeOf(this)
@@ -801,17 +831,19 @@
 		define(e, 'errors', Array.from(errors));
 		return e;
 	}
+	Object.setPrototypeOf(AggregateError, Error);
 	AggregateError.prototype = Object.create(Error.prototype);
 	define(AggregateError.prototype, 'constructor', AggregateError);
 	define(AggregateError.prototype, 'name', 'AggregateError');
+	define(AggregateError.prototype, 'message', '');
 
 	define(Promise, 'any', combinator('any', function (p, i, s) {
 		p.then(s.d.resolve, function (e) {
 			s.results[i] = e;
 			if (--s.left === 0)
-				s.d.reject(new AggregateError(s.results));
+				s.d.reject(new AggregateError(s.results, 'All promises were rejected'));
 		});
-	}, function (s) { s.d.reject(new AggregateError([])); }));
+	}, function (s) { s.d.reject(new AggregateError([], 'All promises were rejected')); }));
 
 	define(global, 'Map', Map);
 	define(global, 'Set', Set);
