@@ -51,6 +51,8 @@ JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o
             build/duktape/duktape.o
 # The built-ins of ES2017-ES2024 beyond the polyfills, and AbortController.
 JS_OBJS  += build/gen/js_builtins.o build/gen/js_abort.o
+# The web globals: DOMException, structuredClone, atob/btoa, crypto (worker/js/web.js).
+JS_OBJS  += build/gen/js_web.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \

@@ -343,18 +343,78 @@ static uint64_t rng_next(void)
 	return result;
 }
 
+static void web_clock_start(void);
+
 void engine_reseed(void)
 {
 	uint64_t seed[4];
 	if (getrandom(seed, sizeof seed, 0) == (ssize_t)sizeof seed &&
 	    (seed[0] | seed[1] | seed[2] | seed[3]) != 0)
 		memcpy(rng, seed, sizeof rng);
+	web_clock_start();
 }
 
 static duk_ret_t math_random(duk_context *ctx)
 {
 	/* 53 random bits scaled into [0, 1). */
 	duk_push_number(ctx, (double)(rng_next() >> 11) * 0x1.0p-53);
+	return 1;
+}
+
+/* ---- web.js's primitives (see prepare_web): random bytes and the clock
+ * performance reads, started when the worker starts (engine_reseed), or
+ * at first use in a process that runs no worker. */
+
+static struct timespec web_mono0;
+static double web_wall0; /* ms since the epoch */
+static bool web_started;
+
+static void web_clock_start(void)
+{
+	struct timespec wall;
+	clock_gettime(CLOCK_MONOTONIC, &web_mono0);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	web_wall0 = (double)wall.tv_sec * 1e3 + (double)wall.tv_nsec / 1e6;
+	web_started = true;
+}
+
+/* prim.fill(view): the view's bytes from getrandom; returns the view. The
+ * caller (web.js) has checked it is an integer typed array of at most
+ * 65536 bytes. */
+static duk_ret_t web_fill(duk_context *ctx)
+{
+	duk_size_t size = 0;
+	unsigned char *p = duk_get_buffer_data(ctx, 0, &size);
+	for (duk_size_t done = 0; p && done < size;) {
+		ssize_t n = getrandom(p + done, size - done, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return duk_error(ctx, DUK_ERR_ERROR, "getrandom failed");
+		done += (duk_size_t)n;
+	}
+	duk_dup(ctx, 0);
+	return 1;
+}
+
+/* prim.now(): milliseconds since the worker started, to the nanosecond. */
+static duk_ret_t web_now(duk_context *ctx)
+{
+	if (!web_started)
+		web_clock_start();
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	duk_push_number(ctx, (double)(t.tv_sec - web_mono0.tv_sec) * 1e3 +
+				     (double)(t.tv_nsec - web_mono0.tv_nsec) / 1e6);
+	return 1;
+}
+
+/* prim.origin(): the wall-clock time the worker started at, in ms. */
+static duk_ret_t web_origin(duk_context *ctx)
+{
+	if (!web_started)
+		web_clock_start();
+	duk_push_number(ctx, web_wall0);
 	return 1;
 }
 
@@ -808,6 +868,29 @@ static int load_js(duk_context *ctx, const char *name, const char *src, size_t l
 	return 0;
 }
 
+/* web.js (DOMException, structuredClone, atob and btoa, crypto, the text
+ * coders' additions, performance): run once here with its primitives,
+ * which it keeps in its closure. stash.DOMException is the constructor, for
+ * the engine and the other modules. */
+static int prepare_web(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	if (load_js(ctx, "web.js", js_web, js_web_len, DUK_COMPILE_EVAL) < 0 ||
+	    !duk_is_function(ctx, -1))
+		return -1;
+	duk_push_global_object(ctx);
+	duk_push_object(ctx);
+	put_function(ctx, "fill", web_fill, 1, 0);
+	put_function(ctx, "now", web_now, 0, 0);
+	put_function(ctx, "origin", web_origin, 0, 0);
+	push_keys(ctx);
+	if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS || !duk_is_function(ctx, -1))
+		return -1;
+	duk_put_prop_string(ctx, -2, "DOMException");
+	duk_pop(ctx);
+	return 0;
+}
+
 /* The lowering of modern JavaScript and TypeScript, compiled once here so
  * that a worker that needs it pays only for running it: stash.lower, and
  * stash.rt, the runtime lowered code calls. Lowered code gets the runtime
@@ -846,7 +929,8 @@ static int prepare_lowering(duk_context *ctx)
 /* The built-ins of ES2017-ES2024 beyond the polyfills, then EventTarget,
  * AbortController and the rest of abort.js, each a function of (global,
  * hidden keys) run once here, after the polyfills, whose Map and Promise
- * they use. 0, or -1 when either fails to load. */
+ * they use, and web.js, whose DOMException abort.js takes. 0, or -1 when
+ * either fails to load. */
 static int prepare_builtins(duk_context *ctx)
 {
 	static const struct {
@@ -942,6 +1026,8 @@ int engine_prepare(void)
 		return -1;
 	duk_put_prop_string(ctx, -2, "internals");
 	duk_pop(ctx);
+	if (prepare_web(ctx) < 0)
+		return -1;
 	if (prepare_builtins(ctx) < 0)
 		return -1;
 

@@ -39,4 +39,10 @@ extern const unsigned long js_lower_len;
 extern const char js_runtime[];
 extern const unsigned long js_runtime_len;
 
+/* DOMException, structuredClone, atob/btoa, crypto and the rest of the web
+ * globals (see prepare_web): an expression evaluating to a function of the
+ * global, the engine's primitives and the hidden keys. */
+extern const char js_web[];
+extern const unsigned long js_web_len;
+
 #endif
