@@ -479,62 +479,11 @@
 		return wellFormed(thisString(this, 'toWellFormed'), true);
 	});
 
-	/* ---- Math (ES2015) */
+	/* ---- Math (ES2015): fround; the engine gives sinh, cosh, tanh, asinh,
+	 * acosh, atanh, expm1, log1p and cbrt from the C library. */
 
-	var M = Math;
-	define(M, 'expm1', function expm1(x) {
-		x = Number(x);
-		/* exp(x) - 1 loses every digit near 0: a series there. */
-		if (Math.abs(x) < 1e-5)
-			return x === 0 ? x : x + x * x / 2 + x * x * x / 6;
-		return Math.exp(x) - 1;
-	});
-	define(M, 'log1p', function log1p(x) {
-		x = Number(x);
-		if (Math.abs(x) < 1e-4)
-			return x === 0 ? x : x - x * x / 2 + x * x * x / 3;
-		return Math.log(1 + x);
-	});
-	define(M, 'sinh', function sinh(x) {
-		x = Number(x);
-		if (x === 0)
-			return x;
-		return Math.abs(x) < 1 ? (M.expm1(x) - M.expm1(-x)) / 2 : (Math.exp(x) - Math.exp(-x)) / 2;
-	});
-	define(M, 'cosh', function cosh(x) {
-		var e = Math.exp(Math.abs(Number(x)));
-		return (e + 1 / e) / 2;
-	});
-	define(M, 'tanh', function tanh(x) {
-		x = Number(x);
-		if (x === 0 || x !== x)
-			return x;
-		if (x > 20)
-			return 1;
-		if (x < -20)
-			return -1;
-		var a = M.expm1(2 * x);
-		return a / (a + 2);
-	});
-	define(M, 'asinh', function asinh(x) {
-		x = Number(x);
-		if (x === 0 || !isFinite(x))
-			return x;
-		var a = Math.abs(x), r = M.log1p(a + a * a / (1 + Math.sqrt(1 + a * a)));
-		return x < 0 ? -r : r;
-	});
-	define(M, 'acosh', function acosh(x) {
-		x = Number(x);
-		return x < 1 ? NaN : Math.log(x + Math.sqrt(x * x - 1));
-	});
-	define(M, 'atanh', function atanh(x) {
-		x = Number(x);
-		if (x === 0)
-			return x;
-		return M.log1p(2 * x / (1 - x)) / 2;
-	});
 	var f32 = new Float32Array(1);
-	define(M, 'fround', function fround(x) {
+	define(Math, 'fround', function fround(x) {
 		f32[0] = Number(x);
 		return f32[0];
 	});
@@ -613,11 +562,11 @@
 	/* ---- Promise.withResolvers (ES2024, Node 22) */
 
 	define(global.Promise, 'withResolvers', function withResolvers() {
-		var C = isCallable(this) ? this : global.Promise, out = {};
-		out.promise = new C(function (resolve, reject) {
-			out.resolve = resolve;
-			out.reject = reject;
+		var C = isCallable(this) ? this : global.Promise, res, rej;
+		var promise = new C(function (resolve, reject) {
+			res = resolve;
+			rej = reject;
 		});
-		return out;
+		return {promise: promise, resolve: res, reject: rej};
 	});
 })
