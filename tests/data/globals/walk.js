@@ -59,5 +59,11 @@ var roots = {
 	typed: new Uint8Array(2),
 	view: new DataView(new ArrayBuffer(2)),
 	proxy: new Proxy({}, {}),
-	encoder: new TextEncoder()
+	encoder: new TextEncoder(),
+	controller: (function () { var c = new AbortController(); c.abort(); return c; })(),
+	signal: AbortSignal.any([new AbortController().signal]),
+	target: (function () { var t = new EventTarget(); t.addEventListener('e', function () {}); return t; })(),
+	event: new Event('e'),
+	weakref: new WeakRef({}),
+	registry: new FinalizationRegistry(function () {})
 };
