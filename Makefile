@@ -81,6 +81,8 @@ UNIT_TESTS += check_mcp_tools
 UNIT_TESTS += check_mcp_config check_mcp_names
 # The ES5 fast path's pre-scan alone (worker/prescan.c).
 UNIT_TESTS += check_prescan
+# The web globals (worker/js/web.js) against Node's values and crypto's randomness.
+UNIT_TESTS += check_web
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -184,6 +186,7 @@ build/tests/check_loop: $(call obj,tests/check_loop.c server/loop.c)
 build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
 build/tests/check_polyfills: $(call obj,tests/check_polyfills.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORKER) $(PROTOCOL))
+build/tests/check_web: $(call obj,tests/check_web.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_node: $(call obj,tests/check_node.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c protocol/buf.c)

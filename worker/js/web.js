@@ -43,11 +43,24 @@
 		return Function.prototype.call.apply(fn, Array.prototype.slice.call(arguments, 1));
 	}
 
+	/* Gives e an own stack (as V8's errors have) without this file's
+	 * frames: the script's author sees where the script called, not how
+	 * web.js got there. */
+	var INTERNAL_FRAME = /^ {4}at .*\(web\.js:\d+\)$/;
+	function ownStack(e) {
+		var stack = e.stack;
+		if (typeof stack === 'string')
+			define(e, 'stack', stack.split('\n').filter(function (line) {
+				return !INTERNAL_FRAME.test(line);
+			}).join('\n'));
+		return e;
+	}
+
 	/* Node's own errors: a TypeError (or another) carrying its code. */
 	function nodeError(Ctor, code, message) {
 		var e = new Ctor(message);
 		e.code = code;
-		return e;
+		return ownStack(e);
 	}
 
 	/* ---- DOMException: the name and the legacy code of WebIDL's table. */
@@ -82,19 +95,20 @@
 			throw new TypeError("Class constructor DOMException cannot be invoked without 'new'");
 		var e = new Error();
 		setPrototype(e, getPrototypeOf(this));
+		/* An options object's name is read as it is: {} names "undefined",
+		 * as in Node. */
 		var name = 'Error';
 		if (options !== null && typeof options === 'object') {
 			if ('cause' in options)
 				define(e, 'cause', options.cause);
-			if (options.name !== undefined)
-				name = String(options.name);
+			name = String(options.name);
 		} else if (options !== undefined) {
 			name = String(options);
 		}
 		var text = message === undefined ? '' : String(message);
 		defineProperty(e, DOM, {value: {name: name, message: text,
 						code: codeOf[name] || 0}});
-		return e;
+		return ownStack(e);
 	}
 	var setPrototype = Object.setPrototypeOf;
 	var DP = DOMException.prototype = Object.create(Error.prototype);
@@ -212,7 +226,7 @@
 		    branded(regexpSource.get, v))
 			return this.remember(v, new RegExp(regexpSource.get.call(v), v.flags));
 		if (branded(symbolValue, v))
-			throw uncloneable(v);
+			throw domError('[object Symbol] could not be cloned.', 'DataCloneError');
 		if (branded(numberValue, v))
 			return this.remember(v, Object(numberValue.call(v)));
 		if (branded(stringValue, v))
@@ -274,9 +288,10 @@
 		var d = Object.getOwnPropertyDescriptor(v, 'message');
 		if (d && 'value' in d)
 			define(copy, 'message', String(d.value));
+		/* An own stack always: the one cloned, or undefined (not the
+		 * engine's trace of this function). */
 		var stack = v.stack;
-		if (typeof stack === 'string')
-			define(copy, 'stack', stack);
+		define(copy, 'stack', typeof stack === 'string' ? stack : undefined);
 		d = Object.getOwnPropertyDescriptor(v, 'cause');
 		if (d && 'value' in d)
 			define(copy, 'cause', this.clone(d.value));
@@ -444,8 +459,7 @@
 
 	/* ---- text encoding: what Duktape's TextEncoder and TextDecoder lack */
 
-	var encode = TextEncoder.prototype.encode, decode = TextDecoder.prototype.decode;
-	var fatalOf = Object.getOwnPropertyDescriptor(TextDecoder.prototype, 'fatal');
+	var encode = TextEncoder.prototype.encode;
 
 	/* encodeInto(src, dest): as much of src as fits in dest, never half a
 	 * character; {read (UTF-16 units), written (bytes)}. */
@@ -474,20 +488,163 @@
 		return {read: read, written: written};
 	});
 
-	/* A fatal decoder's error as Node's: a TypeError with its code. */
-	define(TextDecoder.prototype, 'decode', function decode_(input, options) {
-		try {
-			return call(decode, this, input, options);
-		} catch (e) {
-			if (e instanceof TypeError && fatalOf && call(fatalOf.get, this) &&
-			    /decode failed/.test(e.message))
-				throw nodeError(TypeError, 'ERR_ENCODING_INVALID_ENCODED_DATA',
-						'The encoded data was not valid for encoding ' +
-						this.encoding);
-			throw e;
-		}
+	/* TextDecoder: Duktape's decodes UTF-8 whatever label it is given.
+	 * This one reads the label as WHATWG Encoding does, for the encodings
+	 * Node has without ICU's tables: UTF-8 (through Duktape's decoder),
+	 * UTF-16LE and UTF-16BE, and windows-1252, which Node 20 decodes as
+	 * Latin-1 (each byte the code point of its value). Any other label is
+	 * Node's RangeError. */
+	var NativeDecoder = TextDecoder;
+	var LABELS = Object.create(null);
+	function labels(encoding, list) {
+		for (var i = 0; i < list.length; i++)
+			LABELS[list[i]] = encoding;
+	}
+	labels('utf-8', ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8',
+			 'x-unicode20utf8']);
+	labels('utf-16le', ['csunicode', 'iso-10646-ucs-2', 'ucs-2', 'unicode', 'unicodefeff',
+			    'utf-16', 'utf-16le']);
+	labels('utf-16be', ['unicodefffe', 'utf-16be']);
+	labels('windows-1252', ['ansi_x3.4-1968', 'ascii', 'cp1252', 'cp819', 'csisolatin1',
+				'ibm819', 'iso-8859-1', 'iso-ir-100', 'iso8859-1', 'iso88591',
+				'iso_8859-1', 'iso_8859-1:1987', 'l1', 'latin1', 'us-ascii',
+				'windows-1252', 'x-cp1252']);
+	var CODER = hidden.fresh();
+
+	function coder(self) {
+		var c = self !== null && typeof self === 'object' ? self[CODER] : undefined;
+		if (!c)
+			throw nodeError(TypeError, 'ERR_INVALID_THIS',
+					'Value of "this" must be of type TextDecoder');
+		return c;
+	}
+
+	function TextDecoder_(label, options) {
+		if (!(this instanceof TextDecoder_))
+			throw new TypeError("Class constructor TextDecoder cannot be invoked without 'new'");
+		var text = label === undefined ? 'utf-8' : String(label);
+		var encoding = LABELS[text.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '').toLowerCase()];
+		if (!encoding)
+			throw nodeError(RangeError, 'ERR_ENCODING_NOT_SUPPORTED',
+					'The "' + text + '" encoding is not supported');
+		if (options === undefined || options === null)
+			options = {};
+		else if (typeof options !== 'object')
+			throw nodeError(TypeError, 'ERR_INVALID_ARG_TYPE',
+					'The "options" argument must be of type object. Received type ' +
+					typeof options + ' (' + String(options) + ')');
+		var c = {encoding: encoding, fatal: !!options.fatal, ignoreBOM: !!options.ignoreBOM,
+			 native: null, pending: [], bomSeen: false};
+		if (encoding === 'utf-8')
+			c.native = new NativeDecoder('utf-8', {fatal: c.fatal, ignoreBOM: c.ignoreBOM});
+		defineProperty(this, CODER, {value: c});
+	}
+	var TDP = TextDecoder_.prototype;
+	['encoding', 'fatal', 'ignoreBOM'].forEach(function (k) {
+		defineProperty(TDP, k, {get: function () { return coder(this)[k]; },
+					enumerable: true, configurable: true});
 	});
-	defineProperty(TextDecoder.prototype.decode, 'name', {value: 'decode', configurable: true});
+	defineProperty(TDP, Symbol.toStringTag, {value: 'TextDecoder', configurable: true});
+	defineProperty(TextDecoder_, 'name', {value: 'TextDecoder', configurable: true});
+	defineProperty(TextDecoder_, 'length', {value: 0, configurable: true});
+
+	/* The bytes of a BufferSource as a Uint8Array over the same memory.
+	 * Node words the error two ways: for UTF-8 (utf8) and for the rest. */
+	function bytesOf(input, utf8) {
+		if (input === undefined)
+			return new Uint8Array(0);
+		if (Object(input) === input) {
+			var cls = builtinClass(input);
+			if (cls === 'ArrayBuffer' && !isView(input))
+				return new Uint8Array(input);
+			if (isView(input))
+				return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+		}
+		throw nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', utf8 ?
+				'The "list" argument must be an instance of SharedArrayBuffer, ' +
+				'ArrayBuffer or ArrayBufferView.' :
+				'The "input" argument must be an instance of ArrayBuffer, ' +
+				'SharedArrayBuffer, or ArrayBufferView.');
+	}
+
+	function invalidData(c) {
+		return nodeError(TypeError, 'ERR_ENCODING_INVALID_ENCODED_DATA',
+				 'The encoded data was not valid for encoding ' + c.encoding);
+	}
+
+	/* UTF-16 with the bytes held over between streamed calls: an odd byte
+	 * and a high surrogate waiting for its pair. */
+	function decodeUtf16(c, bytes, stream) {
+		var b = c.pending.concat(Array.prototype.slice.call(bytes)), out = '', i = 0;
+		var big = c.encoding === 'utf-16be';
+		while (i + 1 < b.length) {
+			var u = big ? (b[i] << 8) | b[i + 1] : b[i] | (b[i + 1] << 8);
+			if (u >= 0xd800 && u < 0xdc00) {
+				if (i + 3 >= b.length) {
+					if (stream)
+						break;
+					if (c.fatal)
+						throw invalidData(c);
+					out += '\ufffd';
+					i += 2;
+					continue;
+				}
+				var v = big ? (b[i + 2] << 8) | b[i + 3] : b[i + 2] | (b[i + 3] << 8);
+				if (v >= 0xdc00 && v < 0xe000) {
+					out += String.fromCharCode(u, v);
+					i += 4;
+					continue;
+				}
+			}
+			if (u >= 0xd800 && u < 0xe000) {
+				if (c.fatal)
+					throw invalidData(c);
+				out += '\ufffd';
+			} else {
+				out += String.fromCharCode(u);
+			}
+			i += 2;
+		}
+		c.pending = b.slice(i);
+		if (!stream && c.pending.length) {
+			c.pending = [];
+			if (c.fatal)
+				throw invalidData(c);
+			out += '\ufffd';
+		}
+		return out;
+	}
+
+	define(TDP, 'decode', function decode(input, options) {
+		var c = coder(this);
+		var stream = options !== undefined && options !== null && !!options.stream;
+		var bytes = bytesOf(input, !!c.native), out = '';
+		if (c.native) {
+			try {
+				return c.native.decode(bytes, {stream: stream});
+			} catch (e) {
+				if (e instanceof TypeError && c.fatal && /decode failed/.test(e.message))
+					throw invalidData(c);
+				throw e;
+			}
+		}
+		if (c.encoding === 'windows-1252') {
+			for (var i = 0; i < bytes.length; i += 4096)
+				out += String.fromCharCode.apply(null,
+					Array.prototype.slice.call(bytes.subarray(i, i + 4096)));
+		} else {
+			out = decodeUtf16(c, bytes, stream);
+		}
+		/* The byte order mark is dropped once per stream, at its start. */
+		if (!c.bomSeen && out.length) {
+			c.bomSeen = true;
+			if (!c.ignoreBOM && out.charCodeAt(0) === 0xfeff && c.encoding !== 'windows-1252')
+				out = out.slice(1);
+		}
+		if (!stream)
+			c.bomSeen = false;
+		return out;
+	});
 
 	/* ---- performance: now() from the worker's start, and that start */
 
@@ -506,6 +663,7 @@
 	defineGlobal('atob', atob, true);
 	defineGlobal('btoa', btoa, true);
 	defineGlobal('Crypto', Crypto, false);
+	defineGlobal('TextDecoder', TextDecoder_, false);
 	defineGlobal('crypto', crypto, true);
 	return DOMException;
 })

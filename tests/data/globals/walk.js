@@ -65,5 +65,7 @@ var roots = {
 	target: (function () { var t = new EventTarget(); t.addEventListener('e', function () {}); return t; })(),
 	event: new Event('e'),
 	weakref: new WeakRef({}),
-	registry: new FinalizationRegistry(function () {})
+	registry: new FinalizationRegistry(function () {}),
+	domexception: new DOMException('x', 'AbortError'),
+	clone: structuredClone({m: new Map([[1, new Uint8Array(1)]]), e: new RangeError('r')})
 };
