@@ -559,6 +559,74 @@
 	define(global, 'WeakRef', WeakRef);
 	define(global, 'FinalizationRegistry', FinalizationRegistry);
 
+	/* ---- Proxy.revocable (ES2015 28.2.2.1): a proxy whose handler is one
+	 * of ours, passing each trap on to the given handler (or doing what
+	 * Reflect does) until revoke() is called, then throwing as V8 does. */
+
+	var TRAPS = ['get', 'set', 'has', 'deleteProperty', 'ownKeys', 'apply', 'construct',
+		     'defineProperty', 'getOwnPropertyDescriptor', 'getPrototypeOf',
+		     'setPrototypeOf', 'isExtensible', 'preventExtensions'];
+	if (typeof Proxy === 'function')
+		define(Proxy, 'revocable', function revocable(target, handler) {
+			if (Object(target) !== target || Object(handler) !== handler)
+				throw new TypeError('Cannot create proxy with a non-object as target or handler');
+			var state = {handler: handler};
+			var forward = {};
+			TRAPS.forEach(function (name) {
+				forward[name] = function () {
+					var h = state.handler;
+					if (h === null)
+						throw new TypeError("Cannot perform '" + name +
+								    "' on a proxy that has been revoked");
+					var trap = h[name];
+					if (trap != null)
+						return trap.apply(h, arguments);
+					/* The engine's Reflect.get and set take no receiver
+					 * but the target. */
+					var args = name === 'get' || name === 'set' ?
+						   AP.slice.call(arguments, 0, name === 'get' ? 2 : 3) : arguments;
+					return Reflect[name].apply(null, args);
+				};
+			});
+			return {proxy: new Proxy(target, forward),
+				revoke: function () { state.handler = null; }};
+		});
+
+	/* ---- Symbol: the well-known symbols the engine lacks. They exist (as
+	 * Node's do, asyncDispose and dispose under Node 20's descriptions),
+	 * so that code naming them runs; the engine does not consult them. */
+
+	var WELL_KNOWN = {match: 'Symbol.match', matchAll: 'Symbol.matchAll',
+			  replace: 'Symbol.replace', search: 'Symbol.search',
+			  species: 'Symbol.species', split: 'Symbol.split',
+			  unscopables: 'Symbol.unscopables', dispose: 'nodejs.dispose',
+			  asyncDispose: 'nodejs.asyncDispose'};
+	for (var wk in WELL_KNOWN)
+		if (hasOwn.call(WELL_KNOWN, wk) && !hasOwn.call(Symbol, wk))
+			defineProperty(Symbol, wk, {value: Symbol(WELL_KNOWN[wk])});
+
+	/* ---- String.prototype's HTML methods (Annex B.2.2.2-14) */
+
+	function html(tagName, attribute) {
+		return function (value) {
+			if (this == null)
+				throw new TypeError('String.prototype method called on null or undefined');
+			var open = '<' + tagName;
+			if (attribute)
+				open += ' ' + attribute + '="' + String(value).replace(/"/g, '&quot;') + '"';
+			return open + '>' + String(this) + '</' + tagName + '>';
+		};
+	}
+	var HTML = [['anchor', 'a', 'name'], ['big', 'big'], ['blink', 'blink'], ['bold', 'b'],
+		    ['fixed', 'tt'], ['fontcolor', 'font', 'color'], ['fontsize', 'font', 'size'],
+		    ['italics', 'i'], ['link', 'a', 'href'], ['small', 'small'],
+		    ['strike', 'strike'], ['sub', 'sub'], ['sup', 'sup']];
+	for (var h = 0; h < HTML.length; h++) {
+		define(SP, HTML[h][0], html(HTML[h][1], HTML[h][2]));
+		defineProperty(SP[HTML[h][0]], 'name', {value: HTML[h][0], configurable: true});
+		defineProperty(SP[HTML[h][0]], 'length', {value: HTML[h][2] ? 1 : 0, configurable: true});
+	}
+
 	/* ---- Promise.withResolvers (ES2024, Node 22) */
 
 	define(global.Promise, 'withResolvers', function withResolvers() {

@@ -135,6 +135,19 @@
 
 	/* ---- Array */
 
+	/* Array.from and Array.of make their array with this when it is a
+	 * constructor other than Array (a subclass's from gives a subclass's
+	 * instance), as ES2015 23.1.2.1 does. */
+	function arrayOf(C, list) {
+		if (!isCallable(C) || C === Array)
+			return list;
+		var out = new C(), i;
+		for (i = 0; i < list.length; i++)
+			defineProperty(out, String(i), {value: list[i], writable: true, enumerable: true,
+							configurable: true});
+		out.length = i;
+		return out;
+	}
 	define(Array, 'from', function (items, mapFn, thisArg) {
 		if (mapFn !== undefined && !isCallable(mapFn))
 			throw new TypeError('Array.from: when provided, the second argument must be a function');
@@ -143,9 +156,9 @@
 			out.push(mapFn ? mapFn.call(thisArg, v, i) : v);
 			i++;
 		});
-		return out;
+		return arrayOf(this, out);
 	});
-	define(Array, 'of', function () { return AP.slice.call(arguments); });
+	define(Array, 'of', function () { return arrayOf(this, AP.slice.call(arguments)); });
 
 	function finder(fromEnd, wantIndex) {
 		return function (pred, thisArg) {
