@@ -566,6 +566,15 @@
 	var TRAPS = ['get', 'set', 'has', 'deleteProperty', 'ownKeys', 'apply', 'construct',
 		     'defineProperty', 'getOwnPropertyDescriptor', 'getPrototypeOf',
 		     'setPrototypeOf', 'isExtensible', 'preventExtensions'];
+	/* What a trap the handler lacks does: the operation itself on the
+	 * target for those the engine's Reflect gets wrong (its get and set
+	 * take no receiver but the target, its has refuses a symbol). */
+	var DIRECT = {
+		get: function (t, k) { return t[k]; },
+		set: function (t, k, v) { t[k] = v; return true; },
+		has: function (t, k) { return k in t; },
+		deleteProperty: function (t, k) { return delete t[k]; }
+	};
 	if (typeof Proxy === 'function')
 		define(Proxy, 'revocable', function revocable(target, handler) {
 			if (Object(target) !== target || Object(handler) !== handler)
@@ -581,11 +590,7 @@
 					var trap = h[name];
 					if (trap != null)
 						return trap.apply(h, arguments);
-					/* The engine's Reflect.get and set take no receiver
-					 * but the target. */
-					var args = name === 'get' || name === 'set' ?
-						   AP.slice.call(arguments, 0, name === 'get' ? 2 : 3) : arguments;
-					return Reflect[name].apply(null, args);
+					return (DIRECT[name] || Reflect[name]).apply(null, arguments);
 				};
 			});
 			return {proxy: new Proxy(target, forward),
