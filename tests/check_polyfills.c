@@ -29,6 +29,11 @@ END_TEST
 START_TEST(test_es2024) { node_cases("polyfills-es2024.txt", ENGINE_ANY, 20); }
 END_TEST
 
+/* String.prototype.normalize in its four forms, Hangul, canonical order,
+ * blocked composition, exclusions, and random strings of marks. */
+START_TEST(test_normalize) { node_cases("polyfills-normalize.txt", ENGINE_ANY, 25); }
+END_TEST
+
 /* EventTarget, Event, AbortController and AbortSignal (worker/js/abort.js). */
 START_TEST(test_abort) { node_cases("polyfills-abort.txt", ENGINE_ANY, 50); }
 END_TEST
@@ -66,9 +71,9 @@ START_TEST(test_node_agrees)
 	const char *env = getenv("SANDBOXD_TEST_DATA");
 	const char *dir = env ? env : "tests/data";
 	static const char *const node20[] = {"polyfills.txt", "polyfills-es2023.txt",
-					     "polyfills-abort.txt"};
-	char *files[3];
-	for (int i = 0; i < 3; i++) {
+					     "polyfills-abort.txt", "polyfills-normalize.txt"};
+	char *files[4];
+	for (int i = 0; i < 4; i++) {
 		files[i] = malloc(strlen(dir) + strlen(node20[i]) + 2);
 		ck_assert_ptr_nonnull(files[i]);
 		sprintf(files[i], "%s/%s", dir, node20[i]);
@@ -77,10 +82,10 @@ START_TEST(test_node_agrees)
 		printf("not run: the Node comparison of %s/polyfills*.txt: no /usr/bin/node\n",
 		       dir);
 	else
-		ck_assert_msg(node_agrees("/usr/bin/node", files, 3),
+		ck_assert_msg(node_agrees("/usr/bin/node", files, 4),
 			      "Node gives other values than %s/polyfills*.txt say (see its output)",
 			      dir);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(files[i]);
 	const char *node22 = getenv("SANDBOXD_NODE22");
 	char *es2024 = malloc(strlen(dir) + 32);
@@ -170,6 +175,7 @@ int main(void)
 	tcase_add_test(tc, test_es2023);
 	tcase_add_test(tc, test_es2024);
 	tcase_add_test(tc, test_abort);
+	tcase_add_test(tc, test_normalize);
 	tcase_add_test(tc, test_node_agrees);
 	tcase_add_test(tc, test_listener_error);
 	tcase_add_test(tc, test_unsettled_promise);

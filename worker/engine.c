@@ -1011,9 +1011,9 @@ static void prepare_math(duk_context *ctx)
 
 /* The built-ins of ES2017-ES2024 beyond the polyfills, then EventTarget,
  * AbortController and the rest of abort.js, each a function of (global,
- * hidden keys) run once here, after the polyfills, whose Map and Promise
- * they use, and web.js, whose DOMException abort.js takes. 0, or -1 when
- * either fails to load. */
+ * hidden keys, normalize's tables) run once here, after the polyfills,
+ * whose Map and Promise they use, and web.js, whose DOMException abort.js
+ * takes. 0, or -1 when one fails to load. */
 static int prepare_builtins(duk_context *ctx)
 {
 	static const struct {
@@ -1024,6 +1024,10 @@ static int prepare_builtins(duk_context *ctx)
 		{"builtins.js", js_builtins, &js_builtins_len},
 		{"abort.js", js_abort, &js_abort_len},
 	};
+	if (load_js(ctx, "normtables.js", js_normtables, js_normtables_len,
+		    DUK_COMPILE_EVAL) < 0 ||
+	    !duk_is_object(ctx, -1))
+		return -1;
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		if (load_js(ctx, files[i].name, files[i].src, *files[i].len, DUK_COMPILE_EVAL) <
 			    0 ||
@@ -1031,10 +1035,12 @@ static int prepare_builtins(duk_context *ctx)
 			return -1;
 		duk_push_global_object(ctx);
 		push_keys(ctx);
-		if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS)
+		duk_dup(ctx, -4);
+		if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS)
 			return -1;
 		duk_pop(ctx);
 	}
+	duk_pop(ctx);
 	return 0;
 }
 

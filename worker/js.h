@@ -24,6 +24,10 @@ extern const char js_builtins[];
 extern const unsigned long js_builtins_len;
 extern const char js_abort[];
 extern const unsigned long js_abort_len;
+/* String.prototype.normalize's tables, made by scripts/unicode-norm.js: an
+ * expression evaluating to an object of strings. */
+extern const char js_normtables[];
+extern const unsigned long js_normtables_len;
 
 /* The lowering of ES2015+ and TypeScript to ES5 (see engine_run): acorn,
  * the ES2022 parser, from Debian's node-acorn (program code defining the

@@ -3,17 +3,19 @@
  * polyfills.js gives: Error.captureStackTrace and stackTraceLimit, the
  * methods of typed arrays, Object.getOwnPropertyDescriptors and groupBy,
  * Map.groupBy, Array.prototype.copyWithin, the string methods on
- * well-formedness, Math's hyperbolic and float functions, WeakRef and
+ * well-formedness and normalize, Math's fround, WeakRef and
  * FinalizationRegistry, and Promise.withResolvers.
  *
  * Runs once, in the forkserver's prepared engine, after polyfills.js (it
  * uses its Map, Promise and iterators). ES5 only. Everything is defined
  * non-enumerable, like the built-ins it stands in for, except where Node's
  * own is enumerable (Error.stackTraceLimit). Evaluates to a function of
- * (global, hidden): hidden is the engine's object of hidden keys (see
- * polyfills.js); nothing here is reachable but the built-ins themselves.
+ * (global, hidden, tables): hidden is the engine's object of hidden keys
+ * (see polyfills.js), tables String.prototype.normalize's data
+ * (normtables.js); nothing here is reachable but the built-ins
+ * themselves.
  */
-(function (global, hidden) {
+(function (global, hidden, tables) {
 	'use strict';
 	var defineProperty = Object.defineProperty;
 	var hasOwn = Object.prototype.hasOwnProperty;
@@ -631,6 +633,144 @@
 		defineProperty(SP[HTML[h][0]], 'name', {value: HTML[h][0], configurable: true});
 		defineProperty(SP[HTML[h][0]], 'length', {value: HTML[h][2] ? 1 : 0, configurable: true});
 	}
+
+	/* ---- String.prototype.normalize (ES2015 22.1.3.12, UAX #15)
+	 *
+	 * The tables (worker/js/normtables.js, from scripts/unicode-norm.js)
+	 * are strings by block of 256 code points, each read into a lookup the
+	 * first time a worker meets a character of that block: normalizing
+	 * Latin text reads a few blocks, not the whole of Unicode. Hangul
+	 * syllables are decomposed and composed arithmetically. */
+
+	var num = function (x) { return parseInt(x, 36); };
+	var read = {canonical: {}, compat: {}, classes: {}, pairs: {}};
+
+	/* The entries of table's block holding code point c, read once. */
+	function block(table, c) {
+		var b = c >> 8, cache = read[table], got = cache[b];
+		if (got !== undefined)
+			return got;
+		got = cache[b] = {};
+		var text = tables[table][b.toString(36)];
+		if (!text)
+			return got;
+		var list = text.split(',');
+		for (var i = 0; i < list.length; i++) {
+			var e = list[i];
+			if (table === 'pairs') {
+				var p = e.split('.').map(num);
+				(got[p[0]] || (got[p[0]] = {}))[p[1]] = p[2];
+			} else {
+				var kv = e.split(':');
+				got[num(kv[0])] = table === 'classes' ? num(kv[1]) : kv[1].split('.').map(num);
+			}
+		}
+		return got;
+	}
+
+	/* The canonical combining class of c as a rank (0 for a starter). */
+	function ccc(c) { return c < 0x300 ? 0 : block('classes', c)[c] || 0; }
+
+	var SBASE = 0xAC00, LBASE = 0x1100, VBASE = 0x1161, TBASE = 0x11A7;
+	var LCOUNT = 19, VCOUNT = 21, TCOUNT = 28, NCOUNT = VCOUNT * TCOUNT, SCOUNT = LCOUNT * NCOUNT;
+
+	/* The code points of s fully decomposed (canonically, or for
+	 * compatibility too), in canonical order. Lone surrogates stay. */
+	function decompose(s, compat) {
+		var out = [];
+		for (var i = 0; i < s.length; i++) {
+			var c = s.charCodeAt(i);
+			if (c >= 0xD800 && c <= 0xDBFF && i + 1 < s.length) {
+				var d = s.charCodeAt(i + 1);
+				if (d >= 0xDC00 && d <= 0xDFFF) {
+					c = (c - 0xD800) * 0x400 + (d - 0xDC00) + 0x10000;
+					i++;
+				}
+			}
+			var si = c - SBASE;
+			if (si >= 0 && si < SCOUNT) {
+				out.push(LBASE + Math.floor(si / NCOUNT), VBASE + Math.floor((si % NCOUNT) / TCOUNT));
+				if (si % TCOUNT)
+					out.push(TBASE + si % TCOUNT);
+				continue;
+			}
+			var m = c < 0xA0 ? undefined : (compat && block('compat', c)[c]) || block('canonical', c)[c];
+			if (m)
+				out.push.apply(out, m);
+			else
+				out.push(c);
+		}
+		/* Canonical ordering: each run of marks sorted by class, stably. */
+		for (var k = 1; k < out.length; k++) {
+			var cc = ccc(out[k]);
+			if (!cc)
+				continue;
+			for (var j = k; j > 0 && ccc(out[j - 1]) > cc; j--) {
+				var tmp = out[j];
+				out[j] = out[j - 1];
+				out[j - 1] = tmp;
+			}
+		}
+		return out;
+	}
+
+	/* The primary composite of a and b, or undefined. */
+	function composite(a, b) {
+		var li = a - LBASE, vi = b - VBASE, si = a - SBASE, ti = b - TBASE;
+		if (li >= 0 && li < LCOUNT && vi >= 0 && vi < VCOUNT)
+			return SBASE + (li * VCOUNT + vi) * TCOUNT;
+		if (si >= 0 && si < SCOUNT && si % TCOUNT === 0 && ti > 0 && ti < TCOUNT)
+			return a + ti;
+		var m = block('pairs', a)[a];
+		return m ? m[b] : undefined;
+	}
+
+	/* Canonical composition (UAX #15 1.3): each character joins the last
+	 * starter unless a character between them has class 0 or one as high. */
+	function compose(cps) {
+		var out = [], starter = -1, last = 0;
+		for (var i = 0; i < cps.length; i++) {
+			var c = cps[i], cc = ccc(c);
+			if (starter >= 0 && (out.length - 1 === starter || (last !== 0 && last < cc))) {
+				var p = composite(out[starter], c);
+				if (p !== undefined) {
+					out[starter] = p;
+					continue;
+				}
+			}
+			if (cc === 0)
+				starter = out.length;
+			last = cc;
+			out.push(c);
+		}
+		return out;
+	}
+
+	function fromCodePoints(cps) {
+		var s = '';
+		for (var i = 0; i < cps.length; i++) {
+			var c = cps[i];
+			if (c > 0xFFFF) {
+				c -= 0x10000;
+				s += String.fromCharCode(0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
+			} else {
+				s += String.fromCharCode(c);
+			}
+		}
+		return s;
+	}
+
+	define(SP, 'normalize', function normalize() {
+		if (this == null)
+			throw new TypeError('String.prototype.normalize called on null or undefined');
+		var s = String(this), form = arguments[0] === undefined ? 'NFC' : String(arguments[0]);
+		if (form !== 'NFC' && form !== 'NFD' && form !== 'NFKC' && form !== 'NFKD')
+			throw new RangeError('The normalization form should be one of NFC, NFD, NFKC, NFKD.');
+		if (/^[\x00-\x7f]*$/.test(s))
+			return s;
+		var cps = decompose(s, form === 'NFKC' || form === 'NFKD');
+		return fromCodePoints(form === 'NFC' || form === 'NFKC' ? compose(cps) : cps);
+	});
 
 	/* ---- Promise.withResolvers (ES2024, Node 22) */
 
