@@ -842,6 +842,11 @@
 		Object.setPrototypeOf(e, this instanceof AggregateError ? Object.getPrototypeOf(this)
 									 : AggregateError.prototype);
 		define(e, 'errors', Array.from(errors));
+		/* The stack begins where the script called, as a built-in's
+		 * would: this function's frame is left out. */
+		var stack = e.stack;
+		if (typeof stack === 'string')
+			define(e, 'stack', stack.replace(/\n    at [^\n]*\(polyfills\.js:\d+\)/g, ''));
 		return e;
 	}
 	Object.setPrototypeOf(AggregateError, Error);
