@@ -34,11 +34,15 @@
 		defineProperty(proto, Symbol.toStringTag, {value: name, configurable: true});
 	}
 
-	/* A TypeError with Node's code, as its internal/errors makes them. */
+	/* A TypeError with Node's code, as its internal/errors makes them; its
+	 * stack begins at the script's call, without this file's frames. */
 	function nodeError(Ctor, code, message) {
 		var e = new Ctor(message);
 		defineProperty(e, 'code', {value: code, writable: true, enumerable: false,
 					   configurable: true});
+		var stack = e.stack;
+		if (typeof stack === 'string')
+			define(e, 'stack', stack.replace(/\n    at [^\n]*\(abort\.js:\d+\)/g, ''));
 		return e;
 	}
 
