@@ -308,72 +308,102 @@
 
 	/* ---- Array */
 
-	/* SortCompare (ES2023 23.1.3.30.2): undefined last, then by the
-	 * comparator, or by the strings. */
-	function sortCompare(compare) {
-		return function (x, y) {
-			if (x === undefined)
-				return y === undefined ? 0 : 1;
-			if (y === undefined)
-				return -1;
-			if (compare !== undefined) {
-				var r = Number(compare(x, y));
-				return r !== r ? 0 : r;
-			}
-			var a = String(x), b = String(y);
-			return a < b ? -1 : a > b ? 1 : 0;
-		};
-	}
-
-	/* A stable merge sort of list by cmp (ES2019 made sort stable; the
-	 * engine's own is not): list is sorted in place and returned. */
-	function mergeSort(list, cmp) {
-		var n = list.length, tmp = new Array(n);
-		/* Short runs by insertion, then merges of doubling width. */
+	/* A stable merge sort (ES2019 made sort stable; the engine's own is
+	 * not) of list, which holds no undefined, by compare (SortCompare:
+	 * b goes first only when compare(a, b) > 0, NaN counting as 0): runs
+	 * of 8 by insertion, then merges of doubling width between two
+	 * buffers. Returns the sorted list (list itself or another array). */
+	function mergeSort(list, compare) {
+		var n = list.length, i, j;
 		for (var lo = 0; lo < n; lo += 8) {
-			var hi = Math.min(lo + 8, n);
-			for (var i = lo + 1; i < hi; i++) {
-				var v = list[i], j = i - 1;
-				while (j >= lo && cmp(list[j], v) > 0) {
+			var hi = lo + 8 < n ? lo + 8 : n;
+			for (i = lo + 1; i < hi; i++) {
+				var v = list[i];
+				for (j = i - 1; j >= lo && compare(list[j], v) > 0; j--)
 					list[j + 1] = list[j];
-					j--;
-				}
 				list[j + 1] = v;
 			}
 		}
+		var src = list, dst = new Array(n);
 		for (var width = 8; width < n; width *= 2) {
 			for (var left = 0; left < n; left += 2 * width) {
-				var mid = Math.min(left + width, n), right = Math.min(left + 2 * width, n);
-				if (mid >= right || cmp(list[mid - 1], list[mid]) <= 0)
-					continue;
+				var mid = left + width < n ? left + width : n;
+				var right = left + 2 * width < n ? left + 2 * width : n;
 				var a = left, b = mid, k = left;
 				while (a < mid && b < right)
-					tmp[k++] = cmp(list[a], list[b]) <= 0 ? list[a++] : list[b++];
+					dst[k++] = compare(src[a], src[b]) > 0 ? src[b++] : src[a++];
 				while (a < mid)
-					tmp[k++] = list[a++];
+					dst[k++] = src[a++];
 				while (b < right)
-					tmp[k++] = list[b++];
-				for (k = left; k < right; k++)
-					list[k] = tmp[k];
+					dst[k++] = src[b++];
+			}
+			var t = src;
+			src = dst;
+			dst = t;
+		}
+		return src;
+	}
+
+	/* The same sort by the elements' strings (no comparator given):
+	 * sorting indices by a list of keys, compared inline. */
+	function mergeSortStrings(list) {
+		var n = list.length, keys = new Array(n), idx = new Array(n), i, j;
+		for (i = 0; i < n; i++) {
+			keys[i] = String(list[i]);
+			idx[i] = i;
+		}
+		for (var lo = 0; lo < n; lo += 8) {
+			var hi = lo + 8 < n ? lo + 8 : n;
+			for (i = lo + 1; i < hi; i++) {
+				var v = idx[i], key = keys[v];
+				for (j = i - 1; j >= lo && keys[idx[j]] > key; j--)
+					idx[j + 1] = idx[j];
+				idx[j + 1] = v;
 			}
 		}
-		return list;
+		var src = idx, dst = new Array(n);
+		for (var width = 8; width < n; width *= 2) {
+			for (var left = 0; left < n; left += 2 * width) {
+				var mid = left + width < n ? left + width : n;
+				var right = left + 2 * width < n ? left + 2 * width : n;
+				var a = left, b = mid, k = left;
+				while (a < mid && b < right)
+					dst[k++] = keys[src[a]] > keys[src[b]] ? src[b++] : src[a++];
+				while (a < mid)
+					dst[k++] = src[a++];
+				while (b < right)
+					dst[k++] = src[b++];
+			}
+			var t = src;
+			src = dst;
+			dst = t;
+		}
+		for (i = 0; i < n; i++)
+			dst[i] = list[src[i]];
+		return dst;
 	}
 
 	/* Array.prototype.sort (ES2023 23.1.3.30): the present elements
-	 * sorted, stably, then the holes. The copying toSorted of the
+	 * sorted, stably, then the undefined ones, then the holes. The copying toSorted of the
 	 * polyfills sorts through it. */
 	defineProperty(Array.prototype, 'sort', {writable: true, configurable: true, enumerable: false,
 						 value: function sort(comparefn) {
 		if (comparefn !== undefined && !isCallable(comparefn))
 			throw new TypeError('The comparison function must be either a function or undefined');
-		var o = Object(this), len = toLength(o.length), items = [];
+		var o = Object(this), len = toLength(o.length), items = [], undefs = 0;
 		for (var i = 0; i < len; i++)
-			if (i in o)
-				items.push(o[i]);
-		mergeSort(items, sortCompare(comparefn));
+			if (i in o) {
+				var v = o[i];
+				if (v === undefined)
+					undefs++;
+				else
+					items.push(v);
+			}
+		items = comparefn === undefined ? mergeSortStrings(items) : mergeSort(items, comparefn);
 		for (var j = 0; j < items.length; j++)
 			o[j] = items[j];
+		for (; undefs > 0; undefs--)
+			o[j++] = undefined;
 		for (; j < len; j++)
 			delete o[j];
 		return o;
