@@ -1024,8 +1024,7 @@ static int prepare_builtins(duk_context *ctx)
 		{"builtins.js", js_builtins, &js_builtins_len},
 		{"abort.js", js_abort, &js_abort_len},
 	};
-	if (load_js(ctx, "normtables.js", js_normtables, js_normtables_len,
-		    DUK_COMPILE_EVAL) < 0 ||
+	if (load_js(ctx, "normtables.js", js_normtables, js_normtables_len, DUK_COMPILE_EVAL) < 0 ||
 	    !duk_is_object(ctx, -1))
 		return -1;
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
