@@ -988,7 +988,7 @@ static duk_ret_t math_call(duk_context *ctx)
 	return 1;
 }
 
-/* Puts the functions above on Math, each with its name and length 1. */
+/* Puts the functions above on Math, each with an own name and length 1. */
 static void prepare_math(duk_context *ctx)
 {
 	duk_get_global_string(ctx, "Math");
@@ -996,6 +996,11 @@ static void prepare_math(duk_context *ctx)
 		duk_push_string(ctx, math_names[i]);
 		duk_push_c_function(ctx, math_call, 1);
 		duk_set_magic(ctx, -1, (duk_int_t)i);
+		duk_push_string(ctx, "length");
+		duk_push_int(ctx, 1);
+		duk_def_prop(ctx, -3,
+			     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE |
+				     DUK_DEFPROP_SET_CONFIGURABLE);
 		duk_push_string(ctx, "name");
 		duk_push_string(ctx, math_names[i]);
 		duk_def_prop(ctx, -3,

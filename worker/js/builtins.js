@@ -431,6 +431,8 @@
 	/* ---- Object and Map: descriptors and grouping (ES2017, ES2024) */
 
 	define(Object, 'getOwnPropertyDescriptors', function getOwnPropertyDescriptors(o) {
+		if (o == null)
+			throw new TypeError('Cannot convert undefined or null to object');
 		var obj = Object(o), keys = Reflect.ownKeys(obj), out = {};
 		for (var i = 0; i < keys.length; i++) {
 			var d = Object.getOwnPropertyDescriptor(obj, keys[i]);
@@ -499,9 +501,12 @@
 		}
 		return replace ? out + s.slice(from) : true;
 	}
+	/* ToString of this: TypeError for undefined, null and a symbol. */
 	function thisString(v, method) {
 		if (v == null)
 			throw new TypeError('String.prototype.' + method + ' called on null or undefined');
+		if (typeof v === 'symbol')
+			throw new TypeError('Cannot convert a Symbol value to a string');
 		return String(v);
 	}
 	define(SP, 'isWellFormed', function isWellFormed() {
@@ -791,9 +796,10 @@
 	}
 
 	define(SP, 'normalize', function normalize() {
-		if (this == null)
-			throw new TypeError('String.prototype.normalize called on null or undefined');
-		var s = String(this), form = arguments[0] === undefined ? 'NFC' : String(arguments[0]);
+		var s = thisString(this, 'normalize'), f = arguments[0];
+		if (typeof f === 'symbol')
+			throw new TypeError('Cannot convert a Symbol value to a string');
+		var form = f === undefined ? 'NFC' : String(f);
 		if (form !== 'NFC' && form !== 'NFD' && form !== 'NFKC' && form !== 'NFKD')
 			throw new RangeError('The normalization form should be one of NFC, NFD, NFKC, NFKD.');
 		if (/^[\x00-\x7f]*$/.test(s))
@@ -805,7 +811,9 @@
 	/* ---- Promise.withResolvers (ES2024, Node 22) */
 
 	define(global.Promise, 'withResolvers', function withResolvers() {
-		var C = isCallable(this) ? this : global.Promise, res, rej;
+		if (!isCallable(this))
+			throw new TypeError('Promise.withResolvers called on a non-constructor');
+		var C = this, res, rej;
 		var promise = new C(function (resolve, reject) {
 			res = resolve;
 			rej = reject;

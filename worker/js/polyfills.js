@@ -22,10 +22,22 @@
 	 * with named groups (see runtime.js). */
 	var GROUPS = hidden.groups;
 
+	/* A function defined here without a name of its own gets the key's,
+	 * as a built-in has ("at", not ""). */
 	function define(obj, name, value) {
-		if (!hasOwn.call(obj, name))
-			defineProperty(obj, name, {value: value, writable: true, configurable: true,
-						   enumerable: false});
+		if (hasOwn.call(obj, name))
+			return;
+		if (typeof value === 'function' && value.name === '' && typeof name === 'string')
+			defineProperty(value, 'name', {value: name, configurable: true});
+		defineProperty(obj, name, {value: value, writable: true, configurable: true,
+					   enumerable: false});
+	}
+
+	/* ToObject: TypeError for undefined and null (ES2023 7.1.18). */
+	function toObject(v, method) {
+		if (v == null)
+			throw new TypeError(method + ' called on null or undefined');
+		return Object(v);
 	}
 
 	function toInteger(v) {
@@ -162,7 +174,7 @@
 
 	function finder(fromEnd, wantIndex) {
 		return function (pred, thisArg) {
-			var o = Object(this), len = toLength(o.length);
+			var o = toObject(this, 'Array.prototype method'), len = toLength(o.length);
 			if (!isCallable(pred))
 				throw new TypeError('predicate must be a function');
 			for (var k = 0; k < len; k++) {
@@ -220,17 +232,18 @@
 		return flatten([], AP.map.call(Object(this), fn, thisArg), 1);
 	});
 	define(AP, 'at', function (index) {
-		var o = Object(this), len = toLength(o.length), k = toInteger(index);
+		var o = toObject(this, 'Array.prototype.at'), len = toLength(o.length), k = toInteger(index);
 		k = k >= 0 ? k : len + k;
 		return k < 0 || k >= len ? undefined : o[k];
 	});
 
 	/* ES2023's copying methods: the array is left as it was. */
-	function copyOf(o) {
-		o = Object(o);
+	function copyOf(o, skip) {
+		o = toObject(o, 'Array.prototype method');
 		var len = toLength(o.length), out = new Array(len);
 		for (var i = 0; i < len; i++)
-			out[i] = o[i];
+			if (i !== skip)
+				out[i] = o[i];
 		return out;
 	}
 	define(AP, 'toSorted', function (compare) {
@@ -250,11 +263,14 @@
 		AP.splice.apply(out, args);
 		return out;
 	});
+	/* The replaced element is not read (ES2023 23.1.3.39). */
 	define(AP, 'with', function (index, value) {
-		var out = copyOf(this), k = toInteger(index);
-		k = k >= 0 ? k : out.length + k;
-		if (k < 0 || k >= out.length)
+		var o = toObject(this, 'Array.prototype.with'), len = toLength(o.length);
+		var k = toInteger(index);
+		k = k >= 0 ? k : len + k;
+		if (k < 0 || k >= len)
 			throw new RangeError('Invalid index : ' + index);
+		var out = copyOf(o, k);
 		out[k] = value;
 		return out;
 	});
