@@ -55,6 +55,8 @@ JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o
             build/duktape/duktape.o
 # util.inspect and util.format, which the console prints through.
 JS_OBJS  += build/gen/js_inspect.o
+# The built-ins of ES2017-ES2024 beyond the polyfills, and AbortController.
+JS_OBJS  += build/gen/js_builtins.o build/gen/js_abort.o build/gen/js_normtables.o
 # The web globals: DOMException, structuredClone, atob/btoa, crypto (worker/js/web.js).
 JS_OBJS  += build/gen/js_web.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js

@@ -49,6 +49,8 @@ check '	if (key == DUK_HTHREAD_STRING_CALLER(thr) && DUK_TVAL_IS_OBJECT(tv_obj))
 check '		if (nc_ctx->e > DUK__IEEE_DOUBLE_EXP_MIN /*not minimum exponent*/ &&'
 check '				if (duk__bi_compare(&nc_ctx->t1, &nc_ctx->s) < 0) { /* (< (* r 2) s) */'
 check '	if (!skip_round) {'
+check '			c_nargs = (duk_small_int_t) duk_bd_decode_flagged_signed(bd, DUK__NARGS_BITS, len /*def_value*/);'
+check '	/* Augment the error if called as a normal function.  __FILE__ and __LINE__'
 echo "/* Generated from $src by scripts/duk-patch.sh. */"
 sed -e 's|^\t\tDUK_DD(DUK_DDPRINT("not setting function instance .name"));$|\t\tduk_push_hstring_stridx(thr, DUK_STRIDX_EMPTY_STRING); duk_xdef_prop_stridx_short(thr, -4, DUK_STRIDX_NAME, DUK_PROPDESC_FLAGS_C); /* duk-patch.sh: own name "" (the closure under template and undefined) */|' \
     -e 's|^\t\tduk_xdef_prop_stridx_thrower(thr, -2, DUK_STRIDX_CALLER);$|\t\t/* duk-patch.sh: no own caller (ES2022) */|' \
@@ -59,4 +61,6 @@ sed -e 's|^\t\tDUK_DD(DUK_DDPRINT("not setting function instance .name"));$|\t\t
     -e 's|^\t\tif (nc_ctx->e > DUK__IEEE_DOUBLE_EXP_MIN /\*not minimum exponent\*/ \&\&$|\t\tif (nc_ctx->e > DUK__IEEE_DOUBLE_EXP_MIN - 52 /* duk-patch.sh: the minimum exponent of the 53-bit mantissa */ \&\&|' \
     -e 's|^\t\t\t\tif (duk__bi_compare(\&nc_ctx->t1, \&nc_ctx->s) < 0) { /\* (< (\* r 2) s) \*/$|\t\t\t\tif (duk__bi_compare(\&nc_ctx->t1, \&nc_ctx->s) < 0 \|\| (duk__bi_compare(\&nc_ctx->t1, \&nc_ctx->s) == 0 \&\& (d \& 1) == 0)) { /* duk-patch.sh: a tie takes the even digit */|' \
     -e 's|^\tif (!skip_round) {$|\tif (!skip_round \&\& !(bitround == nc_ctx->count - 1 \&\& nc_ctx->digits[bitround] == 1 \&\& (nc_ctx->digits[bitround - 1] \& 1) == 0 \&\& duk__bi_is_zero(\&nc_ctx->r))) { /* duk-patch.sh: an exact tie keeps the even mantissa */|' \
+    -e 's|^\t\t\tc_nargs = (duk_small_int_t) duk_bd_decode_flagged_signed(bd, DUK__NARGS_BITS, len /\*def_value\*/);$|&\n\t\t\tif (c_func == duk_bi_error_constructor_shared) c_nargs = 2; /* duk-patch.sh: (message, options) */|' \
+    -e 's|^\t/\* Augment the error if called as a normal function.  __FILE__ and __LINE__$|\tif (duk_is_object(thr, 1) \&\& duk_has_prop_string(thr, 1, "cause")) { duk_push_string(thr, "cause"); duk_get_prop_string(thr, 1, "cause"); duk_xdef_prop(thr, -3, DUK_PROPDESC_FLAGS_WC); } /* duk-patch.sh: InstallErrorCause (ES2022) */\n&|' \
     "$src"

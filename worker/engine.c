@@ -4,6 +4,7 @@
 #include <duktape.h>
 #include <errno.h>
 #include <malloc.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1029,6 +1030,127 @@ static int prepare_lowering(duk_context *ctx)
 	return 0;
 }
 
+/* ---- Math's ES2015 functions, from the C library */
+
+/* The C library's functions behind Math's ES2015 additions: like V8's
+ * fdlibm, each is within an ulp of the exact value (and agrees with it on
+ * nearly every input), which a JavaScript version built from exp and log
+ * is not. Duktape's own cbrt is pow(x, 1/3), which misses even 27. */
+static double math_cbrt(double x);
+static double (*const math_fns[])(double) = {sinh,  cosh,  tanh,  asinh,    acosh,
+					     atanh, expm1, log1p, math_cbrt};
+static const char *const math_names[] = {"sinh",  "cosh",  "tanh",  "asinh", "acosh",
+					 "atanh", "expm1", "log1p", "cbrt"};
+
+/* The cube root as FreeBSD's s_cbrt.c (and so V8) computes it: correctly
+ * rounded on cubes, where the C library's gives 3.0000000000000004 for 27.
+ * A first estimate from the exponent bits, a polynomial step to 23 bits,
+ * then one Newton step at double precision. */
+static double math_cbrt(double x)
+{
+	static const uint32_t B1 = 715094163, B2 = 696219795;
+	static const double P0 = 1.87595182427177009643, P1 = -1.88497979543377169875,
+			    P2 = 1.621429720105354466140, P3 = -0.758397934778766047437,
+			    P4 = 0.145996192886612446982;
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof bits);
+	uint32_t hx = (uint32_t)(bits >> 32), low = (uint32_t)bits;
+	uint32_t sign = hx & 0x80000000u;
+	hx &= 0x7fffffffu;
+	if (hx >= 0x7ff00000u)
+		return x + x;
+	double t;
+	uint64_t tb;
+	if (hx < 0x00100000u) {
+		if ((hx | low) == 0)
+			return x;
+		t = x * 18014398509481984.0; /* 2^54: a subnormal made normal */
+		memcpy(&tb, &t, sizeof tb);
+		uint32_t high = (uint32_t)(tb >> 32) & 0x7fffffffu;
+		tb = (uint64_t)(sign | (high / 3 + B2)) << 32;
+	} else {
+		tb = (uint64_t)(sign | (hx / 3 + B1)) << 32;
+	}
+	memcpy(&t, &tb, sizeof t);
+	double r = (t * t) * (t / x);
+	t = t * ((P0 + r * (P1 + r * P2)) + ((r * r) * r) * (P3 + r * P4));
+	memcpy(&tb, &t, sizeof tb);
+	tb = (tb + 0x80000000u) & 0xffffffffc0000000ull;
+	memcpy(&t, &tb, sizeof t);
+	double s = t * t;
+	r = x / s;
+	double w = t + t;
+	r = (r - t) / (w + r);
+	return t + t * r;
+}
+
+static duk_ret_t math_call(duk_context *ctx)
+{
+	double x = duk_to_number(ctx, 0);
+	duk_push_number(ctx, math_fns[duk_get_current_magic(ctx)](x));
+	return 1;
+}
+
+/* Puts the functions above on Math, each with an own name and length 1. */
+static void prepare_math(duk_context *ctx)
+{
+	duk_get_global_string(ctx, "Math");
+	for (size_t i = 0; i < sizeof math_fns / sizeof *math_fns; i++) {
+		duk_push_string(ctx, math_names[i]);
+		duk_push_c_function(ctx, math_call, 1);
+		duk_set_magic(ctx, -1, (duk_int_t)i);
+		duk_push_string(ctx, "length");
+		duk_push_int(ctx, 1);
+		duk_def_prop(ctx, -3,
+			     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE |
+				     DUK_DEFPROP_SET_CONFIGURABLE);
+		duk_push_string(ctx, "name");
+		duk_push_string(ctx, math_names[i]);
+		duk_def_prop(ctx, -3,
+			     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE |
+				     DUK_DEFPROP_SET_CONFIGURABLE);
+		duk_def_prop(ctx, -3,
+			     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE |
+				     DUK_DEFPROP_SET_CONFIGURABLE | DUK_DEFPROP_CLEAR_ENUMERABLE |
+				     DUK_DEFPROP_FORCE);
+	}
+	duk_pop(ctx);
+}
+
+/* The built-ins of ES2017-ES2024 beyond the polyfills, then EventTarget,
+ * AbortController and the rest of abort.js, each a function of (global,
+ * hidden keys, normalize's tables) run once here, after the polyfills,
+ * whose Map and Promise they use, and web.js, whose DOMException abort.js
+ * takes. 0, or -1 when one fails to load. */
+static int prepare_builtins(duk_context *ctx)
+{
+	static const struct {
+		const char *name;
+		const char *src;
+		const unsigned long *len;
+	} files[] = {
+		{"builtins.js", js_builtins, &js_builtins_len},
+		{"abort.js", js_abort, &js_abort_len},
+	};
+	if (load_js(ctx, "normtables.js", js_normtables, js_normtables_len, DUK_COMPILE_EVAL) < 0 ||
+	    !duk_is_object(ctx, -1))
+		return -1;
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		if (load_js(ctx, files[i].name, files[i].src, *files[i].len, DUK_COMPILE_EVAL) <
+			    0 ||
+		    !duk_is_function(ctx, -1))
+			return -1;
+		duk_push_global_object(ctx);
+		push_keys(ctx);
+		duk_dup(ctx, -4);
+		if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS)
+			return -1;
+		duk_pop(ctx);
+	}
+	duk_pop(ctx);
+	return 0;
+}
+
 int engine_prepare(void)
 {
 	heap_ctx = duk_create_heap(eng_alloc, eng_realloc, eng_free, NULL, eng_fatal);
@@ -1103,6 +1225,9 @@ int engine_prepare(void)
 	if (prepare_inspect(ctx) < 0)
 		return -1;
 	if (prepare_web(ctx) < 0)
+		return -1;
+	prepare_math(ctx);
+	if (prepare_builtins(ctx) < 0)
 		return -1;
 
 	/* Test mode's harness, compiled and run once here, before any script:

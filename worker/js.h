@@ -16,6 +16,19 @@ extern const unsigned long js_harness_len;
 extern const char js_polyfills[];
 extern const unsigned long js_polyfills_len;
 
+/* The ES2017-ES2024 built-ins beyond the polyfills (builtins.js), and
+ * EventTarget, Event, AbortController and AbortSignal (abort.js): each an
+ * expression evaluating to a function of (global, hidden keys) that
+ * installs them. */
+extern const char js_builtins[];
+extern const unsigned long js_builtins_len;
+extern const char js_abort[];
+extern const unsigned long js_abort_len;
+/* String.prototype.normalize's tables, made by scripts/unicode-norm.js: an
+ * expression evaluating to an object of strings. */
+extern const char js_normtables[];
+extern const unsigned long js_normtables_len;
+
 /* The lowering of ES2015+ and TypeScript to ES5 (see engine_run): acorn,
  * the ES2022 parser, from Debian's node-acorn (program code defining the
  * global acorn); the TypeScript plugin for it and the passes and printer,

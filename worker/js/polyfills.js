@@ -22,10 +22,22 @@
 	 * with named groups (see runtime.js). */
 	var GROUPS = hidden.groups;
 
+	/* A function defined here without a name of its own gets the key's,
+	 * as a built-in has ("at", not ""). */
 	function define(obj, name, value) {
-		if (!hasOwn.call(obj, name))
-			defineProperty(obj, name, {value: value, writable: true, configurable: true,
-						   enumerable: false});
+		if (hasOwn.call(obj, name))
+			return;
+		if (typeof value === 'function' && value.name === '' && typeof name === 'string')
+			defineProperty(value, 'name', {value: name, configurable: true});
+		defineProperty(obj, name, {value: value, writable: true, configurable: true,
+					   enumerable: false});
+	}
+
+	/* ToObject: TypeError for undefined and null (ES2023 7.1.18). */
+	function toObject(v, method) {
+		if (v == null)
+			throw new TypeError(method + ' called on null or undefined');
+		return Object(v);
 	}
 
 	function toInteger(v) {
@@ -156,6 +168,19 @@
 
 	/* ---- Array */
 
+	/* Array.from and Array.of make their array with this when it is a
+	 * constructor other than Array (a subclass's from gives a subclass's
+	 * instance), as ES2015 23.1.2.1 does. */
+	function arrayOf(C, list) {
+		if (!isCallable(C) || C === Array)
+			return list;
+		var out = new C(), i;
+		for (i = 0; i < list.length; i++)
+			defineProperty(out, String(i), {value: list[i], writable: true, enumerable: true,
+							configurable: true});
+		out.length = i;
+		return out;
+	}
 	define(Array, 'from', function (items, mapFn, thisArg) {
 		if (mapFn !== undefined && !isCallable(mapFn))
 			throw new TypeError('Array.from: when provided, the second argument must be a function');
@@ -164,13 +189,13 @@
 			out.push(mapFn ? mapFn.call(thisArg, v, i) : v);
 			i++;
 		});
-		return out;
+		return arrayOf(this, out);
 	});
-	define(Array, 'of', function () { return AP.slice.call(arguments); });
+	define(Array, 'of', function () { return arrayOf(this, AP.slice.call(arguments)); });
 
 	function finder(fromEnd, wantIndex) {
 		return function (pred, thisArg) {
-			var o = Object(this), len = toLength(o.length);
+			var o = toObject(this, 'Array.prototype method'), len = toLength(o.length);
 			if (!isCallable(pred))
 				throw new TypeError('predicate must be a function');
 			for (var k = 0; k < len; k++) {
@@ -228,17 +253,18 @@
 		return flatten([], AP.map.call(Object(this), fn, thisArg), 1);
 	});
 	define(AP, 'at', function (index) {
-		var o = Object(this), len = toLength(o.length), k = toInteger(index);
+		var o = toObject(this, 'Array.prototype.at'), len = toLength(o.length), k = toInteger(index);
 		k = k >= 0 ? k : len + k;
 		return k < 0 || k >= len ? undefined : o[k];
 	});
 
 	/* ES2023's copying methods: the array is left as it was. */
-	function copyOf(o) {
-		o = Object(o);
+	function copyOf(o, skip) {
+		o = toObject(o, 'Array.prototype method');
 		var len = toLength(o.length), out = new Array(len);
 		for (var i = 0; i < len; i++)
-			out[i] = o[i];
+			if (i !== skip)
+				out[i] = o[i];
 		return out;
 	}
 	define(AP, 'toSorted', function (compare) {
@@ -247,16 +273,25 @@
 		return AP.sort.call(copyOf(this), compare);
 	});
 	define(AP, 'toReversed', function () { return AP.reverse.call(copyOf(this)); });
-	define(AP, 'toSpliced', function () {
-		var out = copyOf(this);
-		AP.splice.apply(out, arguments);
+	/* ES2023 23.1.3.35: no start removes nothing, no count removes the
+	 * rest. */
+	define(AP, 'toSpliced', function (start, skipCount) {
+		var out = copyOf(this), args = AP.slice.call(arguments);
+		if (args.length === 0)
+			return out;
+		if (args.length === 1)
+			args.push(out.length);
+		AP.splice.apply(out, args);
 		return out;
 	});
+	/* The replaced element is not read (ES2023 23.1.3.39). */
 	define(AP, 'with', function (index, value) {
-		var out = copyOf(this), k = toInteger(index);
-		k = k >= 0 ? k : out.length + k;
-		if (k < 0 || k >= out.length)
+		var o = toObject(this, 'Array.prototype.with'), len = toLength(o.length);
+		var k = toInteger(index);
+		k = k >= 0 ? k : len + k;
+		if (k < 0 || k >= len)
 			throw new RangeError('Invalid index : ' + index);
+		var out = copyOf(o, k);
 		out[k] = value;
 		return out;
 	});
@@ -284,7 +319,11 @@
 		});
 		return out;
 	});
-	define(Object, 'hasOwn', function (o, k) { return hasOwn.call(Object(o), k); });
+	define(Object, 'hasOwn', function (o, k) {
+		if (o == null)
+			throw new TypeError('Cannot convert undefined or null to object');
+		return hasOwn.call(Object(o), k);
+	});
 
 	function pad(atStart) {
 		return function (maxLength, fill) {
@@ -321,11 +360,18 @@
 		k = k >= 0 ? k : s.length + k;
 		return k < 0 || k >= s.length ? undefined : s.charAt(k);
 	});
-	/* Every match of a global expression, as an iterator. */
+	/* Every match of a global expression, as an iterator; a string is a
+	 * pattern (ES2020 22.1.3.13: RegExpCreate(string, "g")). The copy
+	 * keeps the expression's flags. */
 	define(SP, 'matchAll', function (re) {
-		if (!(re instanceof RegExp) || !re.global)
-			throw new TypeError('matchAll must be called with a global RegExp');
-		var s = String(this), copy = new RegExp(re.source, 'g'), out = [], m;
+		if (this == null)
+			throw new TypeError('String.prototype.matchAll called on null or undefined');
+		if (re instanceof RegExp && !re.global)
+			throw new TypeError('String.prototype.matchAll called with a non-global RegExp argument');
+		if (!(re instanceof RegExp))
+			re = new RegExp(re === undefined ? '(?:)' : String(re), 'g');
+		var s = String(this), out = [], m;
+		var copy = new RegExp(re.source, 'g' + (re.ignoreCase ? 'i' : '') + (re.multiline ? 'm' : ''));
 		if (re.exec !== RegExp.prototype.exec)
 			copy.exec = re.exec;
 		if (re[GROUPS])
@@ -338,23 +384,33 @@
 		}
 		return out[ITERATOR]();
 	});
+	/* GetSubstitution (ES2021 22.1.3.17.1) for a match without captures:
+	 * $$, $&, $` and $'; every other $ is itself. */
+	function substitute(replacement, matched, s, at) {
+		return replacement.replace(/\$([$&`'])/g, function (all, c) {
+			return c === '$' ? '$' : c === '&' ? matched :
+			       c === '`' ? s.slice(0, at) : s.slice(at + matched.length);
+		});
+	}
 	define(SP, 'replaceAll', function (search, replacement) {
+		if (this == null)
+			throw new TypeError('String.prototype.replaceAll called on null or undefined');
 		var s = String(this);
 		if (search instanceof RegExp) {
 			if (!search.global)
 				throw new TypeError('replaceAll must be called with a global RegExp');
 			return s.replace(search, replacement);
 		}
-		var pattern = String(search), out = '', from = 0, at;
-		if (pattern === '')
-			return s.split('').join(isCallable(replacement) ? '' : String(replacement));
-		while ((at = s.indexOf(pattern, from)) !== -1) {
-			out += s.slice(from, at) +
-			       (isCallable(replacement) ? String(replacement(pattern, at, s))
-							: String(replacement).replace(/\$&/g, pattern));
+		var pattern = String(search), fn = isCallable(replacement);
+		var text = fn ? '' : String(replacement);
+		var step = Math.max(1, pattern.length), at = s.indexOf(pattern, 0), from = 0, out = '';
+		while (at !== -1) {
+			out += s.slice(from, at) + (fn ? String(replacement(pattern, at, s))
+						       : substitute(text, pattern, s, at));
 			from = at + pattern.length;
+			at = at + step > s.length ? -1 : s.indexOf(pattern, at + step);
 		}
-		return out + s.slice(from);
+		return from <= s.length ? out + s.slice(from) : out;
 	});
 
 	/* ---- Map and Set: a linked list of entries (insertion order, and
@@ -824,26 +880,36 @@
 		p.then(s.d.resolve, s.d.reject);
 	}, function () {}));
 
+	/* AggregateError(errors, message, options) (ES2022 20.5.7.1): the
+	 * message, then the cause (the Error constructor installs both, only
+	 * when given), then errors. */
 	function AggregateError(errors, message) {
-		var e = new Error(message === undefined ? 'All promises were rejected' : message);
+		var e = new Error(message, arguments[2]);
 		/* A subclass's object (see the runtime's constructWith) keeps its
 		 * prototype. */
 		Object.setPrototypeOf(e, this instanceof AggregateError ? Object.getPrototypeOf(this)
 									 : AggregateError.prototype);
 		define(e, 'errors', Array.from(errors));
+		/* The stack begins where the script called, as a built-in's
+		 * would: this function's frame is left out. */
+		var stack = e.stack;
+		if (typeof stack === 'string')
+			define(e, 'stack', stack.replace(/\n    at [^\n]*\(polyfills\.js:\d+\)/g, ''));
 		return e;
 	}
+	Object.setPrototypeOf(AggregateError, Error);
 	AggregateError.prototype = Object.create(Error.prototype);
 	define(AggregateError.prototype, 'constructor', AggregateError);
 	define(AggregateError.prototype, 'name', 'AggregateError');
+	define(AggregateError.prototype, 'message', '');
 
 	define(Promise, 'any', combinator('any', function (p, i, s) {
 		p.then(s.d.resolve, function (e) {
 			s.results[i] = e;
 			if (--s.left === 0)
-				s.d.reject(new AggregateError(s.results));
+				s.d.reject(new AggregateError(s.results, 'All promises were rejected'));
 		});
-	}, function (s) { s.d.reject(new AggregateError([])); }));
+	}, function (s) { s.d.reject(new AggregateError([], 'All promises were rejected')); }));
 
 	define(global, 'Map', Map);
 	define(global, 'Set', Set);

@@ -76,6 +76,12 @@ var roots = {
 		} catch (e) {}
 		return got;
 	})(),
+	controller: (function () { var c = new AbortController(); c.abort(); return c; })(),
+	signal: AbortSignal.any([new AbortController().signal]),
+	target: (function () { var t = new EventTarget(); t.addEventListener('e', function () {}); return t; })(),
+	event: new Event('e'),
+	weakref: new WeakRef({}),
+	registry: new FinalizationRegistry(function () {}),
 	domexception: new DOMException('x', 'AbortError'),
 	clone: structuredClone({m: new Map([[1, new Uint8Array(1)]]), e: new RangeError('r')})
 };
