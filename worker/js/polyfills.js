@@ -618,6 +618,8 @@
 		s.value = value;
 		var reactions = s.reactions;
 		s.reactions = null;
+		if (state === REJECTED && !s.handled)
+			rejectedUnhandled(s);
 		for (var i = 0; i < reactions.length; i++)
 			schedule(reactions[i], state, value);
 	}
@@ -714,6 +716,54 @@
 		return d;
 	}
 
+	/* ---- unhandled rejections, tracked as V8 reports them to Node
+	 *
+	 * A promise rejected while it has no handler gets the next rejection
+	 * id and waits in `unhandled`; one that gets a handler later (then,
+	 * await, adoption by another promise) leaves it, and if it was warned
+	 * of already, its id goes to `handledLater`. The event loop
+	 * (timers.js) takes both after the microtasks have run, as Node's
+	 * processPromiseRejections does, and writes the warnings. */
+
+	var rejectionId = 0, unhandled = [], handledLater = [];
+
+	function rejectedUnhandled(s) {
+		s.rejection = {reason: s.value, id: ++rejectionId, warned: false, handled: false};
+		unhandled.push(s.rejection);
+		notify();
+	}
+
+	function handlerAdded(s) {
+		var r = s.rejection;
+		s.handled = true;
+		if (!r)
+			return;
+		s.rejection = null;
+		r.handled = true;
+		if (r.warned) {
+			handledLater.push(r.id);
+			notify();
+		}
+	}
+
+	/* {handled: [id], unhandled: [{reason, id}]} since the last call, the
+	 * unhandled now warned of; null when there is nothing. */
+	function takeRejections() {
+		if (!unhandled.length && !handledLater.length)
+			return null;
+		var out = {handled: handledLater, unhandled: []};
+		for (var i = 0; i < unhandled.length; i++) {
+			var r = unhandled[i];
+			if (r.handled)
+				continue;
+			r.warned = true;
+			out.unhandled.push({reason: r.reason, id: r.id});
+		}
+		unhandled = [];
+		handledLater = [];
+		return out;
+	}
+
 	var PP = Promise.prototype;
 	define(PP, 'then', function (onFulfilled, onRejected) {
 		if (!isPromise(this))
@@ -721,6 +771,7 @@
 		var d = deferred(), s = this[STATE];
 		var reaction = {onFulfilled: onFulfilled, onRejected: onRejected,
 				resolve: d.resolve, reject: d.reject};
+		handlerAdded(s);
 		if (s.state === PENDING)
 			s.reactions.push(reaction);
 		else
@@ -856,6 +907,12 @@
 				value: s.value};
 		},
 		forOf: forOf,
-		promiseProto: PP
+		promiseProto: PP,
+		rejections: takeRejections,
+		/* Marks p handled, as a then on it would, when it is a promise. */
+		handle: function (p) {
+			if (isPromise(p))
+				handlerAdded(p[STATE]);
+		}
 	};
 })
