@@ -88,6 +88,8 @@ INT_TESTS  += check_mcp_main
 INT_TESTS  += check_mcp_upstream check_mcp_codemode
 # The MCP bridge's tools against the real daemon.
 INT_TESTS  += check_mcp_bridge
+# Timers and the event loop in confined workers.
+INT_TESTS  += check_timers
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -207,6 +209,7 @@ build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/lo
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_timers: $(call obj,tests/check_timers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_tenancy: $(call obj,tests/check_tenancy.c) $(TESTLIB) $(call obj,$(PROTOCOL))

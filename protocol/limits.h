@@ -443,6 +443,6 @@
  * this number says plainly what a runaway loop of setTimeout calls ran into
  * (a script that means to wait on more is better off with one timer and a
  * queue of its own) long before the heap would. */
-#define LIMIT_TIMERS_PENDING 100000u
+#define LIMIT_TIMERS_PENDING 10000u
 
 #endif
