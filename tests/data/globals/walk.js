@@ -59,5 +59,7 @@ var roots = {
 	typed: new Uint8Array(2),
 	view: new DataView(new ArrayBuffer(2)),
 	proxy: new Proxy({}, {}),
-	encoder: new TextEncoder()
+	encoder: new TextEncoder(),
+	timeout: (function () { var t = setTimeout(function () {}, 1); clearTimeout(t); return t; })(),
+	immediate: (function () { var i = setImmediate(function () {}); clearImmediate(i); return i; })()
 };
