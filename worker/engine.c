@@ -1182,9 +1182,9 @@ static int run_loop(duk_context *ctx)
 	return 0;
 }
 
-/* The result of a script whose value is at the top of the stack: a promise
- * is replaced by its value once settled; with no event loop, one still
- * pending can never settle. */
+/* The result of a script whose value is at the top of the stack, once the
+ * loop has run: a promise is replaced by its value once settled; one still
+ * pending can never settle, since nothing is left to run. */
 static json_t *settle_result(duk_context *ctx)
 {
 	/* Only an object whose prototype is Promise.prototype is looked at. */
