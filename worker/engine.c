@@ -731,12 +731,12 @@ static duk_ret_t loop_wanted_fn(duk_context *ctx)
 	return 0;
 }
 
-/* now(): the monotonic clock in whole milliseconds, as libuv's loop time. */
+/* now(): the monotonic clock in milliseconds (with their fraction). */
 static duk_ret_t loop_now(duk_context *ctx)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	duk_push_number(ctx, (double)ts.tv_sec * 1000.0 + (double)(ts.tv_nsec / 1000000));
+	duk_push_number(ctx, (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6);
 	return 1;
 }
 

@@ -698,7 +698,8 @@
 			throw new TypeError("Promise constructor cannot be invoked without 'new'");
 		if (!isCallable(executor))
 			throw new TypeError('Promise resolver ' + executor + ' is not a function');
-		defineProperty(this, STATE, {value: {state: PENDING, value: undefined, reactions: []}});
+		defineProperty(this, STATE, {value: {state: PENDING, value: undefined, reactions: [],
+						     handled: false, rejection: null}});
 		var r = resolvers(this);
 		try {
 			executor(r.resolve, r.reject);
@@ -725,11 +726,15 @@
 	 * (timers.js) takes both after the microtasks have run, as Node's
 	 * processPromiseRejections does, and writes the warnings. */
 
-	var rejectionId = 0, unhandled = [], handledLater = [];
+	/* Lists without a prototype, counted here: no setter a script puts on
+	 * Array.prototype or Object.prototype sees what goes in them. */
+	var rejectionId = 0;
+	var unhandled = Object.create(null), unhandledCount = 0;
+	var handledLater = Object.create(null), handledCount = 0;
 
 	function rejectedUnhandled(s) {
 		s.rejection = {reason: s.value, id: ++rejectionId, warned: false, handled: false};
-		unhandled.push(s.rejection);
+		unhandled[unhandledCount++] = s.rejection;
 		notify();
 	}
 
@@ -741,26 +746,31 @@
 		s.rejection = null;
 		r.handled = true;
 		if (r.warned) {
-			handledLater.push(r.id);
+			handledLater[handledCount++] = r.id;
 			notify();
 		}
 	}
 
-	/* {handled: [id], unhandled: [{reason, id}]} since the last call, the
-	 * unhandled now warned of; null when there is nothing. */
+	/* {handled, handledCount, unhandled, unhandledCount} since the last
+	 * call: the ids handled after their warning, and the rejections still
+	 * without a handler ({reason, id}), now warned of; null when there is
+	 * nothing. */
 	function takeRejections() {
-		if (!unhandled.length && !handledLater.length)
+		if (!unhandledCount && !handledCount)
 			return null;
-		var out = {handled: handledLater, unhandled: []};
-		for (var i = 0; i < unhandled.length; i++) {
+		var out = {handled: handledLater, handledCount: handledCount,
+			   unhandled: Object.create(null), unhandledCount: 0};
+		for (var i = 0; i < unhandledCount; i++) {
 			var r = unhandled[i];
 			if (r.handled)
 				continue;
 			r.warned = true;
-			out.unhandled.push({reason: r.reason, id: r.id});
+			out.unhandled[out.unhandledCount++] = {reason: r.reason, id: r.id};
 		}
-		unhandled = [];
-		handledLater = [];
+		unhandled = Object.create(null);
+		unhandledCount = 0;
+		handledLater = Object.create(null);
+		handledCount = 0;
 		return out;
 	}
 

@@ -15,9 +15,8 @@
  *                left to run and p is still pending.
  *
  * natives are the engine's C primitives, closed over here and reachable from
- * nothing a script can name: now() (the monotonic clock in whole
- * milliseconds, as libuv's loop time), sleep(ms) (clock_nanosleep until that
- * time) and wanted() (tells the engine that run() has work, so that scripts
+ * nothing a script can name: now() (the monotonic clock in milliseconds),
+ * sleep(ms) (clock_nanosleep until that time) and wanted() (tells the engine that run() has work, so that scripts
  * using none of this never call into it). internals are the polyfills'
  * (drain, rejections, handle).
  *
@@ -37,6 +36,7 @@
 	var drain = internals.drain, takeRejections = internals.rejections;
 	var handle = internals.handle, inspectPromise = internals.inspect;
 	var defineProperty = Object.defineProperty;
+	var call = Function.prototype.call.bind(Function.prototype.call);
 	var apply = Function.prototype.call.bind(Function.prototype.apply);
 	var slice = Function.prototype.call.bind(Array.prototype.slice);
 	var hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
@@ -44,11 +44,21 @@
 	var fnToString = Function.prototype.call.bind(Function.prototype.toString);
 	var getProto = Object.getPrototypeOf, getDesc = Object.getOwnPropertyDescriptor;
 	var StringC = String, TypeErrorC = TypeError, RangeErrorC = RangeError;
+	var strSlice = Function.prototype.call.bind(String.prototype.slice);
+	var create = Object.create, floor = Math.floor, ceil = Math.ceil, max = Math.max;
+	var TO_STRING_TAG = Symbol.toStringTag, TO_PRIMITIVE = Symbol.toPrimitive;
 	var ObjectToString = Object.prototype.toString;
 	var ErrorToString = Error.prototype.toString;
 	/* console.error as it was before any script: written to when a script's
 	 * own console.error is no function. */
 	var rawError = global.console.error;
+
+	/* The loop's time is whole milliseconds, as libuv's: a timer's start
+	 * is rounded up and the time a phase reads down, so that a timer never
+	 * fires before its delay has passed (Node's, which rounds both down,
+	 * can fire up to a millisecond early). */
+	function startTime() { return ceil(now()); }
+	function phaseTime() { return floor(now()); }
 
 	var TIMEOUT_MAX = 2147483647; /* 2 ** 31 - 1, Node's TIMEOUT_MAX */
 	var MAX_PENDING = limits.pending;
@@ -56,7 +66,11 @@
 
 	/* ---- warnings, as process.emitWarning prints them */
 
-	var warnings = [];	 /* Node's nextTick queue: only warnings go there */
+	/* Node's nextTick queue: only warnings go there. Internal lists and
+	 * maps here are objects without a prototype, so that no setter or
+	 * getter a script puts on Array.prototype or Object.prototype sees
+	 * them. */
+	var warnings = create(null), warnHead = 0, warnTail = 0;
 	var hintShown = false; /* "(Use `node --trace-warnings ...`" once */
 
 	function emitWarning(name, message) {
@@ -65,16 +79,17 @@
 			text += '\n(Use `node --trace-warnings ...` to show where the warning was created)';
 			hintShown = true;
 		}
-		warnings.push(text);
+		warnings[warnTail++] = text;
 		wanted();
 	}
 
 	function writeWarnings() {
-		while (warnings.length) {
-			var text = warnings.shift();
+		while (warnHead < warnTail) {
+			var text = warnings[warnHead];
+			delete warnings[warnHead++];
 			var c = global.console, error = c !== null && c !== undefined ? c.error : undefined;
 			if (typeof error === 'function')
-				error.call(c, text);
+				call(error, c, text);
 			else
 				rawError(text);
 		}
@@ -113,7 +128,7 @@
 					return '#<' + cname + '>';
 			}
 		}
-		var tag = dataProperty(v, Symbol.toStringTag);
+		var tag = dataProperty(v, TO_STRING_TAG);
 		return typeof tag === 'string' ? '[object ' + tag + ']' : objToString(v);
 	}
 
@@ -137,11 +152,11 @@
 		if (r === null)
 			return false;
 		var i;
-		for (i = 0; i < r.handled.length; i++)
+		for (i = 0; i < r.handledCount; i++)
 			emitWarning('PromiseRejectionHandledWarning',
 				    'Promise rejection was handled asynchronously (rejection id: ' +
 					    r.handled[i] + ')');
-		for (i = 0; i < r.unhandled.length; i++) {
+		for (i = 0; i < r.unhandledCount; i++) {
 			var reason = r.unhandled[i].reason, text;
 			try {
 				var stack = isErrorLike(reason) ? reason.stack : undefined;
@@ -157,7 +172,7 @@
 			emitWarning('UnhandledPromiseRejectionWarning',
 				    UNHANDLED + '(rejection id: ' + r.unhandled[i].id + ')');
 		}
-		return r.handled.length + r.unhandled.length > 0;
+		return r.handledCount + r.unhandledCount > 0;
 	}
 
 	/* Node's processTicksAndRejections, after the body and each callback. */
@@ -165,7 +180,7 @@
 		do {
 			writeWarnings();
 			drain();
-		} while (warnings.length || processRejections());
+		} while (warnHead < warnTail || processRejections());
 	}
 
 	/* ---- arguments, checked as Node checks them */
@@ -184,7 +199,7 @@
 		}
 		var shown = typeof v === 'string' ? "'" + v + "'" : StringC(v);
 		if (shown.length > 28)
-			shown = shown.slice(0, 25) + '...';
+			shown = strSlice(shown, 0, 25) + '...';
 		return ' Received type ' + typeof v + ' (' + shown + ')';
 	}
 
@@ -222,12 +237,13 @@
 
 	/* ---- timer lists and their priority queue */
 
-	var lists = {};		/* truncated duration -> list */
-	var queue = [null];	/* binary heap of lists, from index 1 */
+	var lists = create(null); /* truncated duration -> list */
+	var queue = create(null); /* binary heap of lists, 1 .. queued */
+	var queued = 0;
 	var nextListId = 0;
 	var refCount = 0;	/* referenced timers not yet destroyed */
 	var nextTimerId = 1;
-	var byId = {};		/* ids a timer was converted to, as clear* takes them */
+	var byId = create(null); /* ids a timer was converted to, as clear* takes them */
 
 	function before(a, b) {
 		return a.expiry < b.expiry || (a.expiry === b.expiry && a.id < b.id);
@@ -245,7 +261,7 @@
 		heapSet(i, list);
 	}
 	function heapDown(i) {
-		var list = queue[i], n = queue.length - 1;
+		var list = queue[i], n = queued;
 		for (;;) {
 			var c = i * 2;
 			if (c > n)
@@ -260,7 +276,8 @@
 		heapSet(i, list);
 	}
 	function heapRemove(list) {
-		var i = list.pos, last = queue.pop();
+		var i = list.pos, last = queue[queued];
+		delete queue[queued--];
 		list.pos = 0;
 		if (last === list)
 			return;
@@ -281,7 +298,7 @@
 
 	/* Node's insert(): s at the end of its duration's list. */
 	function insert(s, msecs, start) {
-		msecs = msecs < 0 ? Math.ceil(msecs) : Math.floor(msecs);
+		msecs = msecs < 0 ? ceil(msecs) : floor(msecs);
 		if (!s.next)
 			reserve();
 		else
@@ -292,8 +309,8 @@
 			list = lists[msecs] = {expiry: start + msecs, msecs: msecs, id: nextListId++,
 					       pos: 0, next: null, prev: null};
 			list.next = list.prev = list;
-			queue.push(list);
-			heapUp(queue.length - 1);
+			queue[++queued] = list;
+			heapUp(queued);
 		}
 		s.prev = list.prev;
 		s.next = list;
@@ -311,7 +328,7 @@
 			delete byId[s.id];
 		unlink(s);
 		if (s.refed) {
-			var msecs = s.after < 0 ? Math.ceil(s.after) : Math.floor(s.after);
+			var msecs = s.after < 0 ? ceil(s.after) : floor(s.after);
 			var list = lists[msecs];
 			if (list !== undefined && list.next === list) {
 				heapRemove(list);
@@ -351,7 +368,7 @@
 			 repeat: repeat ? after : null, start: 0, next: null, prev: null,
 			 refed: true, destroyed: false, primitive: false, id: nextTimerId++};
 		defineProperty(t, STATE, {value: s});
-		insert(s, after, now());
+		insert(s, after, startTime());
 		refCount++;
 		return t;
 	}
@@ -395,7 +412,7 @@
 	method(TP, 'refresh', function refresh() {
 		var s = state(this, 'Timeout');
 		if (s.after >= 0) {
-			insert(s, s.after, now());
+			insert(s, s.after, startTime());
 			if (s.destroyed) {
 				s.destroyed = false;
 				if (s.refed)
@@ -427,7 +444,7 @@
 		clearTimer(this);
 		return this;
 	});
-	defineProperty(TP, Symbol.toPrimitive, {
+	defineProperty(TP, TO_PRIMITIVE, {
 		value: function () {
 			var s = state(this, 'Timeout');
 			if (!s.primitive) {
@@ -443,9 +460,10 @@
 		var first = true;
 		for (var s = list.next; s !== list; s = list.next) {
 			if (time - s.start < list.msecs) {
-				list.expiry = Math.max(s.start + list.msecs, time + 1);
+				list.expiry = max(s.start + list.msecs, time + 1);
 				list.id = nextListId++;
-				heapDown(1);
+				if (list.pos)
+					heapDown(list.pos);
 				return;
 			}
 			if (!first)
@@ -460,10 +478,10 @@
 				}
 				continue;
 			}
-			var start = s.repeat !== null ? now() : 0;
+			var start = s.repeat !== null ? startTime() : 0;
 			try {
 				if (s.args === undefined)
-					s.callback.call(s.self);
+					call(s.callback, s.self);
 				else
 					apply(s.callback, s.self, s.args);
 			} finally {
@@ -485,8 +503,8 @@
 
 	/* Node's processTimers: every list whose expiry has come. */
 	function runTimers() {
-		var time = now(), first = true;
-		while (queue.length > 1) {
+		var time = phaseTime(), first = true;
+		while (queued > 0) {
 			var list = queue[1];
 			if (list.expiry > time)
 				return;
@@ -584,7 +602,7 @@
 			var fn = s.callback;
 			s.callback = null;
 			if (s.args === undefined)
-				fn.call(s.self);
+				call(fn, s.self);
 			else
 				apply(fn, s.self, s.args);
 			ticks();
@@ -605,7 +623,7 @@
 	/* One poll phase: sleeps until the first list's expiry, unless a
 	 * referenced immediate is waiting. */
 	function poll() {
-		if (immRefCount > 0 || queue.length <= 1)
+		if (immRefCount > 0 || queued === 0)
 			return;
 		var expiry = queue[1].expiry;
 		if (expiry > now())
