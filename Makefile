@@ -59,6 +59,7 @@ JS_OBJS  += build/gen/js_inspect.o
 JS_OBJS  += build/gen/js_builtins.o build/gen/js_abort.o build/gen/js_normtables.o
 # The web globals: DOMException, structuredClone, atob/btoa, crypto (worker/js/web.js).
 JS_OBJS  += build/gen/js_web.o
+JS_OBJS  += build/gen/js_timers.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
@@ -107,6 +108,8 @@ INT_TESTS  += check_mcp_bridge
 # Values, tool arguments, the store and error.data as JSON.stringify
 # writes them, read off the wire.
 INT_TESTS  += check_values
+# Timers and the event loop in confined workers.
+INT_TESTS  += check_timers
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -229,6 +232,7 @@ build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/lo
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_timers: $(call obj,tests/check_timers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_tenancy: $(call obj,tests/check_tenancy.c) $(TESTLIB) $(call obj,$(PROTOCOL))

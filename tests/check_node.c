@@ -22,6 +22,9 @@ END_TEST
 /* util.inspect and util.format through console.log: every kind of value a
  * script holds, as Node prints it (tests/data/out-inspect.txt). */
 START_TEST(test_inspect) { node_output_cases("out-inspect.txt", ENGINE_JAVASCRIPT, 120); }
+/* Timers, immediates, the event loop's order and unhandled rejections
+ * (tests/data/out-timers.txt). */
+START_TEST(test_timers) { node_output_cases("out-timers.txt", ENGINE_JAVASCRIPT, 40); }
 END_TEST
 
 /* Node (tests/cases-node.js) must give every out-*.txt file's value and
@@ -85,6 +88,7 @@ int main(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_basic);
 	tcase_add_test(tc, test_inspect);
+	tcase_add_test(tc, test_timers);
 	tcase_add_test(tc, test_node_agrees);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -53,5 +53,9 @@ extern const unsigned long js_inspect_len;
  * global, the engine's primitives and the hidden keys. */
 extern const char js_web[];
 extern const unsigned long js_web_len;
+/* setTimeout and the rest, and the event loop: an expression evaluating to
+ * a function that installs them and returns the loop (see prepare_timers). */
+extern const char js_timers[];
+extern const unsigned long js_timers_len;
 
 #endif

@@ -83,5 +83,7 @@ var roots = {
 	weakref: new WeakRef({}),
 	registry: new FinalizationRegistry(function () {}),
 	domexception: new DOMException('x', 'AbortError'),
-	clone: structuredClone({m: new Map([[1, new Uint8Array(1)]]), e: new RangeError('r')})
+	clone: structuredClone({m: new Map([[1, new Uint8Array(1)]]), e: new RangeError('r')}),
+	timeout: (function () { var t = setTimeout(function () {}, 1); clearTimeout(t); return t; })(),
+	immediate: (function () { var i = setImmediate(function () {}); clearImmediate(i); return i; })()
 };
