@@ -299,28 +299,29 @@ static void push_formatted(duk_context *ctx, duk_idx_t idx)
 	duk_safe_to_string(ctx, -1);
 }
 
-/* console.log/info/debug (magic 1) and console.warn/error (magic 2). */
-static duk_ret_t console_write(duk_context *ctx)
+/* ---- console.js: the console object over two primitives */
+
+/* write(fd, s): s to stdout (fd 1) or stderr (2) as UTF-8; handed to
+ * console.js alone, which keeps it in a closure. */
+static duk_ret_t console_emit(duk_context *ctx)
 {
-	int fd = duk_get_current_magic(ctx);
-	duk_idx_t n = duk_get_top(ctx);
-	struct buf line = BUF_INIT;
-	for (duk_idx_t i = 0; i < n; i++) {
-		if (i > 0 && buf_append(&line, " ", 1) < 0)
-			goto oom;
-		push_formatted(ctx, i);
-		append_string(ctx, -1, &line);
-		duk_pop(ctx);
-	}
-	if (buf_append(&line, "\n", 1) < 0)
-		goto oom;
+	int fd = duk_get_int(ctx, 0) == 2 ? 2 : 1;
+	struct buf out = BUF_INIT;
+	duk_safe_to_string(ctx, 1);
+	append_string(ctx, 1, &out);
 	/* A broken pipe means the supervisor is gone; the worker dies with it. */
-	(void)io_write_all(fd, buf_peek(&line), buf_len(&line));
-	buf_free(&line);
+	(void)io_write_all(fd, buf_peek(&out), buf_len(&out));
+	buf_free(&out);
 	return 0;
-oom:
-	buf_free(&line);
-	return duk_error(ctx, DUK_ERR_RANGE_ERROR, "alloc failed");
+}
+
+/* clock(): milliseconds on the monotonic clock, for console.time. */
+static duk_ret_t console_clock(duk_context *ctx)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	duk_push_number(ctx, (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
+	return 1;
 }
 
 /* ---- Math.random: xoshiro256**, reseeded per worker */
@@ -843,6 +844,41 @@ static int prepare_lowering(duk_context *ctx)
 	return 0;
 }
 
+/* Replaces the global console by console.js's, formatting through
+ * stash.util (inspect.js); stash.warning is its process-warning printer
+ * (see console.js). After the polyfills, whose queueMicrotask it takes. */
+static int prepare_console(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	if (load_js(ctx, "console.js", js_console, js_console_len, DUK_COMPILE_EVAL) < 0 ||
+	    !duk_is_function(ctx, -1))
+		return -1;
+	duk_push_c_function(ctx, console_emit, 2);
+	duk_push_c_function(ctx, console_clock, 0);
+	duk_get_prop_string(ctx, -4, "util");
+	static const char *const files[] = {ENGINE_SCRIPT_NAME, ENGINE_CODE_NAME,
+					    ENGINE_TESTS_NAME};
+	duk_push_array(ctx);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		duk_push_string(ctx, files[i]);
+		duk_put_prop_index(ctx, -2, (duk_uarridx_t)i);
+	}
+	if (duk_pcall(ctx, 4) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+		return -1;
+	duk_get_prop_string(ctx, -1, "warning");
+	duk_put_prop_string(ctx, -3, "warning");
+	/* As Node has it: writable and configurable, not enumerable. */
+	duk_push_global_object(ctx);
+	duk_push_string(ctx, "console");
+	duk_get_prop_string(ctx, -3, "console");
+	duk_def_prop(ctx, -3,
+		     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE |
+			     DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_SET_CONFIGURABLE |
+			     DUK_DEFPROP_FORCE);
+	duk_pop_3(ctx);
+	return 0;
+}
+
 int engine_prepare(void)
 {
 	heap_ctx = duk_create_heap(eng_alloc, eng_realloc, eng_free, NULL, eng_fatal);
@@ -876,14 +912,6 @@ int engine_prepare(void)
 	duk_del_prop_string(ctx, -1, "plainOf");
 	duk_pop(ctx);
 
-	duk_push_object(ctx);
-	put_function(ctx, "log", console_write, DUK_VARARGS, 1);
-	put_function(ctx, "info", console_write, DUK_VARARGS, 1);
-	put_function(ctx, "debug", console_write, DUK_VARARGS, 1);
-	put_function(ctx, "warn", console_write, DUK_VARARGS, 2);
-	put_function(ctx, "error", console_write, DUK_VARARGS, 2);
-	duk_put_prop_string(ctx, -2, "console");
-
 	/* tools is filled per execution; store and load are always there. */
 	duk_push_object(ctx);
 	duk_put_prop_string(ctx, -2, "tools");
@@ -914,6 +942,9 @@ int engine_prepare(void)
 		return -1;
 	duk_put_prop_string(ctx, -2, "internals");
 	duk_pop(ctx);
+
+	if (prepare_console(ctx) < 0)
+		return -1;
 
 	/* Test mode's harness, compiled and run once here, before any script:
 	 * it captures the built-ins it uses now. stash.harness is its

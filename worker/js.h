@@ -30,4 +30,10 @@ extern const unsigned long js_lower_len;
 extern const char js_runtime[];
 extern const unsigned long js_runtime_len;
 
+/* The console object: an expression evaluating to a function of the
+ * engine's write and clock primitives, util and the script's file names
+ * (see console.js). */
+extern const char js_console[];
+extern const unsigned long js_console_len;
+
 #endif
