@@ -49,6 +49,8 @@ WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
 JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o \
             build/gen/js_typescript.o build/gen/js_lower.o build/gen/js_runtime.o \
             build/duktape/duktape.o
+# util.inspect and util.format, which the console prints through.
+JS_OBJS  += build/gen/js_inspect.o
 JS_OBJS  += build/gen/js_console.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \

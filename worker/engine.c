@@ -786,7 +786,8 @@ static duk_ret_t described_key(duk_context *ctx)
  * their state under (see polyfills.js, runtime.js). */
 static void push_keys(duk_context *ctx)
 {
-	static const char *const names[] = {"id", "table", "promise", "gen", "groups"};
+	static const char *const names[] = {"id",     "table", "promise", "gen",
+					    "groups", "cls",   "genfn",	  "asyncfn"};
 	duk_push_object(ctx);
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		duk_push_sprintf(ctx, "%c%s", 0xff, names[i]);
@@ -806,6 +807,26 @@ static int load_js(duk_context *ctx, const char *name, const char *src, size_t l
 	if (duk_pcompile_lstring_filename(ctx, flags, src, len) != DUK_EXEC_SUCCESS ||
 	    duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return -1;
+	return 0;
+}
+
+/* util.inspect and util.format as Node has them (worker/js/inspect.js),
+ * compiled once here: stash.util, {inspect, format, formatWithOptions},
+ * which the console prints through. It reads promises and Map and Set
+ * tables through the polyfills' internals, so it comes after them. */
+static int prepare_inspect(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	if (load_js(ctx, "inspect.js", js_inspect, js_inspect_len, DUK_COMPILE_EVAL) < 0 ||
+	    !duk_is_function(ctx, -1))
+		return -1;
+	duk_get_prop_string(ctx, -2, "internals");
+	push_keys(ctx);
+	duk_push_global_object(ctx);
+	if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+		return -1;
+	duk_put_prop_string(ctx, -2, "util");
+	duk_pop(ctx);
 	return 0;
 }
 
@@ -942,6 +963,8 @@ int engine_prepare(void)
 		return -1;
 	duk_put_prop_string(ctx, -2, "internals");
 	duk_pop(ctx);
+	if (prepare_inspect(ctx) < 0)
+		return -1;
 
 	if (prepare_console(ctx) < 0)
 		return -1;

@@ -30,6 +30,12 @@ extern const unsigned long js_lower_len;
 extern const char js_runtime[];
 extern const unsigned long js_runtime_len;
 
+/* util.inspect and util.format as Node's: an expression evaluating to a
+ * function of the polyfills' internals, the hidden keys and the global
+ * object, returning {inspect, format, formatWithOptions}. */
+extern const char js_inspect[];
+extern const unsigned long js_inspect_len;
+
 /* The console object: an expression evaluating to a function of the
  * engine's write and clock primitives, util and the script's file names
  * (see console.js). */

@@ -46,8 +46,6 @@
 	var enqueue = queueMicrotask;
 	var isView = ArrayBuffer.isView, classOf = uncurry(Object.prototype.toString);
 	var lastIndexOf = uncurry(String.prototype.lastIndexOf);
-	if (!util)
-		util = standIn();
 	var inspect = util.inspect, format = util.format;
 
 	var STDOUT = 1, STDERR = 2;
@@ -472,38 +470,6 @@
 	put('timeStamp', function timeStamp() {});
 	defineProperty(con, Symbol.toStringTag, {value: 'console', writable: false,
 						  enumerable: false, configurable: true});
-
-	/* ---- until inspect.js: a stand-in of util, one line per value */
-
-	function standIn() {
-		function show(v, depth, top) {
-			if (typeof v === 'string')
-				return top ? v : "'" + v + "'";
-			if (typeof v === 'function')
-				return '[Function: ' + (v.name || '(anonymous)') + ']';
-			if (v === null || typeof v !== 'object')
-				return typeof v === 'symbol' ? String_(v) : String_(v);
-			if (depth < 0)
-				return isArray(v) ? '[Array]' : '[Object]';
-			var own = keys(v), parts = [];
-			for (var i = 0; i < own.length; i++)
-				push(parts, (isArray(v) ? '' : own[i] + ': ') + show(v[own[i]], depth - 1));
-			if (isArray(v))
-				return parts.length ? '[ ' + join(parts, ', ') + ' ]' : '[]';
-			return parts.length ? '{ ' + join(parts, ', ') + ' }' : '{}';
-		}
-		return {
-			inspect: function (v, o) {
-				return show(v, o && typeof o.depth === 'number' ? o.depth : 2, false);
-			},
-			format: function () {
-				var parts = [];
-				for (var i = 0; i < arguments.length; i++)
-					push(parts, show(arguments[i], 2, true));
-				return join(parts, ' ');
-			}
-		};
-	}
 
 	return {console: con, warning: warning};
 })

@@ -555,6 +555,8 @@
 		function lookup(self, key) {
 			return Object(key) === key ? slot(self, key, false) : null;
 		}
+		/* Named as the built-in it stands for (Node prints it). */
+		defineProperty(W, 'name', {value: kind, configurable: true});
 		var P = W.prototype;
 		define(P, 'has', function (k) { var s = lookup(this, k); return !!(s && s.present); });
 		define(P, 'delete', function (k) {
