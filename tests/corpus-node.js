@@ -12,8 +12,8 @@
  * Each file is the body of an async function, run as the daemon runs it:
  * `return` gives the value, top-level `await` is allowed, and two names are
  * in scope: `tools` and `console`. Tools are synchronous functions answered
- * by the same deterministic responder as check_corpus.c's; console.log,
- * info and debug print the way the daemon's console does. After the
+ * by the same deterministic responder as check_corpus.c's; console is a
+ * Console of Node's own, its output kept as the daemon keeps it. After the
  * function's promise settles, the microtask queue is let run empty.
  *
  * The .ts entries: Node runs no TypeScript, and this script has no
@@ -33,6 +33,8 @@
 
 const fs = require('fs');
 const path = require('path');
+const {Console} = require('console');
+const {Writable} = require('stream');
 
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
 
@@ -108,40 +110,18 @@ function makeTools(calls) {
 	return tools;
 }
 
-/* ---- console, printing like the daemon */
+/* ---- console: Node's own, writing into the run's output */
 
-function format(v) {
-	if (typeof v === 'string')
-		return v;
-	if (v === undefined)
-		return 'undefined';
-	if (typeof v === 'symbol')
-		return 'Symbol()';
-	if (typeof v === 'function')
-		return v.name ? '[Function: ' + v.name + ']' : '[Function (anonymous)]';
-	if (v instanceof Error)
-		return String(v.stack);
-	if (v !== null && typeof v === 'object') {
-		try {
-			const s = JSON.stringify(v);
-			if (typeof s === 'string')
-				return s;
-		} catch (e) {
-			/* a cycle: String() below */
-		}
-	}
-	return String(v);
-}
-
+/* A Console of Node's (as the global console, not coloured) whose
+ * stdout and stderr append to out's strings as they are written. */
 function makeConsole(out) {
-	const line = (args) => Array.prototype.map.call(args, format).join(' ') + '\n';
-	const stdout = function () {
-		out.stdout += line(arguments);
-	};
-	const stderr = function () {
-		out.stderr += line(arguments);
-	};
-	return {log: stdout, info: stdout, debug: stdout, warn: stderr, error: stderr};
+	const sink = (key) => new Writable({
+		write(chunk, encoding, done) {
+			out[key] += chunk.toString();
+			done();
+		},
+	});
+	return new Console({stdout: sink('stdout'), stderr: sink('stderr'), colorMode: false});
 }
 
 /* ---- running one script */
