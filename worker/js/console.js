@@ -171,10 +171,11 @@
 
 	/* ---- console.trace */
 
-	/* The frames of the current stack in the submitted code, innermost
-	 * first, as "    at NAME (FILE:LINE)" lines. */
-	function scriptFrames() {
-		var stack = new Error().stack, lines = split(String_(stack), '\n'), out = [];
+	/* The frames of stack (an error's, made where the trace was asked
+	 * for) in the submitted code, innermost first, as "    at NAME
+	 * (FILE:LINE)" lines. */
+	function scriptFrames(stack) {
+		var lines = split(String_(stack), '\n'), out = [];
 		for (var i = 1; i < lines.length; i++) {
 			var line = lines[i], open = lastIndexOf(line, '(');
 			if (open < 0)
@@ -411,8 +412,11 @@
 		logTime('timeLog', labelOf(arguments[0]), slice(arguments, 1));
 	});
 	put('trace', function trace() {
+		/* Made here, so that the engine's ten frames hold as many of
+		 * the script's as they can. */
+		var stack = new Error().stack;
 		var message = apply(format, null, arguments);
-		var frames = scriptFrames();
+		var frames = scriptFrames(stack);
 		var text = 'Trace' + (message ? ': ' + message : '');
 		if (frames.length)
 			text += '\n' + join(frames, '\n');
