@@ -33,8 +33,7 @@ static struct daemon shared;
 
 static void shared_up(void)
 {
-	/* Every script is sent at once: the corpus outgrows the default 64
-	 * an owner may have waiting. */
+	/* Every script is sent at once: room in the queue for all of them. */
 	const char *args[] = {"--max-workers", "2", "--max-queued-per-owner", "256", NULL};
 	daemon_start(&shared, args);
 }

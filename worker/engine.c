@@ -786,8 +786,8 @@ static duk_ret_t described_key(duk_context *ctx)
  * their state under (see polyfills.js, runtime.js). */
 static void push_keys(duk_context *ctx)
 {
-	static const char *const names[] = {"id",     "table", "promise", "gen",
-					    "groups", "cls",   "genfn",	  "asyncfn"};
+	static const char *const names[] = {"id",  "table", "promise", "gen", "groups",
+					    "cls", "genfn", "asyncfn", "iter"};
 	duk_push_object(ctx);
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		duk_push_sprintf(ctx, "%c%s", 0xff, names[i]);

@@ -50,6 +50,7 @@
 	var TO_PRIMITIVE = Symbol.toPrimitive;
 	var CUSTOM = Symbol['for']('nodejs.util.inspect.custom');
 	var TABLE = keys.table, CLASS = keys.cls, GENFN = keys.genfn, ASYNCFN = keys.asyncfn;
+	var ITER = keys.iter;
 	var promiseState = internals.inspect;
 	var bufferByteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
 	var viewByteLength = getOwnPropertyDescriptor(DataView.prototype, 'byteLength').get;
@@ -165,8 +166,18 @@
 	}
 	function isArguments(v) { return objectToString.call(v) === '[object Arguments]'; }
 
-	/* The engine's class of v, as [object X] gives it without a tag. */
+	/* The engine's class of v, as V8 names it: its Symbol.toStringTag
+	 * when that is a string held as data, else as [object X] gives it
+	 * without a tag. */
 	function className(v) {
+		for (var o = v; o !== null; o = getPrototypeOf(o)) {
+			var d = getOwnPropertyDescriptor(o, TO_STRING_TAG);
+			if (d) {
+				if (typeof d.value === 'string')
+					return d.value;
+				break;
+			}
+		}
 		if (isArray(v))
 			return 'Array';
 		if (typeof v === 'function')
@@ -441,11 +452,26 @@
 	 * showHidden). */
 	function getKeys(value, showHidden) {
 		var list = showHidden ? getOwnPropertyNames(value) : objectKeys(value);
+		if (showHidden && typeof value === 'function')
+			list = functionKeys(list);
 		var symbols = getOwnPropertySymbols(value);
 		for (var i = 0; i < symbols.length; i++)
 			if (showHidden || isEnumerable.call(value, symbols[i]))
 				list.push(symbols[i]);
 		return list;
+	}
+
+	/* A function's own names in V8's order (length, name, prototype
+	 * first), without the engine's own fileName, which V8 has not. */
+	function functionKeys(list) {
+		var first = [], rest = [], order = ['length', 'name', 'prototype'];
+		for (var i = 0; i < order.length; i++)
+			if (list.indexOf(order[i]) !== -1)
+				first.push(order[i]);
+		for (i = 0; i < list.length; i++)
+			if (order.indexOf(list[i]) === -1 && list[i] !== 'fileName')
+				rest.push(list[i]);
+		return first.concat(rest);
 	}
 
 	/* The keys of an array or typed array that are not indices. */
@@ -455,9 +481,8 @@
 			var k = all[i];
 			if (typeof k === 'string' && INDEX_RE.test(k) && +k < 4294967295)
 				continue;
-			if (showHidden && k === 'length' && isArray(value))
-				out.push(k);
-			else
+			/* (The engine's typed arrays have an own length, V8's not.) */
+			if (k !== 'length' || isArray(value))
 				out.push(k);
 		}
 		return out;
@@ -737,7 +762,7 @@
 		var tag = ownTag(value, ctx);
 		var base = '', formatter = formatNothing, braces, noIterator = true;
 		var extrasType = OBJECT_TYPE, kind = tableKind(value);
-		var prefix, size;
+		var prefix, size, rest;
 
 		/* (The engine's typed arrays have no iterator of their own.) */
 		if (ITERATOR in value || constructor === null || isTypedArray(value)) {
@@ -759,6 +784,12 @@
 				if (size === 0 && list.length === 0 && protoProps === undefined)
 					return prefix + '{}';
 				braces = [prefix + '{', '}'];
+			} else if ((rest = iteratorRest(value)) !== undefined) {
+				list = getKeys(value, ctx.showHidden);
+				braces = getIteratorBraces(rest.type, tag);
+				if (rest.entries)
+					braces[0] = braces[0].replace(/ Iterator\] \{$/, ' Entries] {');
+				formatter = formatIterator;
 			} else if (isTypedArray(value)) {
 				list = nonIndexKeys(value, ctx.showHidden);
 				var fallback = '';
@@ -1011,6 +1042,46 @@
 	}
 
 	function formatWeak() { return ['<items unknown>']; }
+
+	/* What an iterator of a Map or Set has left ({type, entries, list}, see
+	 * the polyfills' makeIterator); undefined for anything else. */
+	function iteratorRest(v) {
+		var rest;
+		try {
+			rest = hasOwn.call(v, ITER) ? v[ITER] : undefined;
+		} catch (e) {
+			return undefined;
+		}
+		return typeof rest === 'function' ? rest() : undefined;
+	}
+
+	function getIteratorBraces(type, tag) {
+		if (tag !== type + ' Iterator') {
+			if (tag !== '')
+				tag += '] [';
+			tag += type + ' Iterator';
+		}
+		return ['[' + tag + '] {', '}'];
+	}
+
+	/* The entries an iterator has left: pairs as [ k, v ] for entries. */
+	function formatIterator(ctx, value, recurseTimes) {
+		var rest = iteratorRest(value), list = rest.list;
+		var n = mathMin(mathMax(ctx.maxArrayLength, 0), list.length), output = [];
+		ctx.indentationLvl += 2;
+		for (var i = 0; i < n; i++) {
+			if (rest.entries)
+				output.push(reduceToSingleString(ctx, [formatValue(ctx, list[i][0], recurseTimes),
+					formatValue(ctx, list[i][1], recurseTimes)], '', ['[', ']'],
+					ARRAY_EXTRAS_TYPE, recurseTimes));
+			else
+				output.push(formatValue(ctx, list[i], recurseTimes));
+		}
+		ctx.indentationLvl -= 2;
+		if (list.length - n > 0)
+			output.push(remainingText(list.length - n));
+		return output;
+	}
 
 	function formatPromise(ctx, value, recurseTimes) {
 		var s = promiseState(value);

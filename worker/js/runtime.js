@@ -1475,6 +1475,14 @@
 		return fn;
 	}
 
+	/* fn, a lowered async function, marked as one (keys.asyncfn) for
+	 * inspect.js, which prints it as [AsyncFunction: name]. */
+	var ASYNCFN = keys.asyncfn;
+	function asyncFn(fn) {
+		defineProperty(fn, ASYNCFN, {value: true});
+		return fn;
+	}
+
 	/* A generator or async function called with new (target its
 	 * new.target): it is no constructor. */
 	function notNew(target) {
@@ -1674,6 +1682,7 @@
 		async: async,
 		fname: fname,
 		genFn: genFn,
+		asyncFn: asyncFn,
 		propertyKey: propertyKey,
 		notNew: notNew,
 		TDZ: TDZ,
