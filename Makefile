@@ -52,6 +52,7 @@ JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o
 # util.inspect and util.format, which the console prints through.
 JS_OBJS  += build/gen/js_inspect.o
 JS_OBJS  += build/gen/js_console.o
+JS_OBJS  += build/gen/js_timers.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
@@ -90,6 +91,8 @@ INT_TESTS  += check_mcp_main
 INT_TESTS  += check_mcp_upstream check_mcp_codemode
 # The MCP bridge's tools against the real daemon.
 INT_TESTS  += check_mcp_bridge
+# Timers and the event loop in confined workers.
+INT_TESTS  += check_timers
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -209,6 +212,7 @@ build/tests/check_cache: $(call obj,tests/check_cache.c server/cache.c server/lo
 build/tests/check_daemon: $(call obj,tests/check_daemon.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_lifecycle: $(call obj,tests/check_lifecycle.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_codemode: $(call obj,tests/check_codemode.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_timers: $(call obj,tests/check_timers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_tenancy: $(call obj,tests/check_tenancy.c) $(TESTLIB) $(call obj,$(PROTOCOL))

@@ -215,7 +215,8 @@ struct tool {
 static const struct tool tools[MTOOL_COUNT] = {
 	[MTOOL_EXECUTE] = {"execute", "Run a script",
 			   "Run JavaScript or TypeScript in a fresh, OS-confined sandbox process "
-			   "(no file system, no network, no timers). Returns the value, stdout, "
+			   "(no file system, no network; setTimeout and the other timers run as in "
+			   "Node). Returns the value, stdout, "
 			   "stderr, and on failure the error with its kind, line (and column, for "
 			   "a syntax error) and stack. console.log writes to stdout. With "
 			   "background: true it returns "

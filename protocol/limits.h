@@ -435,4 +435,14 @@
  * 2500 (DUK_USE_COMPILER_RECLIMIT), and 20 bytes a level on the stack. */
 #define LIMIT_PRESCAN_DEPTH 1000
 
+/* ---- timers (worker/js/timers.js) */
+
+/* Timers and immediates a script may have pending at once; one more makes
+ * setTimeout, setInterval or setImmediate throw a RangeError. Each costs a
+ * few hundred bytes of the script's heap, so memory_bytes bounds them too;
+ * this number says plainly what a runaway loop of setTimeout calls ran into
+ * (a script that means to wait on more is better off with one timer and a
+ * queue of its own) long before the heap would. */
+#define LIMIT_TIMERS_PENDING 10000u
+
 #endif

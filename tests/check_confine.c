@@ -189,6 +189,36 @@ static long int80_getpid(void)
 }
 static void do_int80(void) { (void)int80_getpid(); }
 
+/* clock_nanosleep, the timers' sleep, on anything but the monotonic
+ * clock: another process's CPU clock (a sleep until it has used so much
+ * would time it), the realtime clock, the same id with high bits above a
+ * negative low half; and nanosleep, which the loop does not use. */
+static void do_sleep_parent_clock(void)
+{
+	struct timespec ts = {0, 1000};
+	syscall(SYS_clock_nanosleep, parent_clock, 0, &ts, NULL);
+}
+static void do_sleep_realtime(void)
+{
+	struct timespec ts = {0, 1000};
+	syscall(SYS_clock_nanosleep, CLOCK_REALTIME, 0, &ts, NULL);
+}
+static void do_sleep_cputime(void)
+{
+	struct timespec ts = {0, 1000};
+	syscall(SYS_clock_nanosleep, CLOCK_PROCESS_CPUTIME_ID, 0, &ts, NULL);
+}
+static void do_sleep_wide_negative(void)
+{
+	struct timespec ts = {0, 1000};
+	syscall(SYS_clock_nanosleep, (unsigned long long)(unsigned)((~1u << 3) | 2), 0, &ts, NULL);
+}
+static void do_nanosleep(void)
+{
+	struct timespec ts = {0, 1000};
+	syscall(SYS_nanosleep, &ts, NULL);
+}
+
 START_TEST(test_open) { assert_sigsys(do_open, "open"); }
 END_TEST
 START_TEST(test_socket) { assert_sigsys(do_socket, "socket(AF_INET)"); }
@@ -303,6 +333,56 @@ static void do_clocks(void)
 		_exit(50);
 	_exit(0);
 }
+
+START_TEST(test_sleep_other_clocks)
+{
+	assert_sigsys(do_sleep_parent_clock, "clock_nanosleep(another process's CPU clock)");
+	assert_sigsys(do_sleep_realtime, "clock_nanosleep(CLOCK_REALTIME)");
+	assert_sigsys(do_sleep_cputime, "clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID)");
+	assert_sigsys(do_sleep_wide_negative, "clock_nanosleep(pid 1's CPU clock)");
+	assert_sigsys(do_nanosleep, "nanosleep");
+}
+END_TEST
+
+/* The timers' sleep: relative and absolute on the monotonic clock, which
+ * takes the time asked (and no more CPU than a few microseconds), and the
+ * same id with junk in the upper half, which the kernel ignores. */
+static void do_sleep_monotonic(void)
+{
+	struct timespec t0, t1, cpu0, cpu1, rel = {0, 20 * 1000 * 1000};
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
+	if (syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &rel, NULL) != 0)
+		_exit(1);
+	struct timespec until = t0;
+	until.tv_nsec += 40 * 1000 * 1000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	if (syscall(SYS_clock_nanosleep, 0xdead00000000ull | CLOCK_MONOTONIC, TIMER_ABSTIME, &until,
+		    NULL) != 0)
+		_exit(2);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
+	double slept =
+		(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	double cpu = (double)(cpu1.tv_sec - cpu0.tv_sec) * 1e3 +
+		     (double)(cpu1.tv_nsec - cpu0.tv_nsec) / 1e6;
+	if (slept < 40.0)
+		_exit(3);
+	if (cpu > 5.0)
+		_exit(4);
+	_exit(0);
+}
+
+START_TEST(test_sleep_monotonic_works)
+{
+	int st = run_confined(do_sleep_monotonic);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "confined child failed: status %#x",
+		      st);
+}
+END_TEST
 
 START_TEST(test_standard_clocks_work)
 {
@@ -529,10 +609,12 @@ int main(void)
 	tcase_add_test(forbidden, test_int80);
 	tcase_add_test(forbidden, test_clock_other_process);
 	tcase_add_test(forbidden, test_clock_unneeded);
+	tcase_add_test(forbidden, test_sleep_other_clocks);
 	suite_add_tcase(s, forbidden);
 	TCase *state = tcase_create("confined state");
 	tcase_add_test(state, test_allowed_calls_work);
 	tcase_add_test(state, test_standard_clocks_work);
+	tcase_add_test(state, test_sleep_monotonic_works);
 	tcase_add_test(state, test_proc_view);
 	/* Not run, and so not counted as passed, without root: the line
 	 * says so, and scripts/run-tests.sh counts such lines. */

@@ -29,6 +29,11 @@ END_TEST
 START_TEST(test_inspect) { node_output_cases("out-inspect.txt", ENGINE_JAVASCRIPT, 120); }
 END_TEST
 
+/* Timers, immediates, the event loop's order and unhandled rejections
+ * (tests/data/out-timers.txt). */
+START_TEST(test_timers) { node_output_cases("out-timers.txt", ENGINE_JAVASCRIPT, 40); }
+END_TEST
+
 /* Node (tests/cases-node.js) must give every out-*.txt file's value and
  * output, so that what the engine is held to is what Node does. Without
  * /usr/bin/node the check says it was not run. */
@@ -88,8 +93,14 @@ int main(void)
 	tcase_add_test(tc, test_basic);
 	tcase_add_test(tc, test_console);
 	tcase_add_test(tc, test_inspect);
-	tcase_add_test(tc, test_node_agrees);
+	tcase_add_test(tc, test_timers);
 	suite_add_tcase(s, tc);
+	/* A node process per case, the timer cases waiting out their delays:
+	 * minutes on a shared machine. */
+	TCase *agree = tcase_create("node agrees");
+	tcase_set_timeout(agree, 900);
+	tcase_add_test(agree, test_node_agrees);
+	suite_add_tcase(s, agree);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

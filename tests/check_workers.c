@@ -731,7 +731,7 @@ END_TEST
 
 /* The global object's own names a script sees: standard ECMAScript, and
  * what PROTOCOL.md documents (console, tools, load, store, queueMicrotask,
- * TextEncoder, TextDecoder, performance). */
+ * TextEncoder, TextDecoder, performance, the timers). */
 static const char *const allowed_globals[] = {"AggregateError",
 					      "Array",
 					      "ArrayBuffer",
@@ -773,6 +773,9 @@ static const char *const allowed_globals[] = {"AggregateError",
 					      "Uint8ClampedArray",
 					      "WeakMap",
 					      "WeakSet",
+					      "clearImmediate",
+					      "clearInterval",
+					      "clearTimeout",
 					      "console",
 					      "decodeURI",
 					      "decodeURIComponent",
@@ -788,6 +791,9 @@ static const char *const allowed_globals[] = {"AggregateError",
 					      "parseInt",
 					      "performance",
 					      "queueMicrotask",
+					      "setImmediate",
+					      "setInterval",
+					      "setTimeout",
 					      "store",
 					      "tools",
 					      "undefined",

@@ -23,6 +23,7 @@ enum cond {
 	FD_STD,	 /* argument 0 is fd 0, 1 or 2 */
 	NO_EXEC, /* argument 2 (prot) lacks PROT_EXEC */
 	CLOCK,	 /* argument 0 is one of the standard clocks (see below) */
+	SLEEP,	 /* argument 0 is CLOCK_MONOTONIC (the low 32 bits) */
 };
 
 /* The clocks a worker may read: CLOCK_REALTIME (0) to CLOCK_BOOTTIME (7),
@@ -62,6 +63,10 @@ static const struct rule {
 	{SCMP_SYS(clock_getres), CLOCK},
 	{SCMP_SYS(gettimeofday), ANY},
 	{SCMP_SYS(time), ANY},
+	/* Timers: the event loop sleeps until the next one is due, on the
+	 * monotonic clock only (timers.js). Any other clock, a process's CPU
+	 * clock above all (a negative id), is refused like the reads above. */
+	{SCMP_SYS(clock_nanosleep), SLEEP},
 	/* Seeds Math.random. */
 	{SCMP_SYS(getrandom), ANY},
 	/* Leaving. */
@@ -85,6 +90,10 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 		 * there. A mask of the low 32 bits' high 29 leaves 0-7. */
 		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r->nr, 1,
 					SCMP_A0(SCMP_CMP_MASKED_EQ, CLOCK_IDS_MASK, 0));
+	case SLEEP:
+		return seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, r->nr, 1,
+			SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffull, CLOCK_MONOTONIC));
 	}
 	return -EINVAL;
 }

@@ -14,6 +14,7 @@
 #include "../protocol/buf.h"
 #include "../protocol/ctl.h"
 #include "../protocol/io.h"
+#include "../protocol/limits.h"
 #include "../protocol/utf8.h"
 #include "js.h"
 #include "prescan.h"
@@ -718,6 +719,47 @@ static duk_ret_t microtask_queued(duk_context *ctx)
 	return 0;
 }
 
+/* ---- the event loop's primitives (timers.js), closed over there */
+
+/* Set when timers.js has work for its run(): a timer, an immediate or a
+ * warning. Like microtasks, so that scripts using none never call it. */
+static bool loop_wanted;
+
+static duk_ret_t loop_wanted_fn(duk_context *ctx)
+{
+	(void)ctx;
+	loop_wanted = true;
+	return 0;
+}
+
+/* now(): the monotonic clock in milliseconds (with their fraction). */
+static duk_ret_t loop_now(duk_context *ctx)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	duk_push_number(ctx, (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6);
+	return 1;
+}
+
+/* sleep(ms): sleeps until the monotonic clock reads ms (an absolute time
+ * from now()). The one blocking call the worker makes besides reading its
+ * control channel; the supervisor's timeout bounds it, and it spends no
+ * CPU. */
+static duk_ret_t loop_sleep(duk_context *ctx)
+{
+	double ms = duk_to_number(ctx, 0);
+	if (!(ms > 0) || ms > 1e15)
+		return 0;
+	struct timespec until;
+	until.tv_sec = (time_t)(ms / 1000.0);
+	until.tv_nsec = (long)((ms - (double)until.tv_sec * 1000.0) * 1000000.0);
+	if (until.tv_nsec < 0 || until.tv_nsec > 999999999)
+		until.tv_nsec = 0;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+		;
+	return 0;
+}
+
 /* Duktape.errCreate: every error the engine creates passes here. The
  * engine's own allocation failure says "alloc failed"; a script should read
  * what happened: it hit its memory limit. */
@@ -865,9 +907,23 @@ static int prepare_lowering(duk_context *ctx)
 	return 0;
 }
 
+/* emitWarning(type, message): the event loop's process warning (stash.loop's,
+ * timers.js's emitWarning), which writes it after the running job as
+ * Node's process.emitWarning does. Looked up when called: the loop is
+ * prepared after the console, whose error it writes through. */
+static duk_ret_t console_warning(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "loop");
+	duk_get_prop_string(ctx, -1, "warning");
+	duk_dup(ctx, 0);
+	duk_dup(ctx, 1);
+	duk_call(ctx, 2);
+	return 0;
+}
+
 /* Replaces the global console by console.js's, formatting through
- * stash.util (inspect.js); stash.warning is its process-warning printer
- * (see console.js). After the polyfills, whose queueMicrotask it takes. */
+ * stash.util (inspect.js) and warning through console_warning. */
 static int prepare_console(duk_context *ctx)
 {
 	duk_push_global_stash(ctx);
@@ -876,7 +932,8 @@ static int prepare_console(duk_context *ctx)
 		return -1;
 	duk_push_c_function(ctx, console_emit, 2);
 	duk_push_c_function(ctx, console_clock, 0);
-	duk_get_prop_string(ctx, -4, "util");
+	duk_push_c_function(ctx, console_warning, 2);
+	duk_get_prop_string(ctx, -5, "util");
 	static const char *const files[] = {ENGINE_SCRIPT_NAME, ENGINE_CODE_NAME,
 					    ENGINE_TESTS_NAME};
 	duk_push_array(ctx);
@@ -884,19 +941,48 @@ static int prepare_console(duk_context *ctx)
 		duk_push_string(ctx, files[i]);
 		duk_put_prop_index(ctx, -2, (duk_uarridx_t)i);
 	}
-	if (duk_pcall(ctx, 4) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+	if (duk_pcall(ctx, 5) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
 		return -1;
-	duk_get_prop_string(ctx, -1, "warning");
-	duk_put_prop_string(ctx, -3, "warning");
 	/* As Node has it: writable and configurable, not enumerable. */
 	duk_push_global_object(ctx);
 	duk_push_string(ctx, "console");
-	duk_get_prop_string(ctx, -3, "console");
+	duk_dup(ctx, -3);
 	duk_def_prop(ctx, -3,
 		     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE |
 			     DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_SET_CONFIGURABLE |
 			     DUK_DEFPROP_FORCE);
 	duk_pop_3(ctx);
+	return 0;
+}
+
+/* setTimeout and the rest, and the event loop (timers.js): stash.loop, and
+ * internals.loop for test mode's harness. After the polyfills (whose
+ * internals it drives) and the console (whose error it keeps), before the
+ * harness. */
+static int prepare_timers(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	if (load_js(ctx, "timers.js", js_timers, js_timers_len, DUK_COMPILE_EVAL) < 0 ||
+	    !duk_is_function(ctx, -1))
+		return -1;
+	duk_push_global_object(ctx);
+	duk_push_object(ctx);
+	put_function(ctx, "now", loop_now, 0, 0);
+	put_function(ctx, "sleep", loop_sleep, 1, 0);
+	put_function(ctx, "wanted", loop_wanted_fn, 0, 0);
+	duk_get_prop_string(ctx, -4, "internals");
+	push_keys(ctx);
+	duk_push_object(ctx);
+	duk_push_uint(ctx, LIMIT_TIMERS_PENDING);
+	duk_put_prop_string(ctx, -2, "pending");
+	if (duk_pcall(ctx, 5) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+		return -1;
+	duk_get_prop_string(ctx, -2, "internals");
+	duk_dup(ctx, -2);
+	duk_put_prop_string(ctx, -2, "loop");
+	duk_pop(ctx);
+	duk_put_prop_string(ctx, -2, "loop");
+	duk_pop(ctx);
 	return 0;
 }
 
@@ -967,6 +1053,9 @@ int engine_prepare(void)
 		return -1;
 
 	if (prepare_console(ctx) < 0)
+		return -1;
+
+	if (prepare_timers(ctx) < 0)
 		return -1;
 
 	/* Test mode's harness, compiled and run once here, before any script:
@@ -1135,23 +1224,34 @@ static void push_internal(duk_context *ctx, const char *name)
 	duk_remove(ctx, -2);
 }
 
-/* Runs the microtask queue empty. -1 with the thrown value on the stack
- * when a job threw past its promise (the CPU budget, say). */
-static int drain(duk_context *ctx)
+/* Runs what a script left to run once its body has returned, the value at
+ * the top of the stack: the microtask queue, the warnings and unhandled
+ * rejections, the timers and immediates (timers.js's run), until nothing
+ * is left. Nothing is called for a script that queued none of it. -1 with
+ * the thrown value on the stack (above the value) when a callback threw
+ * (or the CPU budget ran out in one). */
+static int run_loop(duk_context *ctx)
 {
-	if (!microtasks)
+	if (!microtasks && !loop_wanted)
 		return 0;
-	microtasks = false;
-	push_internal(ctx, "drain");
-	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "loop");
+	duk_get_prop_string(ctx, -1, "run");
+	duk_insert(ctx, -3);
+	duk_pop(ctx);
+	duk_dup(ctx, -3); /* [... value run loop value] */
+	duk_int_t rc = duk_pcall_method(ctx, 1);
+	/* What the run set on the way matters to no later script. */
+	microtasks = loop_wanted = false;
+	if (rc != DUK_EXEC_SUCCESS)
 		return -1;
 	duk_pop(ctx);
 	return 0;
 }
 
-/* The result of a script whose value is at the top of the stack: a promise
- * is replaced by its value once settled; with no event loop, one still
- * pending can never settle. */
+/* The result of a script whose value is at the top of the stack, once the
+ * loop has run: a promise is replaced by its value once settled; one still
+ * pending can never settle, since nothing is left to run. */
 static json_t *settle_result(duk_context *ctx)
 {
 	/* Only an object whose prototype is Promise.prototype is looked at. */
@@ -1179,9 +1279,9 @@ static json_t *settle_result(duk_context *ctx)
 	duk_pop(ctx);
 	if (!fulfilled && !rejected)
 		return result_error(
-			"script", "the script returned a promise that nothing can settle: there is "
-				  "no event loop, so only tool calls and other promises resolve "
-				  "promises, and none is left to");
+			"script", "the script returned a promise that nothing can settle: nothing "
+				  "was left to run (no timer, immediate or promise job) when it "
+				  "was still pending");
 	duk_get_prop_string(ctx, -1, "value");
 	duk_remove(ctx, -2); /* the state object */
 	duk_remove(ctx, -2); /* the promise */
@@ -1455,7 +1555,7 @@ json_t *engine_run(const char *code, size_t len, enum engine_language lang)
 		return r;
 	if (duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return fail_thrown(ctx, "script");
-	if (drain(ctx) < 0)
+	if (run_loop(ctx) < 0)
 		return fail_thrown(ctx, "script");
 	return settle_result(ctx);
 }

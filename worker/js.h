@@ -42,4 +42,9 @@ extern const unsigned long js_inspect_len;
 extern const char js_console[];
 extern const unsigned long js_console_len;
 
+/* setTimeout and the rest, and the event loop: an expression evaluating to
+ * a function that installs them and returns the loop (see prepare_timers). */
+extern const char js_timers[];
+extern const unsigned long js_timers_len;
+
 #endif

@@ -11,7 +11,7 @@ import { connectBridge, daemonRequest, startDaemon, stopDaemon, text } from "./l
 const TOOLS = ["execute", "status", "cancel", "list_executions", "test", "list_scripts"];
 const READ_ONLY = ["status", "list_executions", "list_scripts"];
 
-// A busy wait: scripts have no timers.
+// A busy wait, which spends the CPU a timer's sleep would not.
 const spin = (ms) => `{ const end = Date.now() + ${ms}; while (Date.now() < end) {} }`;
 
 let d, b, version;

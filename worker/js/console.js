@@ -6,23 +6,24 @@
  * its own counters, timers and group indentation. ES5 only. Evaluates to a
  * function of
  *
- *   write(fd, s)  the engine's primitive: s to stdout (1) or stderr (2)
- *   clock()       milliseconds on a monotonic clock
- *   util          {inspect, format, formatWithOptions}, inspect.js's
- *   files         the names the submitted code is compiled under
+ *   write(fd, s)   the engine's primitive: s to stdout (1) or stderr (2)
+ *   clock()        milliseconds on a monotonic clock
+ *   emitWarning(type, m)  a process warning, as Node's process.emitWarning
+ *                  prints it ("(node:1) Warning: m" on stderr after the
+ *                  running job): the event loop's (timers.js), which writes
+ *                  it through this console's error
+ *   util           {inspect, format, formatWithOptions}, inspect.js's
+ *   files          the names the submitted code is compiled under
  *
- * that returns {console, warning}. warning(message, type, code) prints a
- * process warning as Node does, "(node:PID) Warning: …" on stderr, after
- * the running job (Node prints it from process.nextTick; here a microtask
- * queued then), with Node's hint about --trace-warnings after the first.
- * The primitives are held in this closure alone: no script can reach them.
+ * that returns the console. The primitives are held in this closure alone:
+ * no script can reach them.
  *
  * What Node's methods look up at call time, these do too: console.assert
  * prints through console.warn, count, group and timeLog through
  * console.log, trace through console.error, each read from the console
  * object when called, so that a script that replaces one sees it used.
  */
-(function (write, clock, util, files) {
+(function (write, clock, emitWarning, util, files) {
 	'use strict';
 	/* Built-ins taken now, so that a script that replaces them changes
 	 * nothing here. */
@@ -43,14 +44,11 @@
 	var max = Math.max, TypeError_ = TypeError;
 	var mapHas = uncurry(Map.prototype.has), mapForEach = uncurry(Map.prototype.forEach);
 	var setHas = uncurry(Set.prototype.has), setForEach = uncurry(Set.prototype.forEach);
-	var enqueue = queueMicrotask;
 	var isView = ArrayBuffer.isView, classOf = uncurry(Object.prototype.toString);
 	var lastIndexOf = uncurry(String.prototype.lastIndexOf);
 	var inspect = util.inspect, format = util.format;
 
 	var STDOUT = 1, STDERR = 2;
-	/* What "(node:PID)" shows: a worker has no process id a script could use. */
-	var PID = 1;
 
 	/* `${v}`: String(v), but a symbol throws as a template literal does. */
 	function str(v) {
@@ -77,20 +75,7 @@
 	/* The method name of the console, as it is now. */
 	function method(name, args) { apply(con[name], con, args); }
 
-	/* ---- process warnings */
-
-	var hinted = false;
-
-	function warning(message, type, code) {
-		var text = '(node:' + PID + ') ' + (code ? '[' + code + '] ' : '') +
-			(type || 'Warning') + ': ' + message;
-		if (!hinted) {
-			hinted = true;
-			text += '\n(Use `node ' + (type === 'DeprecationWarning' ? '--trace-deprecation' :
-					'--trace-warnings') + ' ...` to show where the warning was created)';
-		}
-		enqueue(function () { emit(STDERR, text); });
-	}
+	function warning(message) { emitWarning('Warning', message); }
 
 	/* ---- errors as Node's validators raise them */
 
@@ -475,5 +460,5 @@
 	defineProperty(con, Symbol.toStringTag, {value: 'console', writable: false,
 						  enumerable: false, configurable: true});
 
-	return {console: con, warning: warning};
+	return con;
 })

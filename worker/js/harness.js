@@ -48,7 +48,7 @@
 	var isFinite_ = isFinite;
 	var StringC = String, ErrorC = Error, TypeErrorC = TypeError, RangeErrorC = RangeError;
 	var promiseResolve = Promise.resolve.bind(Promise);
-	var drain = internals.drain, inspect = internals.inspect;
+	var inspect = internals.inspect, loop = internals.loop;
 
 	var MAX_SHOWN = 200; /* characters of a value in a message */
 	var MAX_DIFFS = 5;   /* differing paths listed for deep equality */
@@ -435,9 +435,9 @@
 	}
 
 	/* A test (or hook) that returns a promise passes when it fulfils: the
-	 * microtask queue is run empty, as no event loop would run it later.
-	 * The promise's state is read from the engine's promise itself (a
-	 * thenable first becomes one), not through its then. */
+	 * event loop (timers.js) runs until it has settled, or until nothing is
+	 * left to run. The promise's state is read from the engine's promise
+	 * itself (a thenable first becomes one), not through its then. */
 	function await_(result) {
 		if (result === null || (typeof result !== 'object' && typeof result !== 'function'))
 			return;
@@ -447,10 +447,11 @@
 				return;
 			result = promiseResolve(result);
 		}
-		drain();
+		loop.until(result);
 		state = inspect(result);
 		if (state.state === 'pending')
-			throw new ErrorC('the promise never settled (there is no event loop to settle it)');
+			throw new ErrorC('the promise never settled (nothing was left to run that could ' +
+					 'settle it)');
 		if (state.state === 'rejected')
 			throw state.value;
 	}
@@ -508,6 +509,9 @@
 						error: 'test.after failed: ' + describe(e),
 						duration_ms: 0}));
 		}
+		/* What the tests left (timers, immediates) runs as Node would run
+		 * it; what it throws is an uncaught exception, the run's failure. */
+		loop.run(undefined);
 		return results;
 	}
 

@@ -650,6 +650,8 @@
 		s.value = value;
 		var reactions = s.reactions;
 		s.reactions = null;
+		if (state === REJECTED && !s.handled)
+			rejectedUnhandled(s);
 		for (var i = 0; i < reactions.length; i++)
 			schedule(reactions[i], state, value);
 	}
@@ -728,7 +730,8 @@
 			throw new TypeError("Promise constructor cannot be invoked without 'new'");
 		if (!isCallable(executor))
 			throw new TypeError('Promise resolver ' + executor + ' is not a function');
-		defineProperty(this, STATE, {value: {state: PENDING, value: undefined, reactions: []}});
+		defineProperty(this, STATE, {value: {state: PENDING, value: undefined, reactions: [],
+						     handled: false, rejection: null}});
 		var r = resolvers(this);
 		try {
 			executor(r.resolve, r.reject);
@@ -746,6 +749,63 @@
 		return d;
 	}
 
+	/* ---- unhandled rejections, tracked as V8 reports them to Node
+	 *
+	 * A promise rejected while it has no handler gets the next rejection
+	 * id and waits in `unhandled`; one that gets a handler later (then,
+	 * await, adoption by another promise) leaves it, and if it was warned
+	 * of already, its id goes to `handledLater`. The event loop
+	 * (timers.js) takes both after the microtasks have run, as Node's
+	 * processPromiseRejections does, and writes the warnings. */
+
+	/* Lists without a prototype, counted here: no setter a script puts on
+	 * Array.prototype or Object.prototype sees what goes in them. */
+	var rejectionId = 0;
+	var unhandled = Object.create(null), unhandledCount = 0;
+	var handledLater = Object.create(null), handledCount = 0;
+
+	function rejectedUnhandled(s) {
+		s.rejection = {reason: s.value, id: ++rejectionId, warned: false, handled: false};
+		unhandled[unhandledCount++] = s.rejection;
+		notify();
+	}
+
+	function handlerAdded(s) {
+		var r = s.rejection;
+		s.handled = true;
+		if (!r)
+			return;
+		s.rejection = null;
+		r.handled = true;
+		if (r.warned) {
+			handledLater[handledCount++] = r.id;
+			notify();
+		}
+	}
+
+	/* {handled, handledCount, unhandled, unhandledCount} since the last
+	 * call: the ids handled after their warning, and the rejections still
+	 * without a handler ({reason, id}), now warned of; null when there is
+	 * nothing. */
+	function takeRejections() {
+		if (!unhandledCount && !handledCount)
+			return null;
+		var out = {handled: handledLater, handledCount: handledCount,
+			   unhandled: Object.create(null), unhandledCount: 0};
+		for (var i = 0; i < unhandledCount; i++) {
+			var r = unhandled[i];
+			if (r.handled)
+				continue;
+			r.warned = true;
+			out.unhandled[out.unhandledCount++] = {reason: r.reason, id: r.id};
+		}
+		unhandled = Object.create(null);
+		unhandledCount = 0;
+		handledLater = Object.create(null);
+		handledCount = 0;
+		return out;
+	}
+
 	var PP = Promise.prototype;
 	define(PP, 'then', function (onFulfilled, onRejected) {
 		if (!isPromise(this))
@@ -753,6 +813,7 @@
 		var d = deferred(), s = this[STATE];
 		var reaction = {onFulfilled: onFulfilled, onRejected: onRejected,
 				resolve: d.resolve, reject: d.reject};
+		handlerAdded(s);
 		if (s.state === PENDING)
 			s.reactions.push(reaction);
 		else
@@ -888,6 +949,12 @@
 				value: s.value};
 		},
 		forOf: forOf,
-		promiseProto: PP
+		promiseProto: PP,
+		rejections: takeRejections,
+		/* Marks p handled, as a then on it would, when it is a promise. */
+		handle: function (p) {
+			if (isPromise(p))
+				handlerAdded(p[STATE]);
+		}
 	};
 })

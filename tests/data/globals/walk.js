@@ -75,5 +75,7 @@ var roots = {
 			console.log(o);
 		} catch (e) {}
 		return got;
-	})()
+	})(),
+	timeout: (function () { var t = setTimeout(function () {}, 1); clearTimeout(t); return t; })(),
+	immediate: (function () { var i = setImmediate(function () {}); clearImmediate(i); return i; })()
 };
