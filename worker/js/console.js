@@ -19,9 +19,10 @@
  * no script can reach them.
  *
  * What Node's methods look up at call time, these do too: console.assert
- * prints through console.warn, count, group and timeLog through
- * console.log, trace through console.error, each read from the console
- * object when called, so that a script that replaces one sees it used.
+ * prints through console.warn; count, group, groupCollapsed, table,
+ * timeLog and timeEnd through console.log; trace through console.error;
+ * each read from the console object when called, so that a script that
+ * replaces one sees it used.
  */
 (function (write, clock, emitWarning, util, files) {
 	'use strict';
@@ -318,7 +319,11 @@
 			}
 			var own = properties || keys(item);
 			for (var k = 0; k < own.length; k++) {
-				var key = str(own[k]), slot = '$' + key;
+				/* A symbol among the properties names no column, as
+				 * Object.keys skips it in Node. */
+				if (typeof own[k] === 'symbol')
+					continue;
+				var key = String_(own[k]), slot = '$' + key;
 				if (!(slot in columns)) {
 					columns[slot] = [];
 					push(names, key);
