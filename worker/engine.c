@@ -1238,8 +1238,8 @@ static int run_loop(duk_context *ctx)
 	duk_get_prop_string(ctx, -1, "loop");
 	duk_get_prop_string(ctx, -1, "run");
 	duk_insert(ctx, -3);
-	duk_pop(ctx);
-	duk_dup(ctx, -3); /* [... value run loop value] */
+	duk_remove(ctx, -2); /* the stash */
+	duk_dup(ctx, -3);    /* [... value run loop value] */
 	duk_int_t rc = duk_pcall_method(ctx, 1);
 	/* What the run set on the way matters to no later script. */
 	microtasks = loop_wanted = false;

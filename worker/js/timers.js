@@ -13,6 +13,11 @@
  *   until(p)     runs the same loop only until the promise p has settled
  *                (test mode awaits each test so); false when nothing was
  *                left to run and p is still pending.
+ *   warning(name, message)
+ *                queues a process warning ("(node:1) NAME: MESSAGE", the
+ *                --trace-warnings hint after the first), written through
+ *                console.error once the running job is done, before the
+ *                promise jobs it queued, as process.emitWarning does.
  *
  * natives are the engine's C primitives, closed over here and reachable from
  * nothing a script can name: now() (the monotonic clock in milliseconds),
