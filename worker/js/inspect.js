@@ -301,10 +301,30 @@
 
 	/* ---- primitives */
 
-	function formatNumber(n) {
-		if (n === 0 && 1 / n < 0)
-			return '-0';
-		return '' + n;
+	/* n as inspect prints it; with separator (the numericSeparator
+	 * option), its digits grouped by threes with underscores (and -0 as 0,
+	 * as Node has it). */
+	function formatNumber(n, separator) {
+		var str = '' + n;
+		if (!separator)
+			return n === 0 && 1 / n < 0 ? '-0' : str;
+		if ((n < 0 ? Math.ceil(n) : Math.floor(n)) === n)
+			return !isFinite(n) || includes(str, 'e') ? str : groupInteger(str);
+		if (n !== n)
+			return str;
+		/* (Node's own split, for a fraction written with an exponent too.) */
+		var dot = str.indexOf('.');
+		var frac = str.slice(dot + 1), out = '', i = 0;
+		for (; i < frac.length - 3; i += 3)
+			out += frac.slice(i, i + 3) + '_';
+		return groupInteger(str.slice(0, dot)) + '.' + (i === 0 ? frac : out + frac.slice(i));
+	}
+
+	function groupInteger(s) {
+		var start = s.charAt(0) === '-' ? 1 : 0, out = '', i = s.length;
+		for (; i >= start + 4; i -= 3)
+			out = '_' + s.slice(i - 3, i) + out;
+		return i === s.length ? s : s.slice(0, i) + out;
 	}
 
 	function remainingText(n) { return '... ' + n + ' more item' + (n > 1 ? 's' : ''); }
@@ -341,7 +361,7 @@
 			}
 			return strEscape(value) + trailer;
 		case 'number':
-			return formatNumber(value);
+			return formatNumber(value, ctx.numericSeparator);
 		case 'boolean':
 			return '' + value;
 		case 'undefined':
@@ -848,7 +868,7 @@
 				if (typedArray === undefined)
 					formatter = formatArrayBuffer;
 				else if (list.length === 0 && protoProps === undefined)
-					return prefix + '{ byteLength: ' + formatNumber(bufferByteLength.call(value)) +
+					return prefix + '{ byteLength: ' + formatNumber(bufferByteLength.call(value), false) +
 						' }';
 				braces[0] = prefix + '{';
 				list.unshift('byteLength');
@@ -992,7 +1012,7 @@
 		var length = value.length, n = mathMin(mathMax(0, ctx.maxArrayLength), length);
 		var output = [];
 		for (var i = 0; i < n; i++)
-			output.push(formatNumber(value[i]));
+			output.push(formatNumber(value[i], ctx.numericSeparator));
 		if (length - n > 0)
 			output.push(remainingText(length - n));
 		if (ctx.showHidden) {
@@ -1349,6 +1369,7 @@
 	 * spaces, strings as they are and anything else inspected. */
 	function formatArgs(options, args) {
 		var first = args[0], a = 0, str = '', sep = '';
+		var sep3 = !!(options && options.numericSeparator);
 		if (typeof first === 'string') {
 			if (args.length === 1)
 				return first;
@@ -1363,7 +1384,7 @@
 					case 115: /* s */
 						arg = args[++a];
 						if (typeof arg === 'number')
-							piece = formatNumber(arg);
+							piece = formatNumber(arg, sep3);
 						else if (typeof arg !== 'object' || arg === null ||
 							 !hasBuiltInToString(arg))
 							piece = StringC(arg);
@@ -1376,7 +1397,7 @@
 						break;
 					case 100: /* d */
 						arg = args[++a];
-						piece = typeof arg === 'symbol' ? 'NaN' : formatNumber(NumberC(arg));
+						piece = typeof arg === 'symbol' ? 'NaN' : formatNumber(NumberC(arg), sep3);
 						break;
 					case 79: /* O */
 						piece = inspect(args[++a], options);
@@ -1387,11 +1408,11 @@
 						break;
 					case 105: /* i */
 						arg = args[++a];
-						piece = typeof arg === 'symbol' ? 'NaN' : formatNumber(parseIntF(arg));
+						piece = typeof arg === 'symbol' ? 'NaN' : formatNumber(parseIntF(arg), sep3);
 						break;
 					case 102: /* f */
 						arg = args[++a];
-						piece = typeof arg === 'symbol' ? 'NaN' : formatNumber(parseFloatF(arg));
+						piece = typeof arg === 'symbol' ? 'NaN' : formatNumber(parseFloatF(arg), sep3);
 						break;
 					case 99: /* c */
 						a += 1;
