@@ -59,6 +59,7 @@ JS_OBJS  += build/gen/js_inspect.o
 JS_OBJS  += build/gen/js_builtins.o build/gen/js_abort.o build/gen/js_normtables.o
 # The web globals: DOMException, structuredClone, atob/btoa, crypto (worker/js/web.js).
 JS_OBJS  += build/gen/js_web.o
+JS_OBJS  += build/gen/js_console.o
 JS_OBJS  += build/gen/js_timers.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \

@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +320,106 @@ START_TEST(test_harness_load_errors)
 }
 END_TEST
 
+/* ---- console.time and console.trace: what varies by run, by shape */
+
+/* Whether s matches the extended regular expression re, whole. */
+static bool matches(const char *s, const char *re)
+{
+	regex_t rx;
+	ck_assert_int_eq(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
+	bool ok = regexec(&rx, s, 0, NULL, 0) == 0;
+	regfree(&rx);
+	return ok;
+}
+
+#define ASSERT_MATCHES(s, re) ck_assert_msg(matches(s, re), "%s\n  does not match %s", s, re)
+
+/* A duration under a second prints as Node's: milliseconds with at most
+ * three decimals; timeLog appends its data, timeEnd ends the timer. */
+START_TEST(test_console_time_ms)
+{
+	json_t *r = run("console.time(); console.timeLog(undefined, 'extra', {a: 1});\n"
+			"console.time('t'); await new Promise((r) => setTimeout(r, 30));\n"
+			"console.timeLog('t'); console.timeEnd('t'); console.timeEnd();\n"
+			"console.timeEnd('t');");
+	json_decref(r);
+	ASSERT_MATCHES(out, "^default: [0-9]+(\\.[0-9]{1,3})?ms extra \\{ a: 1 \\}\n"
+			    "t: [0-9]+(\\.[0-9]{1,3})?ms\n"
+			    "t: [0-9]+(\\.[0-9]{1,3})?ms\n"
+			    "default: [0-9]+(\\.[0-9]{1,3})?ms\n$");
+	/* The 30 ms slept are measured (a timer never fires early): each
+	 * reading of t is at least that, the second no smaller than the
+	 * first. */
+	double t1 = 0, t2 = 0;
+	const char *p = strstr(out, "\nt: ");
+	ck_assert_ptr_nonnull(p);
+	t1 = strtod(p + 4, NULL);
+	p = strstr(p + 1, "\nt: ");
+	ck_assert_ptr_nonnull(p);
+	t2 = strtod(p + 4, NULL);
+	ck_assert_msg(t1 >= 30 && t2 >= t1 && t2 < 60000, "t: %g then %g ms", t1, t2);
+	printf("check_engine: console.time measured a 30 ms sleep as %.3f ms, then %.3f ms\n", t1,
+	       t2);
+	/* The timer is gone after timeEnd: Node's warning. */
+	ASSERT_MATCHES(err,
+		       "^\\(node:[0-9]+\\) Warning: No such label 't' for console\\.timeEnd\\(\\)\n"
+		       "\\(Use `node --trace-warnings \\.\\.\\.` to show where the warning was "
+		       "created\\)\n$");
+}
+END_TEST
+
+/* Past a second: seconds with three decimals. */
+START_TEST(test_console_time_seconds)
+{
+	json_t *r = run("console.time('s'); await new Promise((r) => setTimeout(r, 1010));\n"
+			"console.timeEnd('s');");
+	json_decref(r);
+	ASSERT_MATCHES(out, "^s: [0-9]+\\.[0-9]{3}s\n$");
+	double s = strtod(out + 3, NULL);
+	ck_assert_msg(s >= 1.01 && s < 60, "%g s", s);
+}
+END_TEST
+
+/* console.trace: "Trace: message" and the script's own frames, innermost
+ * first, on stderr; none of the console's, the runtime's or the engine's. */
+START_TEST(test_console_trace)
+{
+	json_t *r = run("function inner() { console.trace('at %s', 'depth', 2); }\n"
+			"function outer() { inner(); }\n"
+			"outer();\n"
+			"console.trace();\n"
+			"[1].forEach(function each() { console.trace('cb'); });");
+	json_decref(r);
+	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(err, "Trace: at depth 2\n"
+			      "    at inner (script.js:1)\n"
+			      "    at outer (script.js:2)\n"
+			      "    at [anon] (script.js:3)\n"
+			      "Trace\n"
+			      "    at [anon] (script.js:4)\n"
+			      "Trace: cb\n"
+			      "    at each (script.js:5)\n"
+			      "    at [anon] (script.js:5)\n");
+	/* Lowered code (an arrow, a class, let): the lines as written, no
+	 * runtime.js frames; inside a group every line is indented. */
+	r = run("let f = () => {\n"
+		"  console.trace('arrow');\n"
+		"};\n"
+		"class A { m() { f(); } }\n"
+		"console.group('g');\n"
+		"new A().m();\n"
+		"console.groupEnd();");
+	json_decref(r);
+	ck_assert_ptr_null(strstr(err, ".js:0"));
+	ck_assert_ptr_null(strstr(err, "runtime.js"));
+	ck_assert_ptr_null(strstr(err, "console.js"));
+	ASSERT_MATCHES(err, "^  Trace: arrow\n"
+			    "      at f \\(script\\.js:2\\)\n"
+			    "      at m \\(script\\.js:4\\)\n"
+			    "(      at [^\n]* \\(script\\.js:[0-9]+\\)\n)*$");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -327,6 +428,9 @@ int main(void)
 	tcase_add_test(tc, test_unjsonable_values);
 	tcase_add_test(tc, test_console);
 	tcase_add_test(tc, test_console_errors_and_cycles);
+	tcase_add_test(tc, test_console_time_ms);
+	tcase_add_test(tc, test_console_time_seconds);
+	tcase_add_test(tc, test_console_trace);
 	tcase_add_test(tc, test_no_engine_internals);
 	tcase_add_test(tc, test_random_reseeds);
 	tcase_add_test(tc, test_syntax_error);

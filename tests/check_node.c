@@ -19,9 +19,16 @@
 START_TEST(test_basic) { node_output_cases("out-basic.txt", ENGINE_JAVASCRIPT, 6); }
 END_TEST
 
+/* The console object: group, count, assert, dir, table, time's warnings
+ * (tests/data/out-console.txt). */
+START_TEST(test_console) { node_output_cases("out-console.txt", ENGINE_JAVASCRIPT, 30); }
+END_TEST
+
 /* util.inspect and util.format through console.log: every kind of value a
  * script holds, as Node prints it (tests/data/out-inspect.txt). */
 START_TEST(test_inspect) { node_output_cases("out-inspect.txt", ENGINE_JAVASCRIPT, 120); }
+END_TEST
+
 /* Timers, immediates, the event loop's order and unhandled rejections
  * (tests/data/out-timers.txt). */
 START_TEST(test_timers) { node_output_cases("out-timers.txt", ENGINE_JAVASCRIPT, 40); }
@@ -87,10 +94,17 @@ int main(void)
 	 * minutes. */
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_basic);
+	tcase_add_test(tc, test_console);
 	tcase_add_test(tc, test_inspect);
 	tcase_add_test(tc, test_timers);
 	tcase_add_test(tc, test_node_agrees);
 	suite_add_tcase(s, tc);
+	/* A node process per case, the timer cases waiting out their delays:
+	 * minutes on a shared machine. */
+	TCase *agree = tcase_create("node agrees");
+	tcase_set_timeout(agree, 900);
+	tcase_add_test(agree, test_node_agrees);
+	suite_add_tcase(s, agree);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -12,10 +12,9 @@
  * Each file is the body of an async function, run as the daemon runs it:
  * `return` gives the value, top-level `await` is allowed, and two names are
  * in scope: `tools` and `console`. Tools are synchronous functions answered
- * by the same deterministic responder as check_corpus.c's; console.log,
- * info and debug print through util.format, as Node's (and the daemon's)
- * console does. After the function's promise settles, the microtask queue
- * is let run empty.
+ * by the same deterministic responder as check_corpus.c's; console is a
+ * Console of Node's own, its output kept as the daemon keeps it. After the
+ * function's promise settles, the microtask queue is let run empty.
  *
  * The .ts entries: Node runs no TypeScript, and this script has no
  * dependencies, so by default it checks only the .js files. The .ts
@@ -34,7 +33,8 @@
 
 const fs = require('fs');
 const path = require('path');
-const util = require('util');
+const {Console} = require('console');
+const {Writable} = require('stream');
 
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
 
@@ -110,17 +110,18 @@ function makeTools(calls) {
 	return tools;
 }
 
-/* ---- console, printing as Node's does */
+/* ---- console: Node's own, writing into the run's output */
 
+/* A Console of Node's (as the global console, not coloured) whose
+ * stdout and stderr append to out's strings as they are written. */
 function makeConsole(out) {
-	const line = (args) => util.format(...args) + '\n';
-	const stdout = function () {
-		out.stdout += line(arguments);
-	};
-	const stderr = function () {
-		out.stderr += line(arguments);
-	};
-	return {log: stdout, info: stdout, debug: stdout, warn: stderr, error: stderr};
+	const sink = (key) => new Writable({
+		write(chunk, encoding, done) {
+			out[key] += chunk.toString();
+			done();
+		},
+	});
+	return new Console({stdout: sink('stdout'), stderr: sink('stderr'), colorMode: false});
 }
 
 /* ---- running one script */

@@ -329,31 +329,29 @@ static void push_formatted(duk_context *ctx, duk_idx_t idx)
 	duk_safe_to_string(ctx, -1);
 }
 
-/* console.log/info/debug (magic 1) and console.warn/error (magic 2): the
- * arguments through stash.util.format, as Node's console formats them (an
- * error a custom inspect function throws is the call's). */
-static duk_ret_t console_write(duk_context *ctx)
+/* ---- console.js: the console object over two primitives */
+
+/* write(fd, s): s to stdout (fd 1) or stderr (2) as UTF-8; handed to
+ * console.js alone, which keeps it in a closure. */
+static duk_ret_t console_emit(duk_context *ctx)
 {
-	int fd = duk_get_current_magic(ctx);
-	duk_idx_t n = duk_get_top(ctx);
-	struct buf line = BUF_INIT;
-	duk_push_global_stash(ctx);
-	duk_get_prop_string(ctx, -1, "util");
-	duk_get_prop_string(ctx, -1, "format");
-	duk_insert(ctx, 0);
-	duk_pop_2(ctx);
-	duk_call(ctx, n);
-	append_string(ctx, -1, &line);
-	duk_pop(ctx);
-	if (buf_append(&line, "\n", 1) < 0)
-		goto oom;
+	int fd = duk_get_int(ctx, 0) == 2 ? 2 : 1;
+	struct buf out = BUF_INIT;
+	duk_safe_to_string(ctx, 1);
+	append_string(ctx, 1, &out);
 	/* A broken pipe means the supervisor is gone; the worker dies with it. */
-	(void)io_write_all(fd, buf_peek(&line), buf_len(&line));
-	buf_free(&line);
+	(void)io_write_all(fd, buf_peek(&out), buf_len(&out));
+	buf_free(&out);
 	return 0;
-oom:
-	buf_free(&line);
-	return duk_error(ctx, DUK_ERR_RANGE_ERROR, "alloc failed");
+}
+
+/* clock(): milliseconds on the monotonic clock, for console.time. */
+static duk_ret_t console_clock(duk_context *ctx)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	duk_push_number(ctx, (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
+	return 1;
 }
 
 /* ---- Math.random: xoshiro256**, reseeded per worker */
@@ -1192,6 +1190,54 @@ static int prepare_builtins(duk_context *ctx)
 	return 0;
 }
 
+/* emitWarning(type, message): the event loop's process warning (stash.loop's,
+ * timers.js's emitWarning), which writes it after the running job as
+ * Node's process.emitWarning does. Looked up when called: the loop is
+ * prepared after the console, whose error it writes through. */
+static duk_ret_t console_warning(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "loop");
+	duk_get_prop_string(ctx, -1, "warning");
+	duk_dup(ctx, 0);
+	duk_dup(ctx, 1);
+	duk_call(ctx, 2);
+	return 0;
+}
+
+/* Replaces the global console by console.js's, formatting through
+ * stash.util (inspect.js) and warning through console_warning. */
+static int prepare_console(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	if (load_js(ctx, "console.js", js_console, js_console_len, DUK_COMPILE_EVAL) < 0 ||
+	    !duk_is_function(ctx, -1))
+		return -1;
+	duk_push_c_function(ctx, console_emit, 2);
+	duk_push_c_function(ctx, console_clock, 0);
+	duk_push_c_function(ctx, console_warning, 2);
+	duk_get_prop_string(ctx, -5, "util");
+	static const char *const files[] = {ENGINE_SCRIPT_NAME, ENGINE_CODE_NAME,
+					    ENGINE_TESTS_NAME};
+	duk_push_array(ctx);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		duk_push_string(ctx, files[i]);
+		duk_put_prop_index(ctx, -2, (duk_uarridx_t)i);
+	}
+	if (duk_pcall(ctx, 5) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+		return -1;
+	/* As Node has it: writable and configurable, not enumerable. */
+	duk_push_global_object(ctx);
+	duk_push_string(ctx, "console");
+	duk_dup(ctx, -3);
+	duk_def_prop(ctx, -3,
+		     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE |
+			     DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_SET_CONFIGURABLE |
+			     DUK_DEFPROP_FORCE);
+	duk_pop_3(ctx);
+	return 0;
+}
+
 /* setTimeout and the rest, and the event loop (timers.js): stash.loop, and
  * internals.loop for test mode's harness. After the polyfills (whose
  * internals it drives) and the console (whose error it keeps), before the
@@ -1256,14 +1302,6 @@ int engine_prepare(void)
 	duk_del_prop_string(ctx, -1, "plainOf");
 	duk_pop(ctx);
 
-	duk_push_object(ctx);
-	put_function(ctx, "log", console_write, DUK_VARARGS, 1);
-	put_function(ctx, "info", console_write, DUK_VARARGS, 1);
-	put_function(ctx, "debug", console_write, DUK_VARARGS, 1);
-	put_function(ctx, "warn", console_write, DUK_VARARGS, 2);
-	put_function(ctx, "error", console_write, DUK_VARARGS, 2);
-	duk_put_prop_string(ctx, -2, "console");
-
 	/* tools is filled per execution; store and load are always there. */
 	duk_push_object(ctx);
 	duk_put_prop_string(ctx, -2, "tools");
@@ -1300,6 +1338,9 @@ int engine_prepare(void)
 		return -1;
 	prepare_math(ctx);
 	if (prepare_builtins(ctx) < 0)
+		return -1;
+
+	if (prepare_console(ctx) < 0)
 		return -1;
 
 	if (prepare_timers(ctx) < 0)

@@ -53,6 +53,13 @@ extern const unsigned long js_inspect_len;
  * global, the engine's primitives and the hidden keys. */
 extern const char js_web[];
 extern const unsigned long js_web_len;
+
+/* The console object: an expression evaluating to a function of the
+ * engine's write and clock primitives, util and the script's file names
+ * (see console.js). */
+extern const char js_console[];
+extern const unsigned long js_console_len;
+
 /* setTimeout and the rest, and the event loop: an expression evaluating to
  * a function that installs them and returns the loop (see prepare_timers). */
 extern const char js_timers[];
