@@ -49,6 +49,7 @@ WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
 JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o \
             build/gen/js_typescript.o build/gen/js_lower.o build/gen/js_runtime.o \
             build/duktape/duktape.o
+JS_OBJS  += build/gen/js_url.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
@@ -77,6 +78,8 @@ UNIT_TESTS += check_mcp_tools
 UNIT_TESTS += check_mcp_config check_mcp_names
 # The ES5 fast path's pre-scan alone (worker/prescan.c).
 UNIT_TESTS += check_prescan
+# URL and URLSearchParams (worker/js/url.js) against Node's.
+UNIT_TESTS += check_url
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -180,6 +183,7 @@ build/tests/check_loop: $(call obj,tests/check_loop.c server/loop.c)
 build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
 build/tests/check_polyfills: $(call obj,tests/check_polyfills.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORKER) $(PROTOCOL))
+build/tests/check_url: $(call obj,tests/check_url.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c protocol/buf.c)
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)
