@@ -731,7 +731,7 @@ END_TEST
 
 /* The global object's own names a script sees: standard ECMAScript, and
  * what PROTOCOL.md documents (console, tools, load, store, queueMicrotask,
- * TextEncoder, TextDecoder, performance). */
+ * TextEncoder, TextDecoder, performance, URL, URLSearchParams). */
 static const char *const allowed_globals[] = {"AggregateError",
 					      "Array",
 					      "ArrayBuffer",
@@ -767,6 +767,8 @@ static const char *const allowed_globals[] = {"AggregateError",
 					      "TextEncoder",
 					      "TypeError",
 					      "URIError",
+					      "URL",
+					      "URLSearchParams",
 					      "Uint16Array",
 					      "Uint32Array",
 					      "Uint8Array",

@@ -1450,7 +1450,9 @@
 		if (typeof depth === 'number' && depth < 0)
 			return this;
 		var Ctor = this.constructor;
-		var obj = Object.create({constructor: Ctor});
+		/* A plain object: Node's is one whose prototype names the class
+		 * but which is no instance of it, printed without a prefix. */
+		var obj = {};
 		var names = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname',
 			     'port', 'pathname', 'search', 'searchParams', 'hash'];
 		for (var i = 0; i < names.length; i++)

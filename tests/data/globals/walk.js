@@ -59,5 +59,8 @@ var roots = {
 	typed: new Uint8Array(2),
 	view: new DataView(new ArrayBuffer(2)),
 	proxy: new Proxy({}, {}),
-	encoder: new TextEncoder()
+	encoder: new TextEncoder(),
+	url: (function () { var u = new URL('http://u:p@a/b?c=d#e'); u.searchParams.sort(); return u; })(),
+	params: new URLSearchParams('a=b'),
+	paramsIterator: new URLSearchParams('a=b').entries()
 };
