@@ -33,7 +33,9 @@ static struct daemon shared;
 
 static void shared_up(void)
 {
-	const char *args[] = {"--max-workers", "2", NULL};
+	/* Every script is in flight at once: more than the 64 one owner may
+	 * have waiting by default. */
+	const char *args[] = {"--max-workers", "2", "--max-queued-per-owner", "256", NULL};
 	daemon_start(&shared, args);
 }
 static void shared_down(void) { daemon_stop(&shared); }
