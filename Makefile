@@ -68,7 +68,7 @@ MCP  := client/mcp_main.c client/mcp_rpc.c client/ploop.c
 BINS := bin/sandboxd bin/sandboxctl bin/sandboxd-mcp
 UNIT_TESTS := check_frame check_utf8 check_request check_loop check_engine check_lower check_confine \
               check_cache check_polyfills check_decl check_sched check_owner check_uidpool \
-              check_jsonv check_run check_jstr check_mcp_rpc check_ploop
+              check_jsonv check_run check_jstr check_mcp_rpc check_ploop check_node
 # The MCP bridge's tools: bin/sandboxd-mcp links MCP_TOOLS (with sdc, ploop
 # and mcp_rpc); check_mcp_tools tests the pure half.
 MCP_TOOLS := client/mcp_tools.c client/mcp_toolrun.c
@@ -184,6 +184,7 @@ build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
 build/tests/check_polyfills: $(call obj,tests/check_polyfills.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_url: $(call obj,tests/check_url.c tests/nodecases.c $(WORKER) $(PROTOCOL))
+build/tests/check_node: $(call obj,tests/check_node.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c protocol/buf.c)
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c protocol/buf.c)
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/jstr.c protocol/msg.c protocol/buf.c protocol/frame.c protocol/status.c)

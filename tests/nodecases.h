@@ -17,6 +17,20 @@
  * prepared first when it is not yet. */
 void node_cases(const char *file, enum engine_language lang, int min);
 
+/*
+ * Runs a file of output cases, one per line:
+ *
+ *   name<TAB>value as JSON<TAB>stdout as a JSON string<TAB>stderr as a JSON
+ *   string, or null when it is not compared<TAB>function body
+ *
+ * Each case runs in a child process of its own (a fresh copy of the
+ * prepared engine, as a worker is), its stdout and stderr captured; the
+ * value is the script's (null matches undefined). "(node:NNN)" reads as
+ * "(node:PID)" in both outputs. Every case that differs is reported on
+ * stderr; the test fails when any does, or when fewer than min cases.
+ */
+void node_output_cases(const char *file, enum engine_language lang, int min);
+
 /* Prepares this process's engine once. */
 void node_prepare(void);
 /* The whole of a data file (looked up as above); the caller frees it. */
