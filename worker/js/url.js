@@ -171,21 +171,58 @@
 
 	function percentByte(b) { return '%' + HEX.charAt(b >> 4) + HEX.charAt(b & 15); }
 
-	/* UTF-8 percent-encodes code point c when it is in the set. */
-	function encodeCodePoint(c, inSet) {
-		if (!inSet(c))
-			return fromCodePoint(c);
+	function percentEncode(c) {
 		var bytes = utf8(c), s = '';
 		for (var i = 0; i < bytes.length; i++)
 			s += percentByte(bytes[i]);
 		return s;
 	}
 
-	function encodeString(s, inSet, spaceAsPlus) {
-		var cps = codePoints(s), out = '';
-		for (var i = 0; i < cps.length; i++)
-			out += spaceAsPlus && cps[i] === 0x20 ? '+' : encodeCodePoint(cps[i], inSet);
-		return out;
+	function hex4(c) { return '\\u' + ('000' + c.toString(16)).slice(-4); }
+
+	/*
+	 * A percent-encode set, made once from its test: what each ASCII code
+	 * point encodes to, and a pattern of the code units a string must not
+	 * hold as they are (every one beyond ASCII, since each set holds all of
+	 * them), so that a string with none is its own encoding.
+	 */
+	function makeSet(inSet) {
+		var table = [], cls = '';
+		for (var c = 0; c < 0x80; c++) {
+			table.push(inSet(c) ? percentByte(c) : fromCharCode(c));
+			if (inSet(c))
+				cls += hex4(c);
+		}
+		cls += '\\u0080-\\uffff';
+		return {table: table, any: new RegExp('[' + cls + ']'),
+			all: new RegExp('[\\ud800-\\udbff][\\udc00-\\udfff]|[' + cls + ']', 'g')};
+	}
+
+	var C0_CONTROL_SET = makeSet(inC0ControlSet), FRAGMENT_SET = makeSet(inFragmentSet);
+	var QUERY_SET = makeSet(inQuerySet), SPECIAL_QUERY_SET = makeSet(inSpecialQuerySet);
+	var PATH_SET = makeSet(inPathSet), USERINFO_SET = makeSet(inUserinfoSet);
+	var FORM_SET = makeSet(inFormSet);
+
+	/* UTF-8 percent-encodes code point c when it is in the set. */
+	function encodeCodePoint(c, set) {
+		return c < 0x80 ? set.table[c] : percentEncode(c);
+	}
+
+	/* s, its code points in the set UTF-8 percent-encoded (a lone surrogate
+	 * as U+FFFD); spaceAsPlus: a space as '+' (the form encoding). */
+	function encodeString(s, set, spaceAsPlus) {
+		if (!set.any.test(s))
+			return s;
+		return s.replace(set.all, function (m) {
+			if (m.length === 2)
+				return percentEncode(codePoints(m)[0]);
+			var c = m.charCodeAt(0);
+			if (spaceAsPlus && c === 0x20)
+				return '+';
+			if (c < 0x80)
+				return set.table[c];
+			return percentEncode(c >= 0xd800 && c <= 0xdfff ? 0xfffd : c);
+		});
 	}
 
 	function hexValue(c) {
@@ -203,7 +240,7 @@
 		var cps = codePoints(s), bytes = [];
 		for (var i = 0; i < cps.length; i++) {
 			var c = cps[i];
-			if (c === 0x25 && i + 2 < cps.length + 0 && hexValue(cps[i + 1]) >= 0 &&
+			if (c === 0x25 && i + 2 < cps.length && hexValue(cps[i + 1]) >= 0 &&
 			    hexValue(cps[i + 2]) >= 0) {
 				bytes.push(hexValue(cps[i + 1]) * 16 + hexValue(cps[i + 2]));
 				i += 2;
@@ -655,7 +692,7 @@
 			for (i = 0; i < cps.length; i++) {
 				if (isForbiddenHost(cps[i]))
 					return null;
-				out += encodeCodePoint(cps[i], inC0ControlSet);
+				out += encodeCodePoint(cps[i], C0_CONTROL_SET);
 			}
 			return out;
 		}
@@ -720,6 +757,58 @@
 	function hasCredentials(url) { return url.username !== '' || url.password !== ''; }
 
 	/*
+	 * The common case at a fraction of the parser's cost: an absolute URL of
+	 * a special scheme other than file, with an ASCII host that is neither
+	 * an IPv4 address nor punycode, no credentials, and nothing in its path,
+	 * query or fragment that needs encoding, nor dot segments. The
+	 * character classes come from the percent-encode sets, so what matches
+	 * is what the parser would give; anything else returns null and goes to
+	 * the parser.
+	 */
+	function asciiClass(keep) {
+		var cls = '';
+		for (var c = 0x21; c < 0x7f; c++)
+			if (keep(c))
+				cls += hex4(c);
+		return '[' + cls + ']*';
+	}
+	var SIMPLE = new RegExp('^(https?|wss?|ftp):\\/\\/([A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*)' +
+				'(?::([0-9]{1,5}))?((?:\\/' + asciiClass(function (c) {
+					return !inPathSet(c) && c !== 0x2f && c !== 0x5c;
+				}) + ')*)(?:\\?(' + asciiClass(function (c) {
+					return !inSpecialQuerySet(c);
+				}) + '))?(?:#(' + asciiClass(function (c) {
+					return !inFragmentSet(c);
+				}) + '))?$', 'i');
+
+	function parseSimple(input) {
+		var m = SIMPLE.exec(input);
+		if (!m)
+			return null;
+		var host = m[2].toLowerCase();
+		if (/(^|\.)xn--/.test(host) || endsInNumber(host))
+			return null;
+		var url = newRecord();
+		url.scheme = m[1].toLowerCase();
+		url.host = host;
+		if (m[3] !== undefined && m[3] !== '') {
+			var port = Number(m[3]);
+			if (port > 65535)
+				return null;
+			url.port = port === defaultPort(url.scheme) ? null : port;
+		}
+		url.path = m[4] ? m[4].slice(1).split('/') : [''];
+		for (var i = 0; i < url.path.length; i++)
+			if (isSingleDot(url.path[i]) || isDoubleDot(url.path[i]))
+				return null;
+		if (m[5] !== undefined)
+			url.query = m[5];
+		if (m[6] !== undefined)
+			url.fragment = m[6];
+		return url;
+	}
+
+	/*
 	 * The basic URL parser: parses input against base (a record or null).
 	 * Without url it returns a new record, or null on failure; with url and
 	 * override (a state) it changes url in place as the setters ask, and
@@ -728,6 +817,9 @@
 	function parse(input, base, url, override) {
 		var c, i;
 		if (!url) {
+			url = parseSimple(input);
+			if (url)
+				return url;
 			url = newRecord();
 			input = input.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 		}
@@ -890,7 +982,7 @@
 							passwordSeen = true;
 							continue;
 						}
-						var enc = encodeCodePoint(bcps[i], inUserinfoSet);
+						var enc = encodeCodePoint(bcps[i], USERINFO_SET);
 						if (passwordSeen)
 							url.password += enc;
 						else
@@ -1088,7 +1180,7 @@
 						state = FRAGMENT;
 					}
 				} else {
-					buffer += encodeCodePoint(c, inPathSet);
+					buffer += encodeCodePoint(c, PATH_SET);
 				}
 				break;
 			case OPAQUE_PATH:
@@ -1099,12 +1191,12 @@
 					url.fragment = '';
 					state = FRAGMENT;
 				} else if (c !== EOF) {
-					url.path += encodeCodePoint(c, inC0ControlSet);
+					url.path += encodeCodePoint(c, C0_CONTROL_SET);
 				}
 				break;
 			case QUERY:
 				if ((!override && c === 0x23) || c === EOF) {
-					url.query += encodeString(buffer, special ? inSpecialQuerySet : inQuerySet);
+					url.query += encodeString(buffer, special ? SPECIAL_QUERY_SET : QUERY_SET);
 					buffer = '';
 					if (c === 0x23) {
 						url.fragment = '';
@@ -1116,7 +1208,7 @@
 				break;
 			case FRAGMENT:
 				if (c !== EOF)
-					url.fragment += encodeCodePoint(c, inFragmentSet);
+					url.fragment += encodeCodePoint(c, FRAGMENT_SET);
 				break;
 			}
 			if (p >= n)
@@ -1161,6 +1253,13 @@
 
 	/* ---- application/x-www-form-urlencoded */
 
+	/* A name or value of a form: '+' a space, percent-decoded as UTF-8. */
+	function formDecode(s) {
+		if (!/[%+]/.test(s))
+			return wellFormed(s);
+		return utf8Decode(percentDecode(s, true));
+	}
+
 	/* The list of name-value pairs, flat: [name, value, name, value …]. */
 	function parseForm(s) {
 		var out = [], parts = s.split('&');
@@ -1173,8 +1272,7 @@
 				name = part.slice(0, eq);
 				value = part.slice(eq + 1);
 			}
-			out.push(utf8Decode(percentDecode(name, true)),
-				 utf8Decode(percentDecode(value, true)));
+			out.push(formDecode(name), formDecode(value));
 		}
 		return out;
 	}
@@ -1184,8 +1282,8 @@
 		for (var i = 0; i < list.length; i += 2) {
 			if (i)
 				out += '&';
-			out += encodeString(list[i], inFormSet, true) + '=' +
-			       encodeString(list[i + 1], inFormSet, true);
+			out += encodeString(list[i], FORM_SET, true) + '=' +
+			       encodeString(list[i + 1], FORM_SET, true);
 		}
 		return out;
 	}
@@ -1338,13 +1436,13 @@
 			var url = record(this).url;
 			v = str(v);
 			if (!cannotHaveCredentials(url))
-				url.username = encodeString(v, inUserinfoSet);
+				url.username = encodeString(v, USERINFO_SET);
 		}],
 		password: [function () { return record(this).url.password; }, function (v) {
 			var url = record(this).url;
 			v = str(v);
 			if (!cannotHaveCredentials(url))
-				url.password = encodeString(v, inUserinfoSet);
+				url.password = encodeString(v, USERINFO_SET);
 		}],
 		host: [function () { return hostOf(record(this).url); }, function (v) {
 			setHost(record(this).url, str(v), HOST);
