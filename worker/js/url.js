@@ -1326,9 +1326,15 @@
 
 	/* ---- URL */
 
+	/* self's own state under key: a URL's prototype chain does not make
+	 * another object one. */
+	function own(self, key) {
+		return self !== null && (typeof self === 'object' || typeof self === 'function') &&
+		       Object.prototype.hasOwnProperty.call(self, key) ? self[key] : undefined;
+	}
+
 	function record(self) {
-		var st = self !== null && (typeof self === 'object' || typeof self === 'function')
-			 ? self[RECORD] : undefined;
+		var st = own(self, RECORD);
 		if (!st)
 			throw new TypeError('Receiver must be an instance of class URL');
 		return st;
@@ -1579,8 +1585,7 @@
 	/* ---- URLSearchParams */
 
 	function paramsOf(self) {
-		var st = self !== null && (typeof self === 'object' || typeof self === 'function')
-			 ? self[PARAMS] : undefined;
+		var st = own(self, PARAMS);
 		if (!st)
 			throw coded(TypeError, 'Value of "this" must be of type URLSearchParams',
 				    'ERR_INVALID_THIS');
@@ -1769,6 +1774,21 @@
 
 	/* ---- iterators */
 
+	function iteratorOf(self) {
+		var it = own(self, ITER);
+		if (!it)
+			throw coded(TypeError, 'Value of "this" must be of type URLSearchParamsIterator',
+				    'ERR_INVALID_THIS');
+		return it;
+	}
+
+	/* s as inspect's options style it ('special': what Node shows for an
+	 * object past the depth). */
+	function stylized(options, s) {
+		return options && typeof options.stylize === 'function' ? options.stylize(s, 'special')
+		       : s;
+	}
+
 	/* Under %IteratorPrototype% where the engine has one, else with its own
 	 * [Symbol.iterator]. */
 	var iteratorProto = Object.getPrototypeOf(Object.getPrototypeOf([][ITERATOR]()));
@@ -1779,10 +1799,7 @@
 			return this;
 		}), false);
 	method(paramsIteratorProto, 'next', named('next', function next() {
-		var it = this !== null && typeof this === 'object' ? this[ITER] : undefined;
-		if (!it)
-			throw coded(TypeError, 'Value of "this" must be of type URLSearchParamsIterator',
-				    'ERR_INVALID_THIS');
+		var it = iteratorOf(this);
 		var list = it.target.list;
 		if (it.index >= list.length)
 			return {value: undefined, done: true};
@@ -1792,7 +1809,9 @@
 			done: false};
 	}), true);
 	method(paramsIteratorProto, CUSTOM, function (depth, options, inspect) {
-		var it = this[ITER];
+		var it = iteratorOf(this);
+		if (typeof depth === 'number' && depth < 0)
+			return stylized(options, '[Object]');
 		var list = it.target.list, out = [];
 		for (var i = it.index; i < list.length; i += 2)
 			out.push(it.kind === 'key' ? list[i] : it.kind === 'value' ? list[i + 1]
@@ -1846,8 +1865,7 @@
 	method(paramsProto, CUSTOM, function (depth, options, inspect) {
 		var st = paramsOf(this);
 		if (typeof depth === 'number' && depth < 0)
-			return options && typeof options.stylize === 'function'
-			       ? options.stylize('[Object]', 'special') : '[Object]';
+			return stylized(options, '[Object]');
 		var inner = innerOptions(options, depth), parts = [], length = -2;
 		for (var i = 0; i < st.list.length; i += 2) {
 			var s = inspectWith(inspect, st.list[i], inner) + ' => ' +
