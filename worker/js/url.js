@@ -235,8 +235,8 @@
 		return -1;
 	}
 
-	/* Percent-decodes s (its UTF-8 bytes) to bytes; plus: '+' as a space. */
-	function percentDecode(s, plus) {
+	/* Percent-decodes s (its UTF-8 bytes) to bytes. */
+	function percentDecode(s) {
 		var cps = codePoints(s), bytes = [];
 		for (var i = 0; i < cps.length; i++) {
 			var c = cps[i];
@@ -244,8 +244,6 @@
 			    hexValue(cps[i + 2]) >= 0) {
 				bytes.push(hexValue(cps[i + 1]) * 16 + hexValue(cps[i + 2]));
 				i += 2;
-			} else if (plus && c === 0x2b) {
-				bytes.push(0x20);
 			} else {
 				var u = utf8(c);
 				for (var k = 0; k < u.length; k++)
@@ -464,6 +462,9 @@
 				out.push(s);
 			} else if (ascii) {
 				out.push(s);
+			} else if (s.slice(0, 4) === 'xn--') {
+				/* punycode holds ASCII only */
+				return null;
 			} else {
 				if (badLabel(cps))
 					return null;
@@ -696,7 +697,7 @@
 			}
 			return out;
 		}
-		var domain = utf8Decode(percentDecode(input, false));
+		var domain = utf8Decode(percentDecode(input));
 		var ascii = domainToASCII(domain);
 		if (ascii === null)
 			return null;
@@ -1253,11 +1254,35 @@
 
 	/* ---- application/x-www-form-urlencoded */
 
-	/* A name or value of a form: '+' a space, percent-decoded as UTF-8. */
+	/*
+	 * A name or value of a form: '+' a space, then percent-decoded as UTF-8,
+	 * as Node 20 decodes it. That is the standard's decoding except for one
+	 * with an escape and also a '%' that is none or escapes that are not
+	 * UTF-8: Node then takes every other code unit's low byte (so 'é%FF'
+	 * gives two U+FFFD where the standard gives 'é' and one).
+	 */
 	function formDecode(s) {
 		if (!/[%+]/.test(s))
 			return wellFormed(s);
-		return utf8Decode(percentDecode(s, true));
+		s = s.replace(/\+/g, ' ');
+		if (!/%[0-9a-fA-F]{2}/.test(s))
+			return wellFormed(s);
+		try {
+			return wellFormed(decodeURIComponent(s));
+		} catch (e) {
+			/* not UTF-8, or a bare '%' */
+		}
+		var bytes = [];
+		for (var i = 0; i < s.length; i++) {
+			if (s.charCodeAt(i) === 0x25 && i + 2 < s.length &&
+			    hexValue(s.charCodeAt(i + 1)) >= 0 && hexValue(s.charCodeAt(i + 2)) >= 0) {
+				bytes.push(hexValue(s.charCodeAt(i + 1)) * 16 + hexValue(s.charCodeAt(i + 2)));
+				i += 2;
+			} else {
+				bytes.push(s.charCodeAt(i) & 0xff);
+			}
+		}
+		return utf8Decode(bytes);
 	}
 
 	/* The list of name-value pairs, flat: [name, value, name, value …]. */
@@ -1461,14 +1486,7 @@
 			var p = record(this).url.port;
 			return p === null ? '' : String(p);
 		}, function (v) {
-			var url = record(this).url;
-			v = str(v);
-			if (cannotHaveCredentials(url))
-				return;
-			if (v === '')
-				url.port = null;
-			else
-				parse(v, null, url, PORT);
+			setPort(record(this).url, str(v));
 		}],
 		pathname: [function () { return serializePath(record(this).url); }, function (v) {
 			var url = record(this).url;
@@ -1517,6 +1535,33 @@
 			parse(v.charAt(0) === '#' ? v.slice(1) : v, null, url, FRAGMENT);
 		}]
 	};
+
+	/*
+	 * The port setter as Node 20 (ada) has it, which differs from the
+	 * standard's port state for a value that does not begin with a digit:
+	 * one holding no digit, or beginning with a control, a space or '-',
+	 * changes nothing; any other (`x1`, `%20`) removes the port. Leading
+	 * digits are the port (`81x` is 81); beyond 65535 nothing changes.
+	 */
+	function setPort(url, v) {
+		if (cannotHaveCredentials(url))
+			return;
+		v = v.replace(/[\t\n\r]/g, '');
+		if (v === '') {
+			url.port = null;
+			return;
+		}
+		if (v.charCodeAt(0) <= 0x20 || v.charAt(0) === '-' || !/[0-9]/.test(v))
+			return;
+		var digits = /^[0-9]*/.exec(v)[0];
+		if (digits === '') {
+			url.port = null;
+			return;
+		}
+		var port = Number(digits);
+		if (port <= 65535)
+			url.port = port === defaultPort(url.scheme) ? null : port;
+	}
 
 	function setHost(url, v, state) {
 		if (typeof url.path !== 'string')
