@@ -748,9 +748,13 @@
 		return s === '..' || s === '.%2e' || s === '%2e.' || s === '%2e%2e';
 	}
 
+	/* As Node (ada) does, a file URL's only segment is kept when it begins
+	 * with a normalized drive letter (the standard: when it is one), so
+	 * "C:x" stays too; the file slash state takes a base's first segment
+	 * on the same test. */
 	function shortenPath(url) {
 		var path = url.path;
-		if (url.scheme === 'file' && path.length === 1 && isWindowsDriveLetter(path[0], true))
+		if (url.scheme === 'file' && path.length === 1 && /^[A-Za-z]:/.test(path[0]))
 			return;
 		path.pop();
 	}
@@ -1098,8 +1102,9 @@
 				} else {
 					if (base && base.scheme === 'file') {
 						url.host = base.host;
+						/* Node's test, as in shortenPath */
 						if (!startsWithDriveLetter(cps, p) && base.path.length &&
-						    isWindowsDriveLetter(base.path[0], true))
+						    /^[A-Za-z]:/.test(base.path[0]))
 							url.path.push(base.path[0]);
 					}
 					state = PATH;
