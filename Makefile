@@ -50,6 +50,8 @@ JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o
             build/gen/js_typescript.o build/gen/js_lower.o build/gen/js_runtime.o \
             build/duktape/duktape.o
 JS_OBJS  += build/gen/js_url.o
+# util.inspect and util.format, which the console prints through.
+JS_OBJS  += build/gen/js_inspect.o
 ACORN    ?= /usr/share/nodejs/acorn/dist/acorn.js
 SERVER   := server/main.c server/config.c server/log.c server/loop.c server/listen.c \
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \

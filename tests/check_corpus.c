@@ -33,8 +33,7 @@ static struct daemon shared;
 
 static void shared_up(void)
 {
-	/* Every script is in flight at once: more than the 64 one owner may
-	 * have waiting by default. */
+	/* Every script is sent at once: room in the queue for all of them. */
 	const char *args[] = {"--max-workers", "2", "--max-queued-per-owner", "256", NULL};
 	daemon_start(&shared, args);
 }

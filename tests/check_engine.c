@@ -121,7 +121,7 @@ START_TEST(test_console)
 			"console.warn('warn'); console.error('error', 2);"
 			"console.log(); console.log(function named(){}, function(){});");
 	json_decref(r);
-	ck_assert_str_eq(out, "a 1 true null undefined {\"x\":[1]} [2,\"y\"]\ninfo\ndebug\n\n"
+	ck_assert_str_eq(out, "a 1 true null undefined { x: [ 1 ] } [ 2, 'y' ]\ninfo\ndebug\n\n"
 			      "[Function: named] [Function (anonymous)]\n");
 	ck_assert_str_eq(err, "warn\nerror 2\n");
 }
@@ -132,7 +132,7 @@ START_TEST(test_console_errors_and_cycles)
 	json_t *r = run("var o = {}; o.o = o; console.log(o);\n"
 			"console.error(new TypeError('bad'));");
 	json_decref(r);
-	ck_assert_str_eq(out, "[object Object]\n");
+	ck_assert_str_eq(out, "<ref *1> { o: [Circular *1] }\n");
 	ck_assert_ptr_nonnull(strstr(err, "TypeError: bad\n    at [anon] (script.js:2)"));
 	ck_assert_ptr_null(strstr(err, "duk_"));
 }

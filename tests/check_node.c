@@ -19,6 +19,11 @@
 START_TEST(test_basic) { node_output_cases("out-basic.txt", ENGINE_JAVASCRIPT, 6); }
 END_TEST
 
+/* util.inspect and util.format through console.log: every kind of value a
+ * script holds, as Node prints it (tests/data/out-inspect.txt). */
+START_TEST(test_inspect) { node_output_cases("out-inspect.txt", ENGINE_JAVASCRIPT, 120); }
+END_TEST
+
 /* Node (tests/cases-node.js) must give every out-*.txt file's value and
  * output, so that what the engine is held to is what Node does. Without
  * /usr/bin/node the check says it was not run. */
@@ -76,6 +81,7 @@ int main(void)
 	TCase *tc = tcase_create("node");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_basic);
+	tcase_add_test(tc, test_inspect);
 	tcase_add_test(tc, test_node_agrees);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -13,8 +13,9 @@
  * `return` gives the value, top-level `await` is allowed, and two names are
  * in scope: `tools` and `console`. Tools are synchronous functions answered
  * by the same deterministic responder as check_corpus.c's; console.log,
- * info and debug print the way the daemon's console does. After the
- * function's promise settles, the microtask queue is let run empty.
+ * info and debug print through util.format, as Node's (and the daemon's)
+ * console does. After the function's promise settles, the microtask queue
+ * is let run empty.
  *
  * The .ts entries: Node runs no TypeScript, and this script has no
  * dependencies, so by default it checks only the .js files. The .ts
@@ -33,6 +34,7 @@
 
 const fs = require('fs');
 const path = require('path');
+const util = require('util');
 
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
 
@@ -108,33 +110,10 @@ function makeTools(calls) {
 	return tools;
 }
 
-/* ---- console, printing like the daemon */
-
-function format(v) {
-	if (typeof v === 'string')
-		return v;
-	if (v === undefined)
-		return 'undefined';
-	if (typeof v === 'symbol')
-		return 'Symbol()';
-	if (typeof v === 'function')
-		return v.name ? '[Function: ' + v.name + ']' : '[Function (anonymous)]';
-	if (v instanceof Error)
-		return String(v.stack);
-	if (v !== null && typeof v === 'object') {
-		try {
-			const s = JSON.stringify(v);
-			if (typeof s === 'string')
-				return s;
-		} catch (e) {
-			/* a cycle: String() below */
-		}
-	}
-	return String(v);
-}
+/* ---- console, printing as Node's does */
 
 function makeConsole(out) {
-	const line = (args) => Array.prototype.map.call(args, format).join(' ') + '\n';
+	const line = (args) => util.format(...args) + '\n';
 	const stdout = function () {
 		out.stdout += line(arguments);
 	};

@@ -299,19 +299,22 @@ static void push_formatted(duk_context *ctx, duk_idx_t idx)
 	duk_safe_to_string(ctx, -1);
 }
 
-/* console.log/info/debug (magic 1) and console.warn/error (magic 2). */
+/* console.log/info/debug (magic 1) and console.warn/error (magic 2): the
+ * arguments through stash.util.format, as Node's console formats them (an
+ * error a custom inspect function throws is the call's). */
 static duk_ret_t console_write(duk_context *ctx)
 {
 	int fd = duk_get_current_magic(ctx);
 	duk_idx_t n = duk_get_top(ctx);
 	struct buf line = BUF_INIT;
-	for (duk_idx_t i = 0; i < n; i++) {
-		if (i > 0 && buf_append(&line, " ", 1) < 0)
-			goto oom;
-		push_formatted(ctx, i);
-		append_string(ctx, -1, &line);
-		duk_pop(ctx);
-	}
+	duk_push_global_stash(ctx);
+	duk_get_prop_string(ctx, -1, "util");
+	duk_get_prop_string(ctx, -1, "format");
+	duk_insert(ctx, 0);
+	duk_pop_2(ctx);
+	duk_call(ctx, n);
+	append_string(ctx, -1, &line);
+	duk_pop(ctx);
 	if (buf_append(&line, "\n", 1) < 0)
 		goto oom;
 	/* A broken pipe means the supervisor is gone; the worker dies with it. */
@@ -785,7 +788,8 @@ static duk_ret_t described_key(duk_context *ctx)
  * their state under (see polyfills.js, runtime.js). */
 static void push_keys(duk_context *ctx)
 {
-	static const char *const names[] = {"id", "table", "promise", "gen", "groups"};
+	static const char *const names[] = {"id",  "table", "promise", "gen", "groups",
+					    "cls", "genfn", "asyncfn", "iter"};
 	duk_push_object(ctx);
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		duk_push_sprintf(ctx, "%c%s", 0xff, names[i]);
@@ -805,6 +809,26 @@ static int load_js(duk_context *ctx, const char *name, const char *src, size_t l
 	if (duk_pcompile_lstring_filename(ctx, flags, src, len) != DUK_EXEC_SUCCESS ||
 	    duk_pcall(ctx, 0) != DUK_EXEC_SUCCESS)
 		return -1;
+	return 0;
+}
+
+/* util.inspect and util.format as Node has them (worker/js/inspect.js),
+ * compiled once here: stash.util, {inspect, format, formatWithOptions},
+ * which the console prints through. It reads promises and Map and Set
+ * tables through the polyfills' internals, so it comes after them. */
+static int prepare_inspect(duk_context *ctx)
+{
+	duk_push_global_stash(ctx);
+	if (load_js(ctx, "inspect.js", js_inspect, js_inspect_len, DUK_COMPILE_EVAL) < 0 ||
+	    !duk_is_function(ctx, -1))
+		return -1;
+	duk_get_prop_string(ctx, -2, "internals");
+	push_keys(ctx);
+	duk_push_global_object(ctx);
+	if (duk_pcall(ctx, 3) != DUK_EXEC_SUCCESS || !duk_is_object(ctx, -1))
+		return -1;
+	duk_put_prop_string(ctx, -2, "util");
+	duk_pop(ctx);
 	return 0;
 }
 
@@ -928,6 +952,8 @@ int engine_prepare(void)
 		return -1;
 	duk_put_prop_string(ctx, -2, "internals");
 	duk_pop(ctx);
+	if (prepare_inspect(ctx) < 0)
+		return -1;
 
 	/* Test mode's harness, compiled and run once here, before any script:
 	 * it captures the built-ins it uses now. stash.harness is its

@@ -36,4 +36,10 @@ extern const unsigned long js_runtime_len;
 extern const char js_url[];
 extern const unsigned long js_url_len;
 
+/* util.inspect and util.format as Node's: an expression evaluating to a
+ * function of the polyfills' internals, the hidden keys and the global
+ * object, returning {inspect, format, formatWithOptions}. */
+extern const char js_inspect[];
+extern const unsigned long js_inspect_len;
+
 #endif

@@ -1307,7 +1307,7 @@
 				outer.body.body.unshift({type: 'ExpressionStatement', expression: lit('use strict'),
 							 directive: 'use strict'});
 			var lowered = txFunction(outer, c);
-			return n.generator ? generatorFn(lowered, n, self) : lowered;
+			return n.generator ? generatorFn(lowered, n, self) : asyncFn(lowered, n);
 		}
 		var arrow = n.type === 'ArrowFunctionExpression';
 		var f = new Fn(c, arrow);
@@ -1387,6 +1387,14 @@
 		if (!n.id)
 			args = args.concat(nameArgs(n.$named === undefined ? '' : n.$named));
 		return rtCall('genFn', args, n);
+	}
+
+	/* The lowered async function fn of n, marked as one by the runtime
+	 * (for util.inspect): a declaration by a statement where it stands. */
+	function asyncFn(fn, n) {
+		if (fn.type === 'FunctionDeclaration')
+			return [fn, stmt(rtCall('asyncFn', [id(fn.id.name)]), n)];
+		return rtCall('asyncFn', [fn], n);
 	}
 
 	/* ---- function length: the parameters before the first default or rest */
@@ -2413,7 +2421,7 @@
 		else
 			key = id(key.name);
 		/* A method with an identifier key stays one: Duktape names it. */
-		var bare = p.method && !p.value.generator && key.type === 'Identifier' &&
+		var bare = p.method && !p.value.generator && !p.value.async && key.type === 'Identifier' &&
 			   methodKey(key.name);
 		return at({type: 'Property', key: key, value: txValue(p, c, undefined, bare),
 			   kind: p.kind, computed: false, method: bare}, p);

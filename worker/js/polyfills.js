@@ -55,9 +55,30 @@
 
 	/* ---- iterators */
 
-	function makeIterator(next) {
-		var it = {next: next};
-		define(it, ITERATOR, function () { return this; });
+	/* An iterator whose next is next: with tag, it inherits from that
+	 * kind's prototype, which has the tag as Symbol.toStringTag ("Map
+	 * Iterator" and the like, as util.inspect names it); rest, when given,
+	 * is kept under hidden.iter for util.inspect, which shows the entries a
+	 * Map's or a Set's iterator has left without consuming them. */
+	var iteratorProtos = {};
+	function makeIterator(next, tag, rest) {
+		var it;
+		if (tag) {
+			var proto = iteratorProtos[tag];
+			if (!proto) {
+				proto = iteratorProtos[tag] = {};
+				define(proto, ITERATOR, function () { return this; });
+				if (Symbol.toStringTag)
+					defineProperty(proto, Symbol.toStringTag, {value: tag, configurable: true});
+			}
+			it = Object.create(proto);
+		} else {
+			it = {};
+			define(it, ITERATOR, function () { return this; });
+		}
+		define(it, 'next', next);
+		if (rest)
+			defineProperty(it, hidden.iter, {value: rest});
 		return it;
 	}
 
@@ -97,7 +118,7 @@
 			var k = i++;
 			return {value: kind === 'keys' ? k : kind === 'values' ? arr[k] : [k, arr[k]],
 				done: false};
-		});
+		}, 'Array Iterator');
 	}
 
 	var AP = Array.prototype;
@@ -130,7 +151,7 @@
 			var v = s.substr(i, n);
 			i += n;
 			return {value: v, done: false};
-		});
+		}, 'String Iterator');
 	});
 
 	/* ---- Array */
@@ -405,7 +426,7 @@
 				this.remove(e);
 	};
 	Table.prototype.iterator = function (kind) {
-		var at = this.head;
+		var at = this.head, type = this.kind;
 		return makeIterator(function () {
 			while (at && at.next) {
 				at = at.next;
@@ -416,6 +437,15 @@
 			}
 			at = null;
 			return {value: undefined, done: true};
+		}, type + ' Iterator', function () {
+			var list = [];
+			for (var e = at; e && e.next;) {
+				e = e.next;
+				if (!e.removed)
+					list.push(kind === 'keys' ? e.key : kind === 'values' ? e.value
+								   : [e.key, e.value]);
+			}
+			return {type: type, entries: kind === 'entries', list: list};
 		});
 	};
 
@@ -555,6 +585,8 @@
 		function lookup(self, key) {
 			return Object(key) === key ? slot(self, key, false) : null;
 		}
+		/* Named as the built-in it stands for (Node prints it). */
+		defineProperty(W, 'name', {value: kind, configurable: true});
 		var P = W.prototype;
 		define(P, 'has', function (k) { var s = lookup(this, k); return !!(s && s.present); });
 		define(P, 'delete', function (k) {

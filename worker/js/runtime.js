@@ -178,7 +178,7 @@
 	 * constructor's first statement, restored after. Lowered constructors
 	 * carry the hidden key CLASS.
 	 */
-	var CLASS = keys.fresh();
+	var CLASS = keys.cls;
 	var nativeConstruct = Reflect.construct, fnToString = Function.prototype.toString;
 	var create = Object.create, getOwnDesc = Object.getOwnPropertyDescriptor;
 	var pending = null; /* {self, nt, used} while a constructor is entered */
@@ -1457,7 +1457,9 @@
 	}
 	var GFP = functionProto(GP, 'GeneratorFunction');
 	var AGFP = functionProto(AGP, 'AsyncGeneratorFunction');
-	var GENFN = keys.fresh();
+	/* 1 on a generator function, 2 on an async one: inspect.js names
+	 * them by it. */
+	var GENFN = keys.genfn;
 
 	/* fn as a generator function (async: an async one), once: its own
 	 * prototype a fresh object inheriting from its objects' default, no
@@ -1467,9 +1469,17 @@
 			fname(fn, key, prefix);
 		if (hasOwn.call(fn, GENFN))
 			return fn;
-		defineProperty(fn, GENFN, {value: true});
+		defineProperty(fn, GENFN, {value: async ? 2 : 1});
 		defineProperty(fn, 'prototype', {value: Object.create(async ? AGP : GP)});
 		setPrototypeOf(fn, async ? AGFP : GFP);
+		return fn;
+	}
+
+	/* fn, a lowered async function, marked as one (keys.asyncfn) for
+	 * inspect.js, which prints it as [AsyncFunction: name]. */
+	var ASYNCFN = keys.asyncfn;
+	function asyncFn(fn) {
+		defineProperty(fn, ASYNCFN, {value: true});
 		return fn;
 	}
 
@@ -1672,6 +1682,7 @@
 		async: async,
 		fname: fname,
 		genFn: genFn,
+		asyncFn: asyncFn,
 		propertyKey: propertyKey,
 		notNew: notNew,
 		TDZ: TDZ,

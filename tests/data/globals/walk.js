@@ -29,9 +29,12 @@ function walk(roots) {
 		var keys = names(o).concat(syms(o));
 		for (var i = 0; i < keys.length; i++) {
 			var k = keys[i], label = typeof k === 'symbol' ? '[' + String(k) + ']' : '.' + k;
-			if (typeof k === 'string' && DENY_KEYS.indexOf(k) >= 0)
-				bad.push(path + label);
 			var d = desc(o, k);
+			/* (The internals are objects and functions: a number under
+			 * such a name, inspect's option compact, is none.) */
+			if (typeof k === 'string' && DENY_KEYS.indexOf(k) >= 0 &&
+			    !(d && 'value' in d && Object(d.value) !== d.value))
+				bad.push(path + label);
 			if (!d)
 				continue;
 			add(d.value, path + label);
@@ -62,5 +65,18 @@ var roots = {
 	encoder: new TextEncoder(),
 	url: (function () { var u = new URL('http://u:p@a/b?c=d#e'); u.searchParams.sort(); return u; })(),
 	params: new URLSearchParams('a=b'),
-	paramsIterator: new URLSearchParams('a=b').entries()
+	paramsIterator: new URLSearchParams('a=b').entries(),
+	/* What a custom inspect function is handed: the options and
+	 * util.inspect itself (thrown out, so that nothing is printed). */
+	inspect: (function () {
+		var got = [], o = {};
+		o[Symbol['for']('nodejs.util.inspect.custom')] = function (depth, options, inspect) {
+			got = [options, inspect];
+			throw got;
+		};
+		try {
+			console.log(o);
+		} catch (e) {}
+		return got;
+	})()
 };
