@@ -24,6 +24,11 @@ END_TEST
 START_TEST(test_inspect) { node_output_cases("out-inspect.txt", ENGINE_JAVASCRIPT, 120); }
 END_TEST
 
+/* URL, URLSearchParams and their iterators as console.log shows them
+ * (tests/data/out-url.txt). */
+START_TEST(test_url) { node_output_cases("out-url.txt", ENGINE_JAVASCRIPT, 20); }
+END_TEST
+
 /* Node (tests/cases-node.js) must give every out-*.txt file's value and
  * output, so that what the engine is held to is what Node does. Without
  * /usr/bin/node the check says it was not run. */
@@ -82,6 +87,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_basic);
 	tcase_add_test(tc, test_inspect);
+	tcase_add_test(tc, test_url);
 	tcase_add_test(tc, test_node_agrees);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
