@@ -1585,6 +1585,58 @@
 		return fn;
 	}
 
+	/*
+	 * What Node shows of a URL with showHidden (`%o`): its internal context,
+	 * the offsets of the components in href as Node's parser (ada) keeps
+	 * them, 4294967295 where one is omitted.
+	 */
+	var CONTEXT = Symbol('context'), OMITTED = 4294967295;
+	var SCHEME_TYPES = {http: 0, https: 2, ws: 3, ftp: 4, wss: 5, file: 6};
+
+	function URLContext() {}
+	var contextGetters = {
+		hasPort: function () { return this.port !== OMITTED; },
+		hasSearch: function () { return this.search_start !== OMITTED; },
+		hasHash: function () { return this.hash_start !== OMITTED; }
+	};
+	for (var getter in contextGetters)
+		defineProperty(URLContext.prototype, getter, {
+			get: getterName(contextGetters[getter], 'get ' + getter), configurable: true
+		});
+
+	function contextOf(url) {
+		var c = new URLContext(), href = serialize(url);
+		var protocolEnd = url.scheme.length + 1, usernameEnd, hostStart, hostEnd, pathStart;
+		if (url.host !== null) {
+			var cred = hasCredentials(url);
+			usernameEnd = protocolEnd + 2 + url.username.length;
+			hostStart = usernameEnd + (url.password !== '' ? 1 + url.password.length : 0);
+			hostEnd = hostStart + (cred ? 1 : 0) + url.host.length;
+			pathStart = hostEnd + (url.port !== null ? 1 + String(url.port).length : 0);
+		} else {
+			usernameEnd = hostStart = hostEnd = protocolEnd;
+			pathStart = protocolEnd + (typeof url.path !== 'string' && url.path.length > 1 &&
+						   url.path[0] === '' ? 2 : 0);
+		}
+		var searchStart = OMITTED, hashStart = OMITTED;
+		var pathEnd = pathStart + serializePath(url).length;
+		if (url.query !== null)
+			searchStart = pathEnd;
+		if (url.fragment !== null)
+			hashStart = url.query !== null ? pathEnd + 1 + url.query.length : pathEnd;
+		c.href = href;
+		c.protocol_end = protocolEnd;
+		c.username_end = usernameEnd;
+		c.host_start = hostStart;
+		c.host_end = hostEnd;
+		c.pathname_start = pathStart;
+		c.search_start = searchStart;
+		c.hash_start = hashStart;
+		c.port = url.port === null ? OMITTED : url.port;
+		c.scheme_type = SCHEME_TYPES.hasOwnProperty(url.scheme) ? SCHEME_TYPES[url.scheme] : 1;
+		return c;
+	}
+
 	var urlProto = URL.prototype;
 	method(urlProto, 'toString', getterName(function toString() {
 		return serialize(record(this).url);
@@ -1611,6 +1663,8 @@
 			     'port', 'pathname', 'search', 'searchParams', 'hash'];
 		for (var i = 0; i < names.length; i++)
 			obj[names[i]] = this[names[i]];
+		if (options && options.showHidden)
+			obj[CONTEXT] = contextOf(record(this).url);
 		return (typeof Ctor === 'function' ? Ctor.name : 'URL') + ' ' +
 		       inspectWith(inspect, obj, options);
 	}, false);
