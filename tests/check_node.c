@@ -84,7 +84,9 @@ int main(void)
 {
 	Suite *s = suite_create("node");
 	TCase *tc = tcase_create("node");
-	tcase_set_timeout(tc, 120);
+	/* Node runs every out-*.txt case in a process of its own: hundreds of
+	 * them, slow on a loaded machine. */
+	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_basic);
 	tcase_add_test(tc, test_inspect);
 	tcase_add_test(tc, test_url);
