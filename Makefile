@@ -53,6 +53,7 @@ WORKER   := worker/engine.c worker/store.c worker/confine.c worker/worker.c \
 JS_OBJS  := build/gen/js_harness.o build/gen/js_polyfills.o build/gen/js_acorn.o \
             build/gen/js_typescript.o build/gen/js_lower.o build/gen/js_runtime.o \
             build/duktape/duktape.o
+JS_OBJS  += build/gen/js_url.o
 # util.inspect and util.format, which the console prints through.
 JS_OBJS  += build/gen/js_inspect.o
 # The built-ins of ES2017-ES2024 beyond the polyfills, and AbortController.
@@ -96,6 +97,8 @@ UNIT_TESTS += check_jnum
 UNIT_TESTS += check_syntax
 # The web globals (worker/js/web.js) against Node's values and crypto's randomness.
 UNIT_TESTS += check_web
+# URL and URLSearchParams (worker/js/url.js) against Node's.
+UNIT_TESTS += check_url
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -205,6 +208,7 @@ build/tests/check_engine: $(call obj,tests/check_engine.c $(WORKER) $(PROTOCOL))
 build/tests/check_polyfills: $(call obj,tests/check_polyfills.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_lower: $(call obj,tests/check_lower.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_web: $(call obj,tests/check_web.c tests/nodecases.c $(WORKER) $(PROTOCOL))
+build/tests/check_url: $(call obj,tests/check_url.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_node: $(call obj,tests/check_node.c tests/nodecases.c $(WORKER) $(PROTOCOL))
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c $(JNUM))
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c $(JNUM))

@@ -32,6 +32,9 @@ END_TEST
 /* Timers, immediates, the event loop's order and unhandled rejections
  * (tests/data/out-timers.txt). */
 START_TEST(test_timers) { node_output_cases("out-timers.txt", ENGINE_JAVASCRIPT, 40); }
+/* URL, URLSearchParams and their iterators as console.log shows them
+ * (tests/data/out-url.txt). */
+START_TEST(test_url) { node_output_cases("out-url.txt", ENGINE_JAVASCRIPT, 20); }
 END_TEST
 
 /* Node (tests/cases-node.js) must give every out-*.txt file's value and
@@ -97,6 +100,7 @@ int main(void)
 	tcase_add_test(tc, test_console);
 	tcase_add_test(tc, test_inspect);
 	tcase_add_test(tc, test_timers);
+	tcase_add_test(tc, test_url);
 	tcase_add_test(tc, test_node_agrees);
 	suite_add_tcase(s, tc);
 	/* A node process per case, the timer cases waiting out their delays:

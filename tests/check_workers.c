@@ -732,7 +732,7 @@ END_TEST
 /* The global object's own names a script sees: standard ECMAScript, and
  * what PROTOCOL.md documents (console, tools, load, store, queueMicrotask,
  * TextEncoder, TextDecoder, performance, EventTarget, Event, AbortController,
- * AbortSignal, the timers). */
+ * AbortSignal, the timers, URL, URLSearchParams). */
 static const char *const allowed_globals[] = {"AbortController",
 					      "AbortSignal",
 					      "AggregateError",
@@ -775,6 +775,8 @@ static const char *const allowed_globals[] = {"AbortController",
 					      "TextEncoder",
 					      "TypeError",
 					      "URIError",
+					      "URL",
+					      "URLSearchParams",
 					      "Uint16Array",
 					      "Uint32Array",
 					      "Uint8Array",

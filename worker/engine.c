@@ -1269,6 +1269,20 @@ static int prepare_timers(duk_context *ctx)
 	return 0;
 }
 
+/* URL and URLSearchParams (js/url.js), installed as globals; their state
+ * lives under hidden keys no script can name. */
+static int prepare_url(duk_context *ctx)
+{
+	if (load_js(ctx, "url.js", js_url, js_url_len, DUK_COMPILE_EVAL) < 0)
+		return -1;
+	duk_push_global_object(ctx);
+	push_keys(ctx);
+	if (duk_pcall(ctx, 2) != DUK_EXEC_SUCCESS)
+		return -1;
+	duk_pop(ctx);
+	return 0;
+}
+
 int engine_prepare(void)
 {
 	heap_ctx = duk_create_heap(eng_alloc, eng_realloc, eng_free, NULL, eng_fatal);
@@ -1362,6 +1376,8 @@ int engine_prepare(void)
 	duk_pop(ctx);
 
 	if (prepare_lowering(ctx) < 0)
+		return -1;
+	if (prepare_url(ctx) < 0)
 		return -1;
 	/* Start workers with a compact heap: less to copy on write. */
 	duk_gc(ctx, 0);

@@ -43,6 +43,12 @@ extern const unsigned long js_lower_len;
 extern const char js_runtime[];
 extern const unsigned long js_runtime_len;
 
+/* URL and URLSearchParams: an expression evaluating to a function that
+ * installs them on its first argument, keeping their state under the
+ * hidden keys of its second. */
+extern const char js_url[];
+extern const unsigned long js_url_len;
+
 /* util.inspect and util.format as Node's: an expression evaluating to a
  * function of the polyfills' internals, the hidden keys and the global
  * object, returning {inspect, format, formatWithOptions}. */

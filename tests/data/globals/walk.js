@@ -63,6 +63,9 @@ var roots = {
 	view: new DataView(new ArrayBuffer(2)),
 	proxy: new Proxy({}, {}),
 	encoder: new TextEncoder(),
+	url: (function () { var u = new URL('http://u:p@a/b?c=d#e'); u.searchParams.sort(); return u; })(),
+	params: new URLSearchParams('a=b'),
+	paramsIterator: new URLSearchParams('a=b').entries(),
 	/* What a custom inspect function is handed: the options and
 	 * util.inspect itself (thrown out, so that nothing is printed). */
 	inspect: (function () {
