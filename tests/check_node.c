@@ -19,6 +19,12 @@
 START_TEST(test_basic) { node_output_cases("out-basic.txt", ENGINE_JAVASCRIPT, 6); }
 END_TEST
 
+/* AbortSignal.timeout through the event loop: its TimeoutError, its abort
+ * event, and an unref'd timer that keeps nothing alive
+ * (tests/data/out-abort.txt). */
+START_TEST(test_abort) { node_output_cases("out-abort.txt", ENGINE_JAVASCRIPT, 11); }
+END_TEST
+
 /* The console object: group, count, assert, dir, table, time's warnings
  * (tests/data/out-console.txt). */
 START_TEST(test_console) { node_output_cases("out-console.txt", ENGINE_JAVASCRIPT, 30); }
@@ -97,6 +103,7 @@ int main(void)
 	 * minutes. */
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, test_basic);
+	tcase_add_test(tc, test_abort);
 	tcase_add_test(tc, test_console);
 	tcase_add_test(tc, test_inspect);
 	tcase_add_test(tc, test_timers);
