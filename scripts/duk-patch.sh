@@ -31,6 +31,10 @@
 #    1.0000000000000001e+23. The binary digits it generates are exact when
 #    their remainder is zero; such a tie now keeps the even mantissa. (A
 #    tie among the subnormals, rounded at another digit, still rounds up.)
+# 7. The Error constructors take (message, options) and install an own,
+#    non-enumerable "cause" when options has one (ES2022
+#    InstallErrorCause); their "length" stays 1. The constructors' native
+#    takes two arguments for it.
 set -eu
 src=$1
 check() {
