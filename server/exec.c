@@ -1050,11 +1050,11 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	if (o)
 		o->bytes += source;
 	e->cache = req->cache;
-	e->timeout_ms = req->timeout_ms;
-	e->max_cpu_ms = req->max_cpu_ms;
+	e->timeout_ms = req->limits.timeout_ms;
+	e->max_cpu_ms = req->limits.max_cpu_ms;
 	e->language = req->typescript ? "typescript" : req->javascript ? "javascript" : NULL;
-	e->memory_bytes = req->memory_bytes;
-	e->output_bytes = req->output_bytes;
+	e->memory_bytes = req->limits.memory_bytes;
+	e->output_bytes = req->limits.output_bytes;
 	e->req_id = json_incref(req->id);
 	e->pid = -1;
 	e->pidfd = e->ctl_fd = e->pipe_fd[OUT] = e->pipe_fd[ERR] = -1;
