@@ -1,4 +1,6 @@
 /* exec.c - an execution's record and its clients; see exec.h. */
+#include "exec.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +11,76 @@
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "cache.h"
-#include "exec_int.h"
+#include "conn.h"
 #include "log.h"
+#include "loop.h"
+#include "registry.h"
+#include "run.h"
+#include "sched.h"
+
+enum phase {
+	PHASE_QUEUED,  /* waiting for a worker slot (or held: see must_hold) */
+	PHASE_RUNNING, /* its run has started and not ended */
+	PHASE_STORING, /* ended; the script is being written to the cache */
+	PHASE_DONE,    /* final: fields are set, the record is retained */
+};
+
+struct exec {
+	struct registry_entry reg; /* the id, and retention */
+	struct list_node link;	   /* live: not done, or its worker not reaped */
+	struct sched_entry sched;
+	struct conn_sub sub;
+	struct list_node watches;
+	struct owner owner; /* who submitted it, and so who may see it */
+	enum exec_mode mode;
+	struct conn *conn; /* who gets the final reply; NULL for async or once gone */
+	json_t *req_id;	   /* the requester's id (a reference) */
+	char *code;	   /* the script (NULL once done) */
+	size_t code_len;
+	size_t options_len;   /* the options line, blanked for the worker */
+	const char *language; /* "javascript", "typescript" or NULL: tell by the code */
+	char *tests;	      /* test mode */
+	size_t tests_len;
+	char *cached_name; /* ran from the cache under this name */
+	char preview[4 * 100 + 1];
+	bool cache;	    /* store the code if it succeeds */
+	json_t *tool_names; /* the declared tools' names (strings), or NULL */
+	char *store;	    /* the starting store as compact JSON, until sent */
+	size_t store_len;
+	bool had_store;	     /* the request gave a store */
+	size_t source_bytes; /* code and tests counted against --queue-bytes */
+	bool held;	     /* has a slot, waits for the reply budget to start */
+	bool announced;	     /* its started event went out (or is not due) */
+	struct list_node held_link;
+	bool reply_waits; /* ended; its final reply waits for room */
+	size_t unsent;	  /* the size it waits with */
+	struct conn_pending room;
+	/* The final reply, produced as its client reads it (see on_room). */
+	struct conn_stream reply;
+	struct msg_stream reply_msg;
+	bool streaming;
+	unsigned pins;		     /* replies streaming from the record (exec_pin) */
+	size_t evicted_bytes;	     /* aged out while pinned: what it still holds */
+	bool evicted;		     /* aged out while pinned: freed at the last unpin */
+	json_t *calls;		     /* [{call_id, name, status, duration_ms}] so far */
+	unsigned long calls_dropped; /* calls past LIMIT_TOOL_CALLS */
+	json_int_t pending_call;     /* the call the worker waits on, or 0 */
+	uint64_t call_start_us;
+	struct exec_limits limits;
+	bool paused; /* output waits for the client (set before the run exists) */
+
+	enum phase phase;
+	enum exec_state state;	 /* meaningful from PHASE_STORING on */
+	enum run_kill cancelled; /* why it ended before it ran (never ran) */
+	bool worker;		 /* its run started and is not reaped yet */
+	json_t *fields;		 /* the execution fields, from PHASE_STORING on, but for: */
+	struct buf kept;	 /* the big ones as compact JSON members: ,"value":...
+				  * (value, store_writes, tests, calls) */
+	size_t out_esc[2];	 /* stdout and stderr's lengths escaped as JSON strings */
+	struct run run;		 /* the worker */
+};
+
+enum { OUT = RUN_OUT, ERR = RUN_ERR };
 
 static struct list_node live = {&live, &live};
 static unsigned live_count;
@@ -38,7 +108,6 @@ enum exec_state exec_state(const struct exec *e)
 {
 	switch (e->phase) {
 	case PHASE_QUEUED: return STATE_PENDING;
-	case PHASE_SPAWNING:
 	case PHASE_RUNNING:
 	/* Not terminal until the record is final: a terminal state always
 	 * comes with every execution field. */
@@ -53,7 +122,10 @@ unsigned exec_queue_position(const struct exec *e)
 	return e->phase == PHASE_QUEUED ? sched_position(&e->sched) : 0;
 }
 
-const struct buf *exec_output(const struct exec *e, int stream) { return &e->out[stream ? 1 : 0]; }
+const struct buf *exec_output(const struct exec *e, int stream)
+{
+	return &e->run.out[stream ? 1 : 0];
+}
 size_t exec_output_escaped(const struct exec *e, int stream) { return e->out_esc[stream ? 1 : 0]; }
 json_t *exec_fields(const struct exec *e) { return e->phase == PHASE_DONE ? e->fields : NULL; }
 const char *exec_kept(const struct exec *e, size_t *len)
@@ -110,17 +182,12 @@ static void set_preview(struct exec *e, const char *code, size_t len)
 
 /* ---- the end of an execution */
 
-static uint64_t tv_ms(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000u + (uint64_t)tv.tv_usec / 1000u;
-}
-
 /* Test mode's verdict: its report (the summary as the supervisor counted
  * it), and success only when tests ran and none failed. */
 static bool add_test_report(json_t *f, struct exec *e, json_t **error)
 {
-	const struct ctl_msg *r = &e->result;
-	if (!e->have_result || !r->has_test)
+	const struct ctl_msg *r = &e->run.result;
+	if (!e->run.have_result || !r->has_test)
 		return false;
 	const struct ctl_summary *sum = &r->summary;
 	json_object_set_new(f, "summary",
@@ -148,31 +215,47 @@ static int keep(struct exec *e, const char *name, const char *text, size_t len)
 
 static int dump_to_buf(const char *p, size_t n, void *data) { return buf_append(data, p, n); }
 
+/* The state and error (a new reference, or NULL) of an ended execution:
+ * its run's verdict, or why it never ran. */
+static enum exec_state verdict(const struct exec *e, json_t **error)
+{
+	if (e->run.started) {
+		*error = json_incref(e->run.error);
+		return e->run.state;
+	}
+	*error = json_pack("{s:s, s:s}", "kind", "cancelled", "message",
+			   e->cancelled == RUN_KILL_SHUTDOWN
+				   ? "the daemon shut down before the script finished"
+				   : "the execution was cancelled");
+	return STATE_CANCELLED;
+}
+
 /* The execution fields, from the worker's verdict: small ones in a tree,
  * the big ones (value, store_writes, tests, calls) as kept text. */
 static json_t *build_fields(struct exec *e)
 {
 	unsigned long oom = msg_alloc_failures();
 	json_t *error = NULL;
-	e->state = run_verdict(e, &error);
+	e->state = verdict(e, &error);
 	bool success = e->state == STATE_COMPLETED;
 	json_t *f = json_pack("{s:s, s:s}", "execution_id", e->reg.id, "state",
 			      request_state_name(e->state));
-	const struct ctl_msg *r = &e->result;
+	struct run *run = &e->run;
+	const struct ctl_msg *r = &run->result;
 	int rc = 0;
 	if (e->mode == EXEC_TEST) {
 		success = success && add_test_report(f, e, &error);
-		if (e->have_result && r->has_test)
+		if (run->have_result && r->has_test)
 			rc |= keep(e, "tests", r->tests, r->tests_len);
 	}
 	json_object_set_new(f, "success", json_boolean(success));
-	if (e->state == STATE_COMPLETED && e->have_result && r->value && e->mode != EXEC_TEST) {
-		if (!buf_len(&e->kept) && r->value_borrowed && e->result_text.data) {
+	if (e->state == STATE_COMPLETED && run->have_result && r->value && e->mode != EXEC_TEST) {
+		if (!buf_len(&e->kept) && r->value_borrowed && run->result_text.data) {
 			/* The result frame becomes the kept text: from the value
 			 * member on, the rest cut off (and given back below). */
 			buf_free(&e->kept);
-			e->kept = e->result_text;
-			e->result_text = (struct buf)BUF_INIT;
+			e->kept = run->result_text;
+			run->result_text = (struct buf)BUF_INIT;
 			e->kept.start = r->value_member.off;
 			e->kept.end = r->value_member.off + r->value_member.len;
 			e->kept.data[e->kept.start] = ',';
@@ -182,7 +265,7 @@ static json_t *build_fields(struct exec *e)
 	}
 	/* The store's changes count only for a successful script; writes that
 	 * change nothing are left out. */
-	if (success && e->have_result && r->store_writes &&
+	if (success && run->have_result && r->store_writes &&
 	    (e->had_store || strcmp(r->store_writes, "{\"set\":{},\"delete\":[]}") != 0))
 		rc |= keep(e, "store_writes", r->store_writes, r->store_writes_len);
 	if (e->tool_names) {
@@ -213,15 +296,17 @@ static json_t *build_fields(struct exec *e)
 		json_object_set_new(f, "error", error);
 	json_object_set_new(f, "started_at_ms", json_integer((json_int_t)e->reg.created_ms));
 	json_object_set_new(f, "finished_at_ms", json_integer((json_int_t)e->reg.finished_ms));
-	uint64_t end = e->t_end_us ? e->t_end_us : loop_clock_us();
-	uint64_t elapsed = e->t_start_us ? (end - e->t_start_us) / 1000u : 0;
+	uint64_t elapsed =
+		run->t_start_us && run->t_end_us ? (run->t_end_us - run->t_start_us) / 1000u : 0;
 	json_object_set_new(f, "execution_time_ms", json_integer((json_int_t)elapsed));
-	json_object_set_new(
-		f, "cpu_time_ms",
-		json_integer((json_int_t)(tv_ms(e->ru.ru_utime) + tv_ms(e->ru.ru_stime))));
-	json_object_set_new(f, "memory_peak_bytes",
-			    json_integer((json_int_t)e->ru.ru_maxrss * 1024));
-	if (e->have_result && r->heap_peak >= 0)
+	/* Ended on its result (the usual case), the worker is not reaped yet:
+	 * its CPU time is then its own report (bounded by run.c), and its
+	 * peak RSS is not known. */
+	json_object_set_new(f, "cpu_time_ms", json_integer((json_int_t)run->cpu_ms));
+	if (!run->early)
+		json_object_set_new(f, "memory_peak_bytes",
+				    json_integer((json_int_t)run->rss_peak));
+	if (run->have_result && r->heap_peak >= 0)
 		json_object_set_new(f, "heap_peak_bytes", json_integer(r->heap_peak));
 	if (f && msg_alloc_failures() == oom)
 		return f;
@@ -242,7 +327,7 @@ static size_t kept_bytes(struct exec *e)
 {
 	for (int i = 0; i < 2; i++) {
 		/* Give back what the buffers grew beyond their contents. */
-		struct buf *b = &e->out[i];
+		struct buf *b = &e->run.out[i];
 		if (b->data && b->start == 0 && b->cap > b->end) {
 			char *p = realloc(b->data, b->end ? b->end : 1);
 			if (p) {
@@ -259,7 +344,7 @@ static size_t kept_bytes(struct exec *e)
 			k->cap = k->end;
 		}
 	}
-	size_t n = sizeof *e + e->out[OUT].cap + e->out[ERR].cap + e->kept.cap;
+	size_t n = sizeof *e + e->run.out[OUT].cap + e->run.out[ERR].cap + e->kept.cap;
 	char *f = jnum_dumps(e->fields, JSON_COMPACT);
 	n += f ? 2 * strlen(f) : 0;
 	free(f);
@@ -431,7 +516,7 @@ again:
 	starting = false;
 }
 
-void exec_drop_source(struct exec *e, bool keep_code)
+static void exec_drop_source(struct exec *e, bool keep_code)
 {
 	free(e->tests);
 	free(e->store);
@@ -514,8 +599,8 @@ static void on_room(struct conn_pending *p)
 	json_decref(r);
 	if (e->mode != EXEC_STREAM)
 		for (int i = 0; i < 2; i++)
-			msg_stream_string(m, i ? "stderr" : "stdout", &e->out[i], 0,
-					  buf_len(&e->out[i]), e->out_esc[i]);
+			msg_stream_string(m, i ? "stderr" : "stdout", &e->run.out[i], 0,
+					  buf_len(&e->run.out[i]), e->out_esc[i]);
 	msg_stream_members(m, &e->kept, 0, buf_len(&e->kept));
 	if (msg_stream_end(m) < 0) {
 		log_err("%s: cannot build its reply (out of memory)", e->reg.id);
@@ -549,7 +634,7 @@ static void complete(struct exec *e)
 	log_info("%s %s %s in %lld ms (pid %d%s)", e->reg.id, mode_names[e->mode],
 		 request_state_name(e->state),
 		 (long long)json_integer_value(json_object_get(e->fields, "execution_time_ms")),
-		 (int)e->pid, e->conn || e->mode == EXEC_ASYNC ? "" : ", client gone");
+		 (int)e->run.pid, e->conn || e->mode == EXEC_ASYNC ? "" : ", client gone");
 	exec_drop_source(e, false);
 	struct list_node *n;
 	while ((n = list_first(&e->watches)) != NULL) {
@@ -625,7 +710,7 @@ static void answer_call_text(struct exec *e, json_t *value, const char *value_js
 		json_decref(m);
 		m = NULL;
 	}
-	run_send_raw(e, m, buf_len(&members) ? buf_peek(&members) : NULL, buf_len(&members));
+	run_send_raw(&e->run, m, buf_len(&members) ? buf_peek(&members) : NULL, buf_len(&members));
 	buf_free(&members);
 	json_decref(m);
 	finish_call(e, error ? "error" : "ok");
@@ -660,10 +745,13 @@ static void call_event_done(struct conn_stream *s, bool sent)
 	free(ce);
 }
 
-void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *args,
-		    size_t args_len)
+/* run.c: the worker calls a tool (args: compact JSON text, malloc'd;
+ * taken). */
+static void on_run_tool_call(struct run *r, int64_t call_id, const char *name, char *args,
+			     size_t args_len)
 {
-	e->last_call = e->pending_call = call_id;
+	struct exec *e = container_of(r, struct exec, run);
+	e->pending_call = call_id;
 	e->call_start_us = loop_clock_us();
 	/* Past the limit a call never reaches the client: it throws inside
 	 * the script, and the record counts it. */
@@ -673,7 +761,7 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *
 				      "error",
 				      "too many tool calls: an execution may make at "
 				      "most " LIMIT_TOOL_CALLS_TEXT);
-		run_send(e, m);
+		run_send(&e->run, m);
 		json_decref(m);
 		e->pending_call = 0;
 		free(args);
@@ -733,7 +821,7 @@ int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *v
 		     const char *value_json, size_t value_json_len, const char *error,
 		     enum status *code, const char **message)
 {
-	if (e->phase != PHASE_SPAWNING && e->phase != PHASE_RUNNING) {
+	if (e->phase != PHASE_RUNNING) {
 		*code = STATUS_FAILED_PRECONDITION;
 		*message = "the execution is not running";
 		return -1;
@@ -752,33 +840,51 @@ int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *v
 	return 0;
 }
 
-void exec_ended(struct exec *e)
+/* run.c: the verdict is in (the worker may still be being reaped): the
+ * record is made final and the reply goes. */
+static void on_run_ended(struct run *r)
 {
+	struct exec *e = container_of(r, struct exec, run);
 	if (e->pending_call)
 		finish_call(e, "cancelled");
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
-	run_release(e);
-	ctl_msg_clear(&e->result);
-	buf_free(&e->result_text);
-	leave_live(e);
+	run_drop_result(r);
 	/* New code that ran successfully goes to the cache first, so that the
 	 * reply can say where it went. */
 	bool store =
 		e->cache && !e->cached_name && e->mode != EXEC_TEST && e->state == STATE_COMPLETED;
 	e->phase = PHASE_STORING;
-	sched_release(&e->sched);
 	if (!store || cache_store(e->owner.key, e->code, e->code_len, on_stored, e) == 0)
 		complete(e);
 }
 
+/* run.c: the worker is gone: its slot goes to the next execution, and a
+ * record that aged out meanwhile is freed (exec_unpin). */
+static void on_run_reaped(struct run *r)
+{
+	struct exec *e = container_of(r, struct exec, run);
+	e->worker = false;
+	leave_live(e);
+	sched_release(&e->sched);
+	exec_unpin(e);
+}
+
+/* run.c: the worker has its whole job: the request's copies of the tests
+ * and the store go, and the code unless it is to be cached. */
+static void on_run_job_sent(struct run *r)
+{
+	struct exec *e = container_of(r, struct exec, run);
+	exec_drop_source(e, e->cache && !e->cached_name && e->mode != EXEC_TEST);
+}
+
 /* Ends an execution that never got a worker. */
-static void end_queued(struct exec *e, enum kill_reason why)
+static void end_queued(struct exec *e, enum run_kill why)
 {
 	sched_remove(&e->sched);
 	if (e->held)
 		unhold(e);
-	e->killed = why;
+	e->cancelled = why;
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
 	leave_live(e);
@@ -792,7 +898,8 @@ static void exec_free(struct registry_entry *r)
 		/* A reply still streams from it: freed at the last unpin, and
 		 * counted meanwhile (see must_hold). */
 		e->evicted = true;
-		e->evicted_bytes = sizeof *e + e->out[OUT].cap + e->out[ERR].cap + e->kept.cap;
+		e->evicted_bytes =
+			sizeof *e + e->run.out[OUT].cap + e->run.out[ERR].cap + e->kept.cap;
 		evicted_pinned += e->evicted_bytes;
 		return;
 	}
@@ -804,10 +911,7 @@ static void exec_free(struct registry_entry *r)
 	free(e->store);
 	json_decref(e->calls);
 	buf_free(&e->kept);
-	ctl_msg_clear(&e->result);
-	buf_free(&e->result_text);
-	buf_free(&e->out[OUT]);
-	buf_free(&e->out[ERR]);
+	run_clear(&e->run);
 	free(e->cached_name);
 	free(e->code);
 	free(e->tests);
@@ -831,9 +935,8 @@ void exec_unpin(struct exec *e)
 int exec_cancel(struct exec *e)
 {
 	switch (e->phase) {
-	case PHASE_QUEUED: end_queued(e, KILL_CANCEL); return 0;
-	case PHASE_SPAWNING:
-	case PHASE_RUNNING: run_kill(e, KILL_CANCEL); return 0;
+	case PHASE_QUEUED: end_queued(e, RUN_KILL_CANCEL); return 0;
+	case PHASE_RUNNING: run_kill(&e->run, RUN_KILL_CANCEL); return 0;
 	case PHASE_STORING:
 	case PHASE_DONE: break;
 	}
@@ -852,9 +955,12 @@ void exec_watch(struct exec *e, struct exec_watch *w)
 
 void exec_unwatch(struct exec_watch *w) { list_del(&w->link); }
 
-void exec_output_added(struct exec *e, int i, size_t from)
+/* run.c: output arrived on stream i (bytes appended to its buffer from
+ * offset from). */
+static void on_run_output(struct run *r, int i, size_t from)
 {
-	const struct buf *b = &e->out[i];
+	struct exec *e = container_of(r, struct exec, run);
+	const struct buf *b = &r->out[i];
 	e->out_esc[i] += jstr_escaped_len(buf_peek(b) + from, buf_len(b) - from);
 	if (e->mode != EXEC_STREAM || !e->conn)
 		return;
@@ -867,7 +973,7 @@ void exec_output_added(struct exec *e, int i, size_t from)
 	conn_send(e->conn, msg_alloc_failures() == oom ? ev : NULL);
 	json_decref(ev);
 	if (conn_backlogged(e->conn))
-		run_pause(e, true);
+		run_pause(&e->run, true);
 }
 
 static void on_conn_gone(struct conn_sub *s)
@@ -883,8 +989,8 @@ static void on_conn_gone(struct conn_sub *s)
 		retire(e);
 		return;
 	}
-	if (e->paused)
-		run_pause(e, false); /* drain and drop */
+	if (e->run.paused)
+		run_pause(&e->run, false); /* drain and drop */
 	/* An async execution goes on; only its tools are out of reach. */
 	if (e->mode != EXEC_ASYNC)
 		exec_cancel(e);
@@ -895,8 +1001,8 @@ static void on_conn_gone(struct conn_sub *s)
 static void on_conn_drained(struct conn_sub *s)
 {
 	struct exec *e = container_of(s, struct exec, sub);
-	if (e->paused)
-		run_pause(e, false);
+	if (e->run.paused)
+		run_pause(&e->run, false);
 	if (e->held)
 		start_held();
 }
@@ -929,6 +1035,9 @@ static void announce(struct exec *e, enum exec_state state)
 	json_decref(ev);
 }
 
+static const struct run_ops run_ops = {on_run_output, on_run_tool_call, on_run_job_sent,
+				       on_run_ended, on_run_reaped};
+
 /* The execution exec_submit is submitting, and whether it started (and
  * was announced) before sched_submit returned: then it may have ended
  * already, and exec_submit does not look at it again. */
@@ -947,7 +1056,27 @@ static void on_start(struct sched_entry *s)
 	announce(e, STATE_RUNNING); /* it starts now */
 	if (e == submitting)
 		submitting_started = true;
-	run_start(e);
+	e->phase = PHASE_RUNNING;
+	struct run *r = &e->run;
+	r->limits = e->limits;
+	if (e->mode == EXEC_TEST) {
+		r->job.code = e->code;
+		r->job.code_len = e->code ? e->code_len : 0;
+		r->job.tests = e->tests;
+		r->job.tests_len = e->tests_len;
+	} else {
+		/* The options line becomes an empty line: line numbers hold. */
+		r->job.code = e->code + e->options_len;
+		r->job.code_len = e->code_len - e->options_len;
+	}
+	r->job.store = e->store;
+	r->job.store_len = e->store_len;
+	r->job.language = e->language;
+	r->job.tool_names = e->tool_names;
+	/* The record outlives an early reply until its worker is reaped. */
+	e->worker = true;
+	exec_pin(e);
+	run_start(r);
 }
 
 /* The queue caps, counting held executions as waiting: SCHED_OK when e
@@ -1050,16 +1179,10 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	if (o)
 		o->bytes += source;
 	e->cache = req->cache;
-	e->timeout_ms = req->limits.timeout_ms;
-	e->max_cpu_ms = req->limits.max_cpu_ms;
+	e->limits = req->limits;
 	e->language = req->typescript ? "typescript" : req->javascript ? "javascript" : NULL;
-	e->memory_bytes = req->limits.memory_bytes;
-	e->output_bytes = req->limits.output_bytes;
 	e->req_id = json_incref(req->id);
-	e->pid = -1;
-	e->pidfd = e->ctl_fd = e->pipe_fd[OUT] = e->pipe_fd[ERR] = -1;
-	e->w_pid = e->w_ctl = e->w_pipe[OUT] = e->w_pipe[ERR] = (struct loop_watch)LOOP_WATCH_INIT;
-	e->timer = (struct loop_timer)LOOP_TIMER_INIT;
+	run_init(&e->run, &run_ops, e->reg.id);
 	list_init(&e->watches);
 	e->phase = PHASE_QUEUED;
 	list_add_tail(&live, &e->link);
@@ -1069,7 +1192,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	e->conn = c;
 	e->sub.ops = &sub_ops;
 	conn_subscribe(c, &e->sub);
-	e->paused = e->mode == EXEC_STREAM && conn_backlogged(c);
+	e->run.paused = e->mode == EXEC_STREAM && conn_backlogged(c);
 	/* Of the request only what the run needs stays: the tools' names
 	 * (not their schemas) and the store as text until the worker has it. */
 	if (req->tools) {
@@ -1132,17 +1255,20 @@ void exec_shutdown(void)
 	shutting_down = true;
 	struct sched_entry *s;
 	while ((s = sched_first_queued()) != NULL)
-		end_queued(container_of(s, struct exec, sched), KILL_SHUTDOWN);
+		end_queued(container_of(s, struct exec, sched), RUN_KILL_SHUTDOWN);
 	struct list_node *n;
 	while ((n = list_first(&held)) != NULL)
-		end_queued(LIST_ITEM(n, struct exec, held_link), KILL_SHUTDOWN);
+		end_queued(LIST_ITEM(n, struct exec, held_link), RUN_KILL_SHUTDOWN);
 }
 
 void exec_kill_all(void)
 {
 	struct list_node *n, *tmp;
-	LIST_FOREACH_SAFE (n, tmp, &live)
-		run_kill(LIST_ITEM(n, struct exec, link), KILL_SHUTDOWN);
+	LIST_FOREACH_SAFE (n, tmp, &live) {
+		struct exec *e = LIST_ITEM(n, struct exec, link);
+		if (e->worker)
+			run_kill(&e->run, RUN_KILL_SHUTDOWN);
+	}
 }
 
 void exec_init(const struct exec_settings *s)
