@@ -576,14 +576,6 @@ static void complete(struct exec *e)
 	conn_when_room(e->conn, &e->room, hint);
 }
 
-static void on_stored(void *arg, json_t *info)
-{
-	struct exec *e = arg;
-	if (info)
-		json_object_set(e->fields, "cached", info);
-	complete(e);
-}
-
 static void leave_live(struct exec *e)
 {
 	list_del(&e->link);
@@ -762,14 +754,16 @@ void exec_ended(struct exec *e)
 	ctl_msg_clear(&e->result);
 	buf_free(&e->result_text);
 	leave_live(e);
-	/* New code that ran successfully goes to the cache first, so that the
-	 * reply can say where it went. */
+	/* New code that ran successfully goes to the cache, and the reply says
+	 * where; the write itself goes on after the reply. */
 	bool store =
 		e->cache && !e->cached_name && e->mode != EXEC_TEST && e->state == STATE_COMPLETED;
 	e->phase = PHASE_STORING;
 	sched_release(&e->sched);
-	if (!store || cache_store(e->owner.key, e->code, e->code_len, on_stored, e) == 0)
-		complete(e);
+	json_t *info = store ? cache_store(e->owner.key, e->code, e->code_len) : NULL;
+	if (info)
+		json_object_set_new(e->fields, "cached", info);
+	complete(e);
 }
 
 /* Ends an execution that never got a worker. */
