@@ -24,7 +24,6 @@ enum phase {
 	PHASE_QUEUED,	/* waiting for a worker slot */
 	PHASE_HELD,	/* given its slot back: waits for the reply budget (must_hold) */
 	PHASE_RUNNING,	/* its run has started and not ended */
-	PHASE_STORING,	/* ended; the script is being written to the cache */
 	PHASE_REPLYING, /* final: fields are set, the reply is on its way */
 	PHASE_DONE,	/* replied (or no one to reply to): the record ages out */
 	PHASE_COUNT,
@@ -38,7 +37,6 @@ enum event {
 	EV_CANCEL,   /* cancel, or its client went away */
 	EV_SHUTDOWN, /* the daemon stops */
 	EV_ENDED,    /* the run's verdict is in */
-	EV_STORED,   /* the cache has its code, or it was not to be stored */
 	EV_REPLIED,  /* the final reply is out, or has no one to go to */
 	EV_COUNT,
 };
@@ -80,10 +78,10 @@ struct exec {
 	bool paused; /* output waits for the client (set before the run exists) */
 
 	enum phase phase;
-	enum exec_state state;	 /* meaningful from PHASE_STORING on */
+	enum exec_state state;	 /* meaningful from PHASE_REPLYING on */
 	enum run_kill cancelled; /* why it ended before it ran (never ran) */
 	bool worker;		 /* its run started and is not reaped yet */
-	json_t *fields;		 /* the execution fields, from PHASE_STORING on, but for: */
+	json_t *fields;		 /* the execution fields, from PHASE_REPLYING on, but for: */
 	struct buf kept;	 /* the big ones as compact JSON members: ,"value":...
 				  * (value, store_writes, tests, calls) */
 	size_t out_esc[2];	 /* stdout and stderr's lengths escaped as JSON strings */
@@ -124,10 +122,9 @@ enum exec_state exec_state(const struct exec *e)
 	switch (e->phase) {
 	case PHASE_QUEUED:
 	case PHASE_HELD: return STATE_PENDING;
-	case PHASE_RUNNING:
 	/* Not terminal until the record is final: a terminal state always
 	 * comes with every execution field. */
-	case PHASE_STORING: return STATE_RUNNING;
+	case PHASE_RUNNING: return STATE_RUNNING;
 	case PHASE_REPLYING:
 	case PHASE_DONE: return e->state;
 	case PHASE_COUNT: break;
@@ -610,14 +607,6 @@ static void complete(struct exec *e)
 	e->client->ops->done(e->client, e, hint);
 }
 
-static void on_stored(void *arg, json_t *info)
-{
-	struct exec *e = arg;
-	if (info)
-		json_object_set(e->fields, "cached", info);
-	exec_event(e, EV_STORED);
-}
-
 static void leave_live(struct exec *e)
 {
 	list_del(&e->link);
@@ -731,8 +720,9 @@ int exec_tool_result(struct exec *e, const struct exec_client *from, uint64_t ca
 }
 
 /* The run's verdict is in (the worker may still be being reaped): the
- * record is made final, and new code that ran successfully goes to the
- * cache first, so that the reply can say where it went. */
+ * record is made final, new code that ran successfully goes to the cache
+ * (the reply says where; the write itself goes on after the reply), and
+ * the reply goes. */
 static void act_ended(struct exec *e, enum event ev)
 {
 	(void)ev;
@@ -743,8 +733,10 @@ static void act_ended(struct exec *e, enum event ev)
 	run_drop_result(&e->run);
 	bool store =
 		e->cache && !e->cached_name && e->mode != EXEC_TEST && e->state == STATE_COMPLETED;
-	if (!store || cache_store(e->owner.key, e->code, e->code_len, on_stored, e) == 0)
-		exec_event(e, EV_STORED);
+	json_t *info = store ? cache_store(e->owner.key, e->code, e->code_len) : NULL;
+	if (info)
+		json_object_set_new(e->fields, "cached", info);
+	complete(e);
 }
 
 static void on_run_ended(struct run *r) { exec_event(container_of(r, struct exec, run), EV_ENDED); }
@@ -965,12 +957,6 @@ static void act_kill(struct exec *e, enum event ev)
 	run_kill(&e->run, ev == EV_SHUTDOWN ? RUN_KILL_SHUTDOWN : RUN_KILL_CANCEL);
 }
 
-static void act_complete(struct exec *e, enum event ev)
-{
-	(void)ev;
-	complete(e);
-}
-
 static void act_retire(struct exec *e, enum event ev)
 {
 	(void)ev;
@@ -1006,11 +992,7 @@ static const struct transition {
 		{
 			[EV_CANCEL] = {PHASE_RUNNING, act_kill},
 			[EV_SHUTDOWN] = {PHASE_RUNNING, act_kill},
-			[EV_ENDED] = {PHASE_STORING, act_ended},
-		},
-	[PHASE_STORING] =
-		{
-			[EV_STORED] = {PHASE_REPLYING, act_complete},
+			[EV_ENDED] = {PHASE_REPLYING, act_ended},
 		},
 	[PHASE_REPLYING] =
 		{

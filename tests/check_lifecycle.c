@@ -842,10 +842,15 @@ START_TEST(test_queue_positions)
 	r = status(&c, id[2], false);
 	ck_assert_str_eq(jstr(r, "state"), "cancelled");
 	json_decref(r);
-	json_t *h = health(d.sock);
-	ck_assert_int_eq(jint(h, "queued"), 0);
-	ck_assert_int_eq(jint(h, "workers_running"), 0);
-	json_decref(h);
+	/* D's reply came on its result; its slot is free once it is reaped. */
+	long long running = 1;
+	for (long long deadline = now_ms() + 10000; running && now_ms() < deadline;) {
+		json_t *h = health(d.sock);
+		ck_assert_int_eq(jint(h, "queued"), 0);
+		running = jint(h, "workers_running");
+		json_decref(h);
+	}
+	ck_assert_int_eq(running, 0);
 	client_close(&c);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 }
@@ -1534,7 +1539,24 @@ static void check_cached(json_t *cached, const char *code, const char *descripti
 	snprintf(name, 80, "%s", nm);
 }
 
-/* Stores code through execute (checked), returning its cache name. */
+/* The reply names a stored script before its file is written: waits
+ * (on health's count, for at most 30 s) until the daemon has written
+ * every script it was given. */
+static void cache_settled(const char *sock)
+{
+	long long deadline = wall_ms() + 30000;
+	for (;;) {
+		json_t *h = health(sock);
+		long long n = jint(json_object_get(h, "cache"), "pending_writes");
+		json_decref(h);
+		if (n == 0)
+			return;
+		ck_assert_msg(wall_ms() < deadline, "%lld cache writes still pending", n);
+	}
+}
+
+/* Stores code through execute (checked), returning its cache name, once
+ * its file is written. */
 static void store(const char *sock, const char *code, const char *description, char name[80])
 {
 	long long before = wall_ms();
@@ -1543,6 +1565,7 @@ static void store(const char *sock, const char *code, const char *description, c
 	ck_assert_msg(jtrue(r, "success"), "%s: %s", code, err_msg(r));
 	check_cached(json_object_get(r, "cached"), code, description, before, after, name);
 	json_decref(r);
+	cache_settled(sock);
 }
 
 /* Files in dir: script files counted (and, when names is not NULL, each
@@ -1657,6 +1680,7 @@ START_TEST(test_cache_store)
 	}
 	json_decref(scripts);
 	const char *all[] = {name, name2, name3};
+	cache_settled(d.sock);
 	ck_assert_int_eq(cache_files(dir, all, 3), 3);
 	json_t *h = health(d.sock);
 	ck_assert_int_eq(jint(json_object_get(h, "cache"), "scripts"), 3);
@@ -1889,8 +1913,10 @@ START_TEST(test_cache_unusable_dir)
 }
 END_TEST
 
-/* The directory removed under a running daemon: the next scripts run
- * uncached, and the log says so once. */
+/* The directory removed under a running daemon: the first script after
+ * it is named in its reply (the write fails after the reply) and then
+ * leaves the index; the next scripts run uncached, and the log says so
+ * once. */
 START_TEST(test_cache_dir_removed)
 {
 	struct daemon d;
@@ -1901,6 +1927,13 @@ START_TEST(test_cache_dir_removed)
 	snprintf(dir, sizeof dir, "%s/scripts", d.dir);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
+	json_t *r = run_code(d.sock, "// lost\nreturn 'lost'");
+	ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+	json_decref(r);
+	cache_settled(d.sock);
+	json_t *lost = cache_list(d.sock, "lost");
+	ck_assert_uint_eq(json_array_size(lost), 0);
+	json_decref(lost);
 	run_uncached(d.sock);
 	ck_assert_uint_eq(log_count(&d, "not being cached"), 1);
 	/* Nothing was made in its place. */
