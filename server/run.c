@@ -902,11 +902,14 @@ static bool job_more(struct run *r)
 	return k > 0;
 }
 
-/* Everything from the worker's fds to asking spawn.c for a worker: the
+/*
+ * Everything from the worker's fds to asking spawn.c for a worker: the
  * control socketpair and the two pipes (the supervisor's ends in r,
- * non-blocking), the worker's ends handed to spawn_worker, which answers
- * through on_spawned. -1 with errno when nothing was asked (every fd
- * closed again). */
+ * CLOEXEC and non-blocking), their watches, the job's first bytes written
+ * (the worker reads them once it is there), and the worker's ends handed
+ * to spawn_worker, which answers through on_spawned. 0; or -1 with errno
+ * when no worker was asked for (every fd is then closed again).
+ */
 static int acquire_worker(struct run *r)
 {
 	int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
@@ -927,9 +930,23 @@ static int acquire_worker(struct run *r)
 	set_nonblock(r->pipe_fd[RUN_OUT]);
 	set_nonblock(r->pipe_fd[RUN_ERR]);
 	int child[FORKSERVER_FDS] = {sv[1], po[1], pe[1]};
+	if (loop_add(&r->w_ctl, r->ctl_fd, EPOLLIN, on_ctl) < 0 ||
+	    loop_add(&r->w_pipe[RUN_OUT], r->pipe_fd[RUN_OUT], r->paused ? 0 : EPOLLIN,
+		     on_stdout) < 0 ||
+	    loop_add(&r->w_pipe[RUN_ERR], r->pipe_fd[RUN_ERR], r->paused ? 0 : EPOLLIN,
+		     on_stderr) < 0) {
+		int err = errno;
+		close_channels(r);
+		for (int i = 0; i < FORKSERVER_FDS; i++)
+			close(child[i]);
+		errno = err;
+		return -1;
+	}
+	ctl_flush(r);
 	r->spawning = true;
 	if (spawn_worker(r->limits.memory_bytes, r->limits.timeout_ms, child, on_spawned, r) < 0) {
 		r->spawning = false;
+		close_channels(r);
 		errno = ESHUTDOWN;
 		return -1;
 	}
@@ -946,22 +963,8 @@ void run_start(struct run *r)
 		no_worker(r, ENOMEM);
 		return;
 	}
+	/* The job first: a job that cannot be made costs no worker. */
 	errno = 0;
-	if (encode_job(r) < 0 || acquire_worker(r) < 0) {
+	if (encode_job(r) < 0 || acquire_worker(r) < 0)
 		no_worker(r, errno ? errno : ENOMEM);
-		return;
-	}
-	if (loop_add(&r->w_ctl, r->ctl_fd, EPOLLIN, on_ctl) < 0 ||
-	    loop_add(&r->w_pipe[RUN_OUT], r->pipe_fd[RUN_OUT], r->paused ? 0 : EPOLLIN, on_stdout) <
-		    0 ||
-	    loop_add(&r->w_pipe[RUN_ERR], r->pipe_fd[RUN_ERR], r->paused ? 0 : EPOLLIN, on_stderr) <
-		    0) {
-		/* The worker is asked for already: it is killed once it exists,
-		 * and its closed channels end it. */
-		log_err("%s: cannot watch the worker's channels: %s", r->id, strerror(errno));
-		close_channels(r);
-		run_kill(r, RUN_KILL_NOMEM);
-		return;
-	}
-	ctl_flush(r);
 }
