@@ -352,8 +352,12 @@ static int check(const struct config *c)
 	}
 	for (size_t i = 0; i < exec_limit_count && !why[0]; i++) {
 		const struct exec_limit_field *f = &exec_limit_fields[i];
-		uint64_t v = exec_limit_get(&l->def, f);
-		if (f->opt && (v < f->min || v > exec_limit_get(&l->max, f)))
+		uint64_t v = exec_limit_get(&l->def, f), max = exec_limit_get(&l->max, f);
+		if (f->opt && f->ceiling && max > f->ceiling)
+			snprintf(why, sizeof why, "--%s must be at most %s", f->opt_max,
+				 size_text(f->ceiling, strcmp(f->unit, "bytes") == 0, hi,
+					   sizeof hi));
+		else if (f->opt && (v < f->min || v > max))
 			snprintf(why, sizeof why, "--%s must be between %s and --%s", f->opt,
 				 size_text(f->min, strcmp(f->unit, "bytes") == 0, lo, sizeof lo),
 				 f->opt_max);

@@ -327,6 +327,7 @@ START_TEST(limit_table_is_whole)
 		ck_assert(strcmp(f->unit, "ms") == 0 || strcmp(f->unit, "bytes") == 0);
 		ck_assert_uint_le(f->min, f->def);
 		ck_assert_uint_le(f->def, f->max);
+		ck_assert(f->ceiling == 0 || f->max <= f->ceiling);
 		if (f->follows >= 0) {
 			ck_assert_int_lt(f->follows, (int)i);
 			ck_assert_ptr_null(f->opt);
