@@ -67,7 +67,7 @@ struct exec_limits {
 struct exec_limit_field {
 	const char *name;	     /* the request's field, the job's and health's key */
 	size_t offset;		     /* of its uint64_t in struct exec_limits */
-	const char *unit;	     /* "ms" or "bytes": --help and messages */
+	const char *unit;	     /* "ms", "bytes" (said as 64M), ...: --help */
 	uint64_t def, min, max;	     /* compiled in (limits.h): the daemon's default
 				      * and maximum unless its options say otherwise,
 				      * and the least a request may ask for */
