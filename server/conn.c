@@ -44,7 +44,6 @@ struct conn {
 	bool refused;		     /* not admitted (--allow-*): refuse and close */
 	struct owner owner;	     /* the peer, from SO_PEERCRED */
 	bool backlogged;
-	bool whole_held;		/* whole frames buffered wait for their turn */
 	size_t out_counted, in_counted; /* what the global totals hold of it */
 	size_t pending_bytes;		/* size hints of its work waiting for room */
 	struct list_node pendings;	/* that work, first come first served */
@@ -820,12 +819,20 @@ static void process(struct conn *c)
 	}
 	if (worked || handled)
 		c->cost_us = loop_clock_us() - cpu0;
-	/* Frames left whole (a turn's share handled, or the connection
-	 * paused) are requests read, not half-sent ones: no reason to cut it. */
-	c->whole_held = buf_len(&c->in) && !partial;
 	c->partial_since =
 		buf_len(&c->in) ? (c->partial_since ? c->partial_since : loop_now_ms()) : 0;
 	account(c);
+	/* A frame half-sent while the half-sent requests of all connections
+	 * are over their budget: this connection goes, whether the read that
+	 * brought its bytes found it so or a later turn that reached them
+	 * (whole frames before it were left for that turn). Frames left whole
+	 * (a turn's share handled, or the connection paused) are requests
+	 * read, not half-sent ones: no reason to cut it for them. */
+	if (partial && !c->closing && partial_total > settings.partial_bytes) {
+		input_broke(c, (struct conn_frame){.kind = CONN_FRAME_BUDGET,
+						   .limit = settings.partial_bytes});
+		account(c);
+	}
 }
 
 /* Recomputes what c waits for and its deadline; closes it once done. */
@@ -945,16 +952,10 @@ static void on_event(struct loop_watch *w, uint32_t events)
 		} else if (n > 0) {
 			buf_commit(&c->in, (size_t)n);
 			c->last_progress = loop_now_ms();
+			/* The connection whose bytes pass the half-sent budget
+			 * goes (see process). */
 			process(c);
 			account(c);
-			if (partial_total > settings.partial_bytes && buf_len(&c->in) &&
-			    !c->whole_held) {
-				/* The connection whose bytes passed the budget goes. */
-				input_broke(c,
-					    (struct conn_frame){.kind = CONN_FRAME_BUDGET,
-								.limit = settings.partial_bytes});
-				account(c);
-			}
 		} else if (n == 0) {
 			c->read_eof = true;
 			/* A frame cut off by the end of input is answered too. */

@@ -37,7 +37,7 @@ enum conn_frame_kind {
 	 * the call only). */
 	CONN_FRAME_WHOLE,
 	/* A big frame parsed off the loop (parse.h): job's root, req and err;
-	 * the connection releases the job after the call. */
+	 * the connection releases the job once a call has handled it. */
 	CONN_FRAME_PARSED,
 	/* The input cannot go on. The callback says why to the client (a
 	 * reply without an id); the connection reads no more and closes once
@@ -167,8 +167,8 @@ unsigned conn_init(const struct conn_settings *s);
 int conn_accept_ready(int listen_fd);
 /* Serves fd, a connected stream socket (SOCK_NONBLOCK, SOCK_CLOEXEC), as
  * accepted connections are: the connection owns it from here. 0, or -1
- * when it was closed instead (past the cap kept, no peer credentials, out
- * of memory; logged). */
+ * when it was closed instead (past the connections kept, no peer
+ * credentials, out of memory). */
 int conn_adopt(int fd);
 
 /* Encodes msg in the connection's framing and queues it. When the client
