@@ -751,6 +751,10 @@ void exec_ended(struct exec *e)
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
 	run_release(e);
+	/* caches: the lowered text the worker made, kept for its owner. */
+	if (e->have_result && e->killed != KILL_PROTOCOL)
+		lcache_offer(&e->lowered, e->owner.key, e->result.lowered, e->result.lowered_len);
+	lcache_slot_clear(&e->lowered);
 	ctl_msg_clear(&e->result);
 	buf_free(&e->result_text);
 	leave_live(e);
@@ -800,6 +804,7 @@ static void exec_free(struct registry_entry *r)
 	buf_free(&e->kept);
 	ctl_msg_clear(&e->result);
 	buf_free(&e->result_text);
+	lcache_slot_clear(&e->lowered); /* caches */
 	buf_free(&e->out[OUT]);
 	buf_free(&e->out[ERR]);
 	free(e->cached_name);

@@ -18,6 +18,7 @@
 #include "../protocol/msg.h"
 #include "conn.h"
 #include "exec.h"
+#include "lcache.h"
 #include "list.h"
 #include "loop.h"
 #include "registry.h"
@@ -86,6 +87,7 @@ struct exec {
 	json_int_t last_call;
 	uint64_t call_start_us;
 	uint64_t timeout_ms, max_cpu_ms, memory_bytes, output_bytes;
+	struct lcache_slot lowered; /* the cache of lowered code: its key and hit */
 
 	enum phase phase;
 	enum exec_state state; /* meaningful from PHASE_STORING on */

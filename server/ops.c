@@ -14,6 +14,7 @@
 #include "conn.h"
 #include "decl.h"
 #include "exec.h"
+#include "lcache.h"
 #include "loop.h"
 #include "registry.h"
 #include "sched.h"
@@ -601,6 +602,8 @@ static void health(struct conn *c, const struct request *req)
 	 * many scripts another user holds, and how big the one they just
 	 * stored is, are not the caller's to learn. */
 	json_object_set_new(r, "cache", cache_describe(cache_scope(c)));
+	json_object_set_new(json_object_get(r, "cache"), "lowered",
+			    lcache_describe(cache_scope(c)));
 	json_t *limits = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
 				   (json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
 				   (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",

@@ -693,6 +693,16 @@ static int encode_job(struct exec *e)
 	if (e->language)
 		json_object_set_new(job, "language", json_string(e->language));
 	json_object_set(job, "tools", e->tool_names);
+	/* caches: the owner's lowered text of this code, when it has one. */
+	size_t lowered_len = 0;
+	const char *lowered = NULL;
+	if (e->mode != EXEC_TEST) {
+		lcache_lookup(&e->lowered, e->owner.key, e->language, e->code + e->options_len,
+			      e->code_len - e->options_len);
+		lowered = lcache_slot_text(&e->lowered, &lowered_len);
+	}
+	if (lowered)
+		json_object_set_new(job, "lowering", json_integer(CTL_LOWERING_VERSION));
 	if (!job || msg_alloc_failures() != oom) {
 		json_decref(job);
 		errno = ENOMEM;
@@ -709,6 +719,8 @@ static int encode_job(struct exec *e)
 	} else {
 		/* The options line becomes an empty line: line numbers hold. */
 		add_source(e, 0, "code", e->code + e->options_len, e->code_len - e->options_len);
+		if (lowered) /* caches: a JSON string already, copied as it is */
+			msg_stream_json(m, "lowered", &e->lowered.view, 0, lowered_len);
 	}
 	if (e->store)
 		msg_stream_json(m, "store", view(&e->job_src[2], e->store, e->store_len), 0,
