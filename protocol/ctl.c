@@ -39,6 +39,7 @@ void ctl_msg_clear(struct ctl_msg *m)
 	free(m->lowered);
 	memset(m, 0, sizeof *m);
 	m->heap_peak = -1;
+	m->cpu_ms = -1;
 }
 
 static char *copy_span(const char *text, const struct jsonv_span *s)
@@ -300,7 +301,8 @@ static const char *check_members(const struct jsonv *v, const char *text,
 
 static const char *const call_fields[] = {"type", "call_id", "name", "args", NULL};
 static const char *const result_fields[] = {
-	"type", "ok", "value", "error", "test", "store_writes", "heap_peak_bytes", "lowered", NULL};
+	"type",	  "ok",	     "value", "error", "test", "store_writes", "heap_peak_bytes",
+	"cpu_ms", "lowered", NULL};
 
 static const char *tool_call(const struct jsonv *v, const char *text, struct ctl_msg *m)
 {
@@ -345,6 +347,17 @@ static const char *result(const struct jsonv *v, const char *text, struct ctl_ms
 			       ? json_integer_value(peak)
 			       : -1;
 	json_decref(peak);
+	/* The worker's own CPU time: a diagnostic, but bounded all the same. */
+	const struct jsonv_member *cpu_member = jsonv_member(v, "cpu_ms", NULL);
+	if (cpu_member) {
+		json_t *cpu = small(text, cpu_member);
+		bool good = json_is_integer(cpu) && json_integer_value(cpu) >= 0 &&
+			    json_integer_value(cpu) <= (json_int_t)LIMIT_RESULT_CPU_MS_MAX;
+		m->cpu_ms = good ? json_integer_value(cpu) : -1;
+		json_decref(cpu);
+		if (!good)
+			return "result has a malformed or out of range cpu_ms";
+	}
 	/* The lowered text: a string, kept as the text it is (the supervisor
 	 * hands it on and never reads it), of bounded size. */
 	const struct jsonv_member *lowered = jsonv_member(v, "lowered", NULL);
@@ -395,6 +408,7 @@ int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, unsig
 {
 	memset(m, 0, sizeof *m);
 	m->heap_peak = -1;
+	m->cpu_ms = -1;
 	m->value_borrowed = flags & CTL_BORROW_VALUE;
 	*why = NULL;
 	if (len == 0 || text[0] != '{') {
@@ -421,6 +435,7 @@ int ctl_parse(const char *payload, size_t len, struct ctl_msg *m, const char **w
 {
 	memset(m, 0, sizeof *m);
 	m->heap_peak = -1;
+	m->cpu_ms = -1;
 	struct jsonv_limits lim;
 	ctl_frame_limits(&lim);
 	struct jsonv *v = malloc(sizeof *v);
