@@ -534,9 +534,11 @@ START_TEST(daemon_unique_like_repeated)
 	printf("lcache: a unique script p50 %.3f ms (p99 %.3f), a repeated one p50 %.3f ms (p99 "
 	       "%.3f): %.2fx\n",
 	       pu, percentile(uniq, N, 0.99), pr, percentile(rep, N, 0.99), pu / pr);
-	/* Within 10% where the machine is quiet; a shared machine's noise
-	 * gets 0.2 ms besides. An fsync on the path was 0.4 to 0.7 ms. */
-	ck_assert_msg(pu <= pr * 1.1 + 0.2, "unique p50 %.3f ms, repeated %.3f ms", pu, pr);
+	/* Within 10% where the machine is quiet (1.01x to 1.05x measured
+	 * here); a loaded machine's noise (1.13x seen with five times the
+	 * quiet p50) gets 25% and 0.2 ms. An fsync on the path was 0.4 to
+	 * 0.7 ms of a 0.6 ms p50. */
+	ck_assert_msg(pu <= pr * 1.25 + 0.2, "unique p50 %.3f ms, repeated %.3f ms", pu, pr);
 	client_close(&c);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 }
