@@ -185,7 +185,7 @@ void lcache_lookup(struct lcache_slot *s, const char *owner, const char *languag
 		   size_t len)
 {
 	lcache_slot_clear(s);
-	if (!owner || !*owner || max_entries == 0)
+	if (!owner || !*owner || max_entries == 0 || len > LIMIT_LCACHE_CODE_BYTES)
 		return;
 	make_key(s->key, language, code, len);
 	s->keyed = true;

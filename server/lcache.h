@@ -46,8 +46,9 @@ void lcache_configure(unsigned max_entries, uint64_t max_bytes);
  * Keys slot for code (code[0..len), as the worker gets it) of owner in
  * language ("javascript", "typescript" or NULL: told by the code), and
  * looks it up among owner's entries. On a hit the slot holds a reference
- * to the text (lcache_slot_text) until lcache_slot_clear. Never fails: out
- * of memory or an empty owner key is a miss that offers nothing.
+ * to the text (lcache_slot_text) until lcache_slot_clear. Never fails: an
+ * empty owner key, or code over LIMIT_LCACHE_CODE_BYTES (hashed in the
+ * loop), is a miss that offers nothing.
  */
 void lcache_lookup(struct lcache_slot *s, const char *owner, const char *language, const char *code,
 		   size_t len);

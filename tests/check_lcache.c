@@ -135,6 +135,18 @@ START_TEST(unit_offers_refused)
 	lcache_lookup(&s, "", NULL, "d", 1);
 	lcache_offer(&s, "", "\"d\"", 3);
 	lcache_slot_clear(&s);
+	/* Code too big to hash in the loop is not keyed, so never kept. */
+	size_t huge = LIMIT_LCACHE_CODE_BYTES + 1;
+	char *code = malloc(huge);
+	memset(code, ';', huge);
+	lcache_lookup(&s, "uid-1", NULL, code, huge);
+	ck_assert(!s.keyed);
+	lcache_offer(&s, "uid-1", "\"e\"", 3);
+	lcache_slot_clear(&s);
+	lcache_lookup(&s, "uid-1", NULL, code, huge - 1);
+	ck_assert(s.keyed);
+	lcache_slot_clear(&s);
+	free(code);
 	ck_assert_int_eq(count(NULL, "entries"), 2);
 	lcache_free_all();
 }
