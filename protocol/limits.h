@@ -467,4 +467,20 @@
  * queue of its own) long before the heap would. */
 #define LIMIT_TIMERS_PENDING 10000u
 
+/* ---- The warm pool of parked workers (server/spawn.c). */
+
+/* Workers kept parked at most (--pool): as many as may run at once is the
+ * default, and more than --max-workers' own maximum is never useful. Each
+ * costs its USS (about 100-160 KiB), three fds of the supervisor's and,
+ * as root, a uid of the claimed run. */
+#define LIMIT_POOL_MAX LIMIT_WORKERS_MAX
+/* Refills asked of the forkserver at once. The forkserver clones one at a
+ * time: a worker cloned on demand (the pool was empty) waits behind at
+ * most this many, and refills of a drained pool still overlap the new
+ * workers' confinement with the next clone. */
+#define LIMIT_POOL_REFILLS_AT_ONCE 2u
+/* After a refill failed (a clone refused, no fds), the pool is topped up
+ * again no sooner than this: a failing forkserver is not asked in a loop. */
+#define LIMIT_POOL_RETRY_MS 100u
+
 #endif

@@ -36,6 +36,8 @@ static const char usage[] =
 	"  --socket-mode MODE     permissions of the socket file (octal; default 0660)\n"
 	"  --max-frame-bytes N    largest request frame (default 4M)\n"
 	"  --max-workers N        executions running at once (default 2 x CPUs)\n"
+	"  --pool N               workers kept cloned and confined ahead of time, each\n"
+	"                         for one execution (default --max-workers; 0: none)\n"
 	"  --queue N              executions waiting for a worker (default 256)\n"
 	"  --max-running-per-owner N  executions one owner (uid) runs at once (default\n"
 	"                         --max-workers minus 1, so others always find a slot)\n"
@@ -125,6 +127,7 @@ enum {
 	OPT_CACHE_ENTRIES,
 	OPT_CACHE_BYTES,
 	OPT_NO_CACHE,
+	OPT_POOL,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -166,6 +169,7 @@ static const struct option options[] = {
 	{"cache-max-entries", required_argument, NULL, OPT_CACHE_ENTRIES},
 	{"cache-max-bytes", required_argument, NULL, OPT_CACHE_BYTES},
 	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+	{"pool", required_argument, NULL, OPT_POOL},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -251,8 +255,11 @@ static int check(const struct config *c)
 		why = "--frame-timeout-ms and --idle-timeout-ms must be at least 1";
 	else if (c->worker_user && c->worker_uids_given)
 		why = "--worker-user and --worker-uids exclude each other";
-	else if ((uint64_t)c->worker_uid_last - c->worker_uid_first + 1 < c->max_workers)
-		why = "--worker-uids must hold at least --max-workers ids";
+	else if (c->pool > LIMIT_POOL_MAX)
+		why = "--pool must be at most 1024";
+	else if ((uint64_t)c->worker_uid_last - c->worker_uid_first + 1 <
+		 (uint64_t)c->max_workers + c->pool)
+		why = "--worker-uids must hold at least --max-workers plus --pool ids";
 	else if (c->reply_bytes < LIMIT_BUDGET_MIN || c->conn_reply_bytes < LIMIT_BUDGET_MIN ||
 		 c->queue_bytes < LIMIT_BUDGET_MIN)
 		why = "--reply-bytes, --conn-reply-bytes and --queue-bytes must be at least 64K";
@@ -303,7 +310,7 @@ int config_parse(struct config *c, int argc, char **argv)
 	c->conn_reply_bytes = LIMIT_CONN_BACKLOG_BYTES;
 	c->partial_bytes = LIMIT_PARTIAL_BYTES_DEFAULT;
 	c->queue_bytes = LIMIT_QUEUE_BYTES_DEFAULT;
-	bool no_cache = false;
+	bool no_cache = false, pool_given = false;
 
 	int opt;
 	/* Usage errors are said here, one line and a hint (":" makes a
@@ -406,6 +413,10 @@ int config_parse(struct config *c, int argc, char **argv)
 			c->cache_max_entries = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
 			break;
 		case OPT_CACHE_BYTES: c->cache_max_bytes = v; break;
+		case OPT_POOL:
+			c->pool = v > UINT32_MAX ? UINT32_MAX : (unsigned)v;
+			pool_given = true;
+			break;
 		}
 	}
 	if (optind < argc) {
@@ -415,6 +426,8 @@ int config_parse(struct config *c, int argc, char **argv)
 	if (!c->cache_dir && !no_cache)
 		c->cache_dir = default_cache_dir();
 	/* Defaults that follow the other options (see limits.h). */
+	if (!pool_given)
+		c->pool = c->max_workers;
 	if (!running_given)
 		c->max_running_per_owner = c->max_workers > 1 ? c->max_workers - 1 : 1;
 	if (!queued_given)

@@ -39,8 +39,6 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
 /* ---- how it ended */
 
 static const char *signal_text(int sig)
@@ -690,6 +688,8 @@ static int encode_job(struct exec *e)
 	json_t *job = json_object();
 	json_object_set_new(job, "memory_bytes", json_integer((json_int_t)e->memory_bytes));
 	json_object_set_new(job, "max_cpu_ms", json_integer((json_int_t)e->max_cpu_ms));
+	/* The worker lowers its CPU-time backstop to this one (worker.c). */
+	json_object_set_new(job, "timeout_ms", json_integer((json_int_t)e->timeout_ms));
 	if (e->language)
 		json_object_set_new(job, "language", json_string(e->language));
 	json_object_set(job, "tools", e->tool_names);
@@ -753,9 +753,35 @@ static bool job_more(struct exec *e)
 	return k > 0;
 }
 
+/*
+ * Everything from the worker's fds to the worker itself: takes a parked
+ * worker from the pool (or has one cloned) with its fds, watches them and
+ * starts writing the encoded job, which the worker reads once it is
+ * there. 0; or -1 with errno when there is no worker to be had (nothing
+ * is then left open). A worker had at once is given to on_spawned here.
+ */
+static int acquire_worker(struct exec *e)
+{
+	struct spawn_ends ends;
+	pid_t pid = -1;
+	int got = spawn_acquire(&ends, &pid, on_spawned, e);
+	if (got < 0)
+		return -1;
+	/* spawn.c made our ends CLOEXEC and non-blocking. */
+	e->ctl_fd = ends.ctl;
+	e->pipe_fd[OUT] = ends.out;
+	e->pipe_fd[ERR] = ends.err;
+	loop_add(&e->w_ctl, e->ctl_fd, EPOLLIN, on_ctl);
+	ctl_flush(e);
+	loop_add(&e->w_pipe[OUT], e->pipe_fd[OUT], e->paused ? 0 : EPOLLIN, on_stdout);
+	loop_add(&e->w_pipe[ERR], e->pipe_fd[ERR], e->paused ? 0 : EPOLLIN, on_stderr);
+	if (got == 1)
+		on_spawned(e, pid, 0);
+	return 0;
+}
+
 void run_start(struct exec *e)
 {
-	int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
 	e->phase = PHASE_SPAWNING;
 	e->t_start_us = loop_clock_us();
 	/* The timeout counts from here, not from when the request queued; a
@@ -764,27 +790,8 @@ void run_start(struct exec *e)
 		no_worker(e, ENOMEM);
 		return;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
-	    pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 || encode_job(e) < 0) {
-		int err = errno ? errno : ENOMEM;
-		int fds[] = {sv[0], sv[1], po[0], po[1], pe[0], pe[1]};
-		for (size_t i = 0; i < 6; i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-		no_worker(e, err);
-		return;
-	}
-	e->ctl_fd = sv[0];
-	e->pipe_fd[OUT] = po[0];
-	e->pipe_fd[ERR] = pe[0];
-	set_nonblock(e->ctl_fd);
-	set_nonblock(e->pipe_fd[OUT]);
-	set_nonblock(e->pipe_fd[ERR]);
-	loop_add(&e->w_ctl, e->ctl_fd, EPOLLIN, on_ctl);
-	ctl_flush(e);
-	loop_add(&e->w_pipe[OUT], e->pipe_fd[OUT], e->paused ? 0 : EPOLLIN, on_stdout);
-	loop_add(&e->w_pipe[ERR], e->pipe_fd[ERR], e->paused ? 0 : EPOLLIN, on_stderr);
-	int child[FORKSERVER_FDS] = {sv[1], po[1], pe[1]};
-	if (spawn_worker(e->memory_bytes, e->timeout_ms, child, on_spawned, e) < 0)
-		no_worker(e, ESHUTDOWN);
+	/* The job first: a job that cannot be made costs no worker. */
+	errno = 0;
+	if (encode_job(e) < 0 || acquire_worker(e) < 0)
+		no_worker(e, errno ? errno : ENOMEM);
 }

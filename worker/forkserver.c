@@ -20,10 +20,6 @@
 #include "engine.h"
 #include "worker.h"
 
-/* Address space beyond twice the script's memory: room for the job frame
- * (up to the frame limit) and the copies made of it. */
-#define AS_SLACK_BYTES (64ull * 1024 * 1024)
-
 static void die(const char *what)
 {
 	fprintf(stderr, "sandboxd forkserver: %s: %s\n", what, strerror(errno));
@@ -186,11 +182,13 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 			struct confine_params p = {
 				.fds = {fds[0], fds[1], fds[2]},
 				.parent = supervisor,
-				/* A backstop well above the heap cap the engine
-				 * enforces (memory_bytes): the runtime's own
-				 * mappings, malloc's overhead, the job itself. */
-				.as_bytes = baseline + 2 * req.memory_bytes + AS_SLACK_BYTES,
-				.cpu_seconds = req.timeout_ms / 1000 + 1,
+				/* Backstops well above the heap cap the engine
+				 * enforces, for the largest job a request may
+				 * ask for (the request's limits); the worker
+				 * lowers them to its own job's once read. */
+				.as_bytes = confine_as_bytes(baseline, req.memory_bytes),
+				.cpu_seconds = confine_cpu_seconds(req.timeout_ms),
+				.baseline_bytes = baseline,
 				.change_ids = cfg->change_ids,
 				.uid = (uid_t)req.uid,
 				.gid = (gid_t)req.gid,

@@ -104,6 +104,21 @@ static json_t *call_tool(const char *name, json_t *args, char **error)
 	return value;
 }
 
+/* The job's memory_bytes and timeout_ms, which the worker's backstops are
+ * lowered to: exits on a job without them or a backstop that would rise. */
+static void lower_limits(const struct confine_params *p, json_t *job)
+{
+	json_t *mem = json_object_get(job, "memory_bytes");
+	json_t *timeout = json_object_get(job, "timeout_ms");
+	if (!json_is_integer(mem) || !json_is_integer(timeout) || json_integer_value(mem) <= 0 ||
+	    json_integer_value(timeout) <= 0)
+		_exit(CTL_EXIT_PROTOCOL);
+	uint64_t as = confine_as_bytes(p->baseline_bytes, (uint64_t)json_integer_value(mem));
+	uint64_t cpu = confine_cpu_seconds((uint64_t)json_integer_value(timeout));
+	if (confine_lower_limits(as, cpu) < 0)
+		_exit(CTL_EXIT_CONFINE);
+}
+
 void worker_main(const struct confine_params *p, const struct sock_fprog *filter,
 		 size_t max_job_bytes)
 {
@@ -122,6 +137,7 @@ void worker_main(const struct confine_params *p, const struct sock_fprog *filter
 	engine_reseed();
 	frame_decoder_init(&chan_dec, FRAME_MODE_BINARY, max_job_bytes);
 	json_t *job = chan_read();
+	lower_limits(p, job);
 	json_t *code = json_object_get(job, "code");
 	json_t *tests = json_object_get(job, "tests");
 	engine_set_limits((uint64_t)json_integer_value(json_object_get(job, "memory_bytes")),
