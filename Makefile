@@ -114,6 +114,8 @@ INT_TESTS  += check_mcp_bridge
 INT_TESTS  += check_values
 # Timers and the event loop in confined workers.
 INT_TESTS  += check_timers
+# The warm pool of parked workers (server/spawn.c).
+INT_TESTS  += check_pool
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -243,6 +245,7 @@ build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj
 build/tests/check_tenancy: $(call obj,tests/check_tenancy.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_workers: $(call obj,tests/check_workers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_pool: $(call obj,tests/check_pool.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))

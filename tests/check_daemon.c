@@ -644,8 +644,9 @@ START_TEST(test_disconnect_kills)
 	json_decref(h);
 	client_close(&c);
 	wait_idle(d.sock);
-	int zombies;
-	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1); /* the forkserver */
+	int zombies, parked = daemon_pool_full(&d, 10000);
+	/* The forkserver and the parked workers. */
+	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1 + parked);
 	ck_assert_int_eq(zombies, 0);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 }
@@ -661,6 +662,8 @@ START_TEST(test_thousand_no_leaks)
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
 	client_sendf(&c, "{\"op\":\"health\"}");
 	json_decref(client_reply(&c, NULL, 5000));
+	/* A parked worker holds three fds of the daemon's: counted full. */
+	int parked = daemon_pool_full(&d, 10000);
 	int fds_before = daemon_fd_count(&d);
 	int done = 0, sent = 0;
 	while (done < 1000) {
@@ -677,9 +680,10 @@ START_TEST(test_thousand_no_leaks)
 		json_decref(r);
 		done++;
 	}
+	ck_assert_int_eq(daemon_pool_full(&d, 10000), parked);
 	ck_assert_int_eq(daemon_fd_count(&d), fds_before);
 	int zombies;
-	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1);
+	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1 + parked);
 	ck_assert_int_eq(zombies, 0);
 	json_t *h = health(d.sock);
 	ck_assert_int_ge(jint(h, "executions_total"), 1000);
@@ -797,13 +801,15 @@ START_TEST(test_worker_killed_by_signal)
 	for (int i = 0; i < 2; i++) {
 		struct client c;
 		ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
-		client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('up'); for(;;){}\"}");
+		client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('up'); for(;;){}\","
+				 "\"timeout_ms\":7000}");
 		json_decref(client_started(&c, NULL, 5000));
 		json_t *ev = client_recv(&c, 5000); /* its output: the worker runs */
 		ck_assert_ptr_nonnull(ev);
 		ck_assert_str_eq(jstr(ev, "event"), "output");
 		json_decref(ev);
-		pid_t worker = child_named(&d, "sandboxd-work");
+		/* Not a parked one: the one that lowered its limits to 7 s. */
+		pid_t worker = daemon_worker_by_timeout(&d, 7000);
 		ck_assert_int_gt(worker, 0);
 		ck_assert_int_eq(kill(worker, sigs[i]), 0);
 		json_t *r = client_reply(&c, NULL, 5000);
@@ -921,9 +927,11 @@ START_TEST(test_sigterm_grace_kills)
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_str_eq(jstr(ev, "event"), "output");
 	json_decref(ev);
-	pid_t kids[8];
-	int nkids = daemon_children(&d, kids, 8);
-	ck_assert_int_eq(nkids, 2); /* the forkserver and the worker */
+	/* The forkserver, the worker and the parked ones. */
+	int parked = daemon_pool_full(&d, 10000);
+	pid_t kids[64];
+	int nkids = daemon_children(&d, kids, 64);
+	ck_assert_int_eq(nkids, 2 + parked);
 	kill(d.pid, SIGTERM);
 	json_t *r = client_reply(&c, NULL, 10000);
 	ck_assert_ptr_nonnull(r);
