@@ -532,6 +532,8 @@ static int start(void)
 		return -1;
 	}
 	baseline_bytes = ready.baseline_bytes;
+	stats.probe_copied_pages = ready.copied_pages;
+	stats.pretouch_pages = ready.touched_pages;
 	if (fcntl(fs_sock, F_SETFL, O_NONBLOCK) < 0 ||
 	    loop_add(&sock_watch, fs_sock, EPOLLIN, on_sock) < 0 ||
 	    loop_add(&pid_watch, fs_pidfd, EPOLLIN, on_pidfd) < 0) {
@@ -723,12 +725,13 @@ json_t *spawn_stats_json(void)
 {
 	struct spawn_stats s;
 	spawn_stats(&s);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "target",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "target",
 			 (json_int_t)s.target, "parked", (json_int_t)s.parked, "starting",
 			 (json_int_t)s.starting, "in_flight", (json_int_t)s.in_flight, "refills",
 			 (json_int_t)s.refills, "hits", (json_int_t)s.hits, "misses",
 			 (json_int_t)s.misses, "died", (json_int_t)s.died, "forkserver_restarts",
-			 (json_int_t)s.restarts);
+			 (json_int_t)s.restarts, "pretouch_pages", (json_int_t)s.pretouch_pages,
+			 "probe_copied_pages", (json_int_t)s.probe_copied_pages);
 }
 
 void spawn_describe_sandbox(json_t *obj)

@@ -97,6 +97,10 @@ struct spawn_stats {
 	uint64_t misses;    /* executions that had one cloned on demand */
 	uint64_t died;	    /* parked workers that died while parked */
 	unsigned restarts;  /* forkserver restarts */
+	/* Pages of the forkserver's a trivial job copied on write, when its
+	 * probe ran, and how many of them every worker writes to while it is
+	 * parked (worker_probe_pages). */
+	unsigned probe_copied_pages, pretouch_pages;
 };
 void spawn_stats(struct spawn_stats *out);
 /* The same as a new JSON object (NULL without memory), for health. */

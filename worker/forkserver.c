@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../protocol/limits.h"
 #include "confine.h"
 #include "engine.h"
 #include "worker.h"
@@ -159,8 +160,18 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 	 * (and so copying) page after page of the inherited heap. */
 	malloc_trim(0);
 	uint64_t baseline = mapped_bytes();
+	/* Last before the clones, so that the pages the probe finds are the
+	 * ones every clone starts from. */
+	struct confine_params probe = {.baseline_bytes = baseline};
+	size_t copied = worker_probe_pages(&probe, cfg->max_job_bytes);
 
-	struct forkserver_reply ready = {0, 0, baseline};
+	struct forkserver_reply ready = {
+		.baseline_bytes = baseline,
+		.copied_pages = (uint32_t)copied,
+		.touched_pages =
+			(uint32_t)(copied < LIMIT_POOL_PRETOUCH_PAGES ? copied
+								      : LIMIT_POOL_PRETOUCH_PAGES),
+	};
 	reply(sock, &ready);
 
 	for (;;) {
@@ -170,7 +181,7 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 			_exit(0);
 		/* Root is never a worker's identity, whatever the request says. */
 		if (cfg->change_ids && (req.uid == 0 || req.gid == 0)) {
-			struct forkserver_reply refused = {0, EPERM, 0};
+			struct forkserver_reply refused = {.err = EPERM};
 			for (int i = 0; i < FORKSERVER_FDS; i++)
 				close(fds[i]);
 			reply(sock, &refused);
@@ -195,7 +206,7 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 			};
 			worker_main(&p, &filter, cfg->max_job_bytes);
 		}
-		struct forkserver_reply r = {pid > 0 ? pid : 0, pid < 0 ? errno : 0, 0};
+		struct forkserver_reply r = {.pid = pid > 0 ? pid : 0, .err = pid < 0 ? errno : 0};
 		for (int i = 0; i < FORKSERVER_FDS; i++)
 			close(fds[i]);
 		reply(sock, &r);

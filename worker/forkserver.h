@@ -45,6 +45,8 @@ struct forkserver_reply {
 	int32_t pid;		 /* the worker, or 0 for the ready message */
 	int32_t err;		 /* errno of a failed clone, else 0 */
 	uint64_t baseline_bytes; /* ready message: address space before any script */
+	uint32_t copied_pages;	 /* ready message: pages a trivial job copied */
+	uint32_t touched_pages;	 /* and how many of them each worker pre-touches */
 };
 
 /* Number of fds sent with each spawn request. */
