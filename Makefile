@@ -88,6 +88,8 @@ UNIT_TESTS += check_mcp_tools
 # Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
 # mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
 UNIT_TESTS += check_mcp_config check_mcp_names
+# One worker's run alone (server/run.c) with a fake spawner.
+UNIT_TESTS += check_runmod
 # The ES5 fast path's pre-scan alone (worker/prescan.c).
 UNIT_TESTS += check_prescan
 # JSON with JavaScript's numbers (protocol/jnum.c).
@@ -216,6 +218,7 @@ build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c $(JNUM))
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c $(JNUM))
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/msg.c protocol/frame.c protocol/status.c $(JNUM))
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
+build/tests/check_runmod: $(call obj,tests/check_runmod.c server/run.c server/parse.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_prescan: $(call obj,tests/check_prescan.c worker/prescan.c)
 build/tests/check_jnum: $(call obj,tests/check_jnum.c $(JNUM))

@@ -230,12 +230,12 @@ static int check(const struct config *c)
 {
 	const struct request_limits *l = &c->limits;
 	const char *why = NULL;
-	if (l->timeout_ms_default == 0 || l->timeout_ms_default > l->timeout_ms_max)
+	if (l->def.timeout_ms == 0 || l->def.timeout_ms > l->max.timeout_ms)
 		why = "--timeout-ms must be between 1 and --max-timeout-ms";
-	else if (l->memory_bytes_default < l->memory_bytes_min ||
-		 l->memory_bytes_default > l->memory_bytes_max)
+	else if (l->def.memory_bytes < l->min.memory_bytes ||
+		 l->def.memory_bytes > l->max.memory_bytes)
 		why = "--memory-bytes must be between 1M and --max-memory-bytes";
-	else if (l->output_bytes_default == 0 || l->output_bytes_default > l->output_bytes_max)
+	else if (l->def.output_bytes == 0 || l->def.output_bytes > l->max.output_bytes)
 		why = "--output-bytes must be between 1 and --max-output-bytes";
 	else if (c->max_frame_bytes < LIMIT_FRAME_BYTES_MIN || c->max_frame_bytes > (1u << 30))
 		why = "--max-frame-bytes must be between 1K and 1G";
@@ -294,7 +294,6 @@ int config_parse(struct config *c, int argc, char **argv)
 	c->frame_timeout_ms = LIMIT_FRAME_TIMEOUT_MS;
 	c->idle_timeout_ms = LIMIT_IDLE_TIMEOUT_MS;
 	request_limits_default(&c->limits);
-	c->limits.output_bytes_max = LIMIT_OUTPUT_BYTES_MAX_DEFAULT;
 	c->worker_user = NULL;
 	c->worker_uid_first = LIMIT_WORKER_UID_FIRST_DEFAULT;
 	c->worker_uid_last = LIMIT_WORKER_UID_FIRST_DEFAULT + LIMIT_WORKER_UIDS_DEFAULT - 1;
@@ -392,12 +391,12 @@ int config_parse(struct config *c, int argc, char **argv)
 		case OPT_MAX_CONNS: c->max_connections = v > 1000000 ? 1000000 : (unsigned)v; break;
 		case OPT_FRAME_TIMEOUT: c->frame_timeout_ms = v; break;
 		case OPT_IDLE_TIMEOUT: c->idle_timeout_ms = v; break;
-		case OPT_TIMEOUT: c->limits.timeout_ms_default = v; break;
-		case OPT_MAX_TIMEOUT: c->limits.timeout_ms_max = v; break;
-		case OPT_MEMORY: c->limits.memory_bytes_default = v; break;
-		case OPT_MAX_MEMORY: c->limits.memory_bytes_max = v; break;
-		case OPT_OUTPUT: c->limits.output_bytes_default = v; break;
-		case OPT_MAX_OUTPUT: c->limits.output_bytes_max = v; break;
+		case OPT_TIMEOUT: c->limits.def.timeout_ms = v; break;
+		case OPT_MAX_TIMEOUT: c->limits.max.timeout_ms = v; break;
+		case OPT_MEMORY: c->limits.def.memory_bytes = v; break;
+		case OPT_MAX_MEMORY: c->limits.max.memory_bytes = v; break;
+		case OPT_OUTPUT: c->limits.def.output_bytes = v; break;
+		case OPT_MAX_OUTPUT: c->limits.max.output_bytes = v; break;
 		case OPT_GRACE: c->grace_ms = v; break;
 		case OPT_MAX_WAIT: c->limits.wait_ms_max = v; break;
 		case OPT_RETENTION: c->retention_ms = v; break;
@@ -428,6 +427,7 @@ int config_parse(struct config *c, int argc, char **argv)
 	/* Defaults that follow the other options (see limits.h). */
 	if (!pool_given)
 		c->pool = c->max_workers;
+	request_limits_settle(&c->limits);
 	if (!running_given)
 		c->max_running_per_owner = c->max_workers > 1 ? c->max_workers - 1 : 1;
 	if (!queued_given)

@@ -319,8 +319,8 @@ int main(int argc, char **argv)
 		fatal("epoll");
 	struct spawn_config sc = {.fs = {.max_job_bytes = cfg.max_frame_bytes + 65536},
 				  .pool = cfg.pool,
-				  .max_memory_bytes = cfg.limits.memory_bytes_max,
-				  .max_timeout_ms = cfg.limits.timeout_ms_max};
+				  .max_memory_bytes = cfg.limits.max.memory_bytes,
+				  .max_timeout_ms = cfg.limits.max.timeout_ms};
 	worker_identity(&sc);
 	/* Before the socket exists: no client can have reached the forkserver. */
 	if (spawn_init(&sc) < 0)

@@ -287,7 +287,9 @@ START_TEST(test_status_running_then_ended)
 	ck_assert(json_is_integer(json_object_get(r, "cpu_time_ms")));
 	ck_assert_int_gt(jint(r, "cpu_time_ms"), 0);
 	ck_assert_int_le(jint(r, "cpu_time_ms"), jint(r, "execution_time_ms") + 50);
-	ck_assert_int_gt(jint(r, "memory_peak_bytes"), 0);
+	/* Replied on its result, before the reap: the rusage's peak is not
+	 * known, the CPU time is the worker's own report. */
+	ck_assert(!has(r, "memory_peak_bytes"));
 	long long started = jint(r, "started_at_ms"), finished = jint(r, "finished_at_ms");
 	ck_assert_int_ge(started, submitted - 1);
 	ck_assert_int_ge(finished - started, 399);
