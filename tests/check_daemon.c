@@ -787,25 +787,6 @@ START_TEST(test_silent_client_closed)
 }
 END_TEST
 
-/* The daemon child whose process name is comm, or -1. */
-static pid_t child_named(const struct daemon *d, const char *comm)
-{
-	pid_t kids[16];
-	int n = daemon_children(d, kids, 16);
-	for (int i = 0; i < n; i++) {
-		char path[64], name[64] = "";
-		snprintf(path, sizeof path, "/proc/%d/comm", (int)kids[i]);
-		FILE *f = fopen(path, "re");
-		if (f && fgets(name, sizeof name, f))
-			name[strcspn(name, "\n")] = '\0';
-		if (f)
-			fclose(f);
-		if (strcmp(name, comm) == 0)
-			return kids[i];
-	}
-	return -1;
-}
-
 /* A worker killed by a signal it did not ask for is a "sandbox" failure
  * that names the signal. */
 START_TEST(test_worker_killed_by_signal)
@@ -844,12 +825,12 @@ START_TEST(test_forkserver_restart)
 {
 	struct daemon d;
 	daemon_start(&d, NULL);
-	pid_t old = child_named(&d, "sandboxd-fork");
+	pid_t old = daemon_forkserver(&d);
 	ck_assert_int_gt(old, 0);
 	ck_assert_int_eq(kill(old, SIGKILL), 0);
 	long long deadline = now_ms() + 10000;
 	pid_t now;
-	while ((now = child_named(&d, "sandboxd-fork")) <= 0 || now == old) {
+	while ((now = daemon_forkserver(&d)) <= 0 || now == old) {
 		ck_assert_msg(now_ms() < deadline, "no new forkserver");
 		struct timespec ts = {0, 2000000};
 		nanosleep(&ts, NULL);

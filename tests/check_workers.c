@@ -523,7 +523,7 @@ START_TEST(test_daemons_share_a_range)
 	struct held *held[] = {&wa, &wb};
 	for (int k = 0; k < 2; k++) {
 		pid_t fs;
-		ck_assert_int_eq(children_named(both[k], "sandboxd-fork", &fs, 1), 1);
+		ck_assert_int_gt(fs = daemon_forkserver(both[k]), 0);
 		ck_assert_msg(!holds_file(fs, lock), "the forkserver %d holds %s", (int)fs, lock);
 		for (int i = 0; i < 2; i++)
 			ck_assert_msg(!holds_file(held[k]->pids[i], lock), "worker %d holds %s",
@@ -588,7 +588,7 @@ START_TEST(test_forkserver_death_keeps_uids)
 			      NULL};
 	daemon_start(&d, args);
 	pid_t fs;
-	ck_assert_int_eq(children_named(&d, "sandboxd-fork", &fs, 1), 1);
+	ck_assert_int_gt(fs = daemon_forkserver(&d), 0);
 	/* Stopped, it takes the request into its socket but never answers. */
 	ck_assert_int_eq(kill(fs, SIGSTOP), 0);
 	struct client c;
@@ -733,7 +733,7 @@ START_TEST(test_minimal_environment)
 	ck_assert(env_has(env, (size_t)n, SECRET_VAR));
 	/* ...and nothing the daemon started. */
 	pid_t fs;
-	ck_assert_int_eq(children_named(&shared, "sandboxd-fork", &fs, 1), 1);
+	ck_assert_int_gt(fs = daemon_forkserver(&shared), 0);
 	n = proc_read(fs, "environ", env, sizeof env);
 	ck_assert_int_gt(n, 0);
 	ck_assert(!env_has(env, (size_t)n, SECRET_VAR));

@@ -507,6 +507,47 @@ long long daemon_pool_stat(const struct daemon *d, const char *field)
 	return n;
 }
 
+/* The forkserver is the child named sandboxd-fork that leads its own
+ * session: a worker just cloned from it has its name, and its session,
+ * until it renames itself and calls setsid. */
+static bool is_forkserver(pid_t pid, const char *comm)
+{
+	if (strncmp(comm, "sandboxd-fork", 13) != 0)
+		return false;
+	char path[64], st[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(st, 1, sizeof st - 1, f) : 0;
+	if (f)
+		fclose(f);
+	st[n] = '\0';
+	const char *p = strrchr(st, ')');
+	int ppid, pgrp, sid;
+	return p && sscanf(p + 2, "%*c %d %d %d", &ppid, &pgrp, &sid) == 3 && sid == pid;
+}
+
+static void find_forkserver(pid_t pid, char state, void *arg)
+{
+	char path[64], comm[32] = "";
+	(void)state;
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof comm, f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	if (is_forkserver(pid, comm))
+		*(pid_t *)arg = pid;
+}
+
+pid_t daemon_forkserver(const struct daemon *d)
+{
+	pid_t pid = -1;
+	each_child(d, find_forkserver, &pid);
+	return pid;
+}
+
 static void count_unconfined(pid_t pid, char state, void *arg)
 {
 	char path[64], text[4096], comm[32] = "";
@@ -518,7 +559,7 @@ static void count_unconfined(pid_t pid, char state, void *arg)
 			comm[0] = '\0';
 		fclose(f);
 	}
-	if (strncmp(comm, "sandboxd-work", 13) != 0)
+	if (is_forkserver(pid, comm))
 		return;
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
@@ -527,7 +568,8 @@ static void count_unconfined(pid_t pid, char state, void *arg)
 		fclose(f);
 	text[n] = '\0';
 	/* A worker cloned for the pool confines itself after the clone: it
-	 * is parked from then on, confined once its filter is loaded. */
+	 * is parked from then on, confined once its filter is loaded. Any
+	 * child but the forkserver is a worker. */
 	if (!strstr(text, "\nSeccomp:\t2\n"))
 		(*(int *)arg)++;
 }

@@ -112,6 +112,10 @@ bool jtrue(json_t *o, const char *key);
 /* ---- The warm pool (server/spawn.c): parked workers are children of the
  * daemon too, named sandboxd-work like running ones. */
 
+/* The forkserver: the child named sandboxd-fork that leads a session of
+ * its own (a worker just cloned from it bears its name for a moment). -1
+ * when there is none. */
+pid_t daemon_forkserver(const struct daemon *d);
 /* A field of health's "pool" object (-1 when there is none). */
 long long daemon_pool_stat(const struct daemon *d, const char *field);
 /* Waits (bounded by timeout_ms) until the pool is full: parked equals its
