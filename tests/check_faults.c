@@ -69,6 +69,8 @@ __attribute__((format(printf, 1, 2))) static void problem(const char *fmt, ...)
 	buf_append(&problems, line, strlen(line));
 	buf_append(&problems, "\n", 1);
 	n_problems++;
+	if (getenv("SANDBOXD_FAULT_TRACE"))
+		fprintf(stderr, "problem: %s%s\n", head, line);
 }
 
 static long long now_ms(void)
