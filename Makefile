@@ -97,6 +97,9 @@ UNIT_TESTS += check_jnum
 # Syntax errors in plain words with the caret line, and the lowering's
 # run-time errors in Node's words (tests/data/syntax.txt).
 UNIT_TESTS += check_syntax
+# Client connections (server/conn.c) alone, over a socketpair; the
+# daemon's options (server/config.c).
+UNIT_TESTS += check_conn check_config
 # The web globals (worker/js/web.js) against Node's values and crypto's randomness.
 UNIT_TESTS += check_web
 # URL and URLSearchParams (worker/js/url.js) against Node's.
@@ -227,6 +230,8 @@ build/tests/check_syntax: $(call obj,tests/check_syntax.c tests/nodecases.c $(WO
 build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) client/mcp_rpc.c \
     client/ploop.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
+build/tests/check_conn: $(call obj,tests/check_conn.c server/conn.c server/loop.c server/log.c server/owner.c server/parse.c $(PROTOCOL))
+build/tests/check_config: $(call obj,tests/check_config.c server/config.c server/log.c server/owner.c $(PROTOCOL))
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c $(JNUM))

@@ -124,16 +124,19 @@ const char *request_state_name(enum exec_state st)
 /* A follower comes after the row it follows (parsing fills them in order). */
 const struct exec_limit_field exec_limit_fields[] = {
 	{"timeout_ms", LIMIT_AT(timeout_ms), "ms", LIMIT_TIMEOUT_MS_DEFAULT, 1,
-	 LIMIT_TIMEOUT_MS_MAX, -1, "timeout-ms", "max-timeout-ms", "default execution timeout",
+	 LIMIT_TIMEOUT_MS_MAX, 0, -1, "timeout-ms", "max-timeout-ms", "default execution timeout",
 	 "largest timeout a request may ask for", EXEC_LIMIT_JOB},
 	{"max_cpu_ms", LIMIT_AT(max_cpu_ms), "ms", LIMIT_TIMEOUT_MS_DEFAULT, 1,
-	 LIMIT_TIMEOUT_MS_MAX, 0, NULL, NULL, NULL, NULL, EXEC_LIMIT_JOB},
+	 LIMIT_TIMEOUT_MS_MAX, 0, 0, NULL, NULL, NULL, NULL, EXEC_LIMIT_JOB},
 	{"memory_bytes", LIMIT_AT(memory_bytes), "bytes", LIMIT_MEMORY_BYTES_DEFAULT,
-	 LIMIT_MEMORY_BYTES_MIN, LIMIT_MEMORY_BYTES_MAX, -1, "memory-bytes", "max-memory-bytes",
+	 LIMIT_MEMORY_BYTES_MIN, LIMIT_MEMORY_BYTES_MAX, 0, -1, "memory-bytes", "max-memory-bytes",
 	 "default memory for a script", "largest memory a request may ask for", EXEC_LIMIT_JOB},
+	/* A client takes replies of LIMIT_CLIENT_REPLY_BYTES, which holds
+	 * LIMIT_OUTPUT_BYTES_MAX of output escaped: the ceiling. */
 	{"output_bytes", LIMIT_AT(output_bytes), "bytes", LIMIT_OUTPUT_BYTES_DEFAULT, 1,
-	 LIMIT_OUTPUT_BYTES_MAX_DEFAULT, -1, "output-bytes", "max-output-bytes",
-	 "default stdout+stderr cap", "largest output cap a request may ask for", 0},
+	 LIMIT_OUTPUT_BYTES_MAX_DEFAULT, LIMIT_OUTPUT_BYTES_MAX, -1, "output-bytes",
+	 "max-output-bytes", "default stdout+stderr cap",
+	 "largest output cap a request may ask for", 0},
 };
 const size_t exec_limit_count = sizeof exec_limit_fields / sizeof exec_limit_fields[0];
 

@@ -67,10 +67,12 @@ struct exec_limits {
 struct exec_limit_field {
 	const char *name;	     /* the request's field, the job's and health's key */
 	size_t offset;		     /* of its uint64_t in struct exec_limits */
-	const char *unit;	     /* "ms" or "bytes": --help and messages */
+	const char *unit;	     /* "ms", "bytes" (said as 64M), ...: --help */
 	uint64_t def, min, max;	     /* compiled in (limits.h): the daemon's default
 				      * and maximum unless its options say otherwise,
 				      * and the least a request may ask for */
+	uint64_t ceiling;	     /* the most the daemon's maximum may be set to;
+				      * 0: no bound but the type's */
 	int follows;		     /* -1, or the row whose value this one takes when the
 				      * request does not give it, and whose daemon default
 				      * and maximum it shares (max_cpu_ms follows timeout_ms) */

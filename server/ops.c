@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "log.h"
 #include "loop.h"
+#include "parse.h"
 #include "spawn.h"
 
 struct request_limits ops_limits;
@@ -959,4 +960,100 @@ void ops_handle(struct conn *c, const struct request *req)
 	case OP_TOOL_RESULT: tool_result(c, req); return;
 	case OP_DECLARATIONS: declarations(c, req); return;
 	}
+}
+
+/* ---- frames: parsing and refusals
+ *
+ * The connection hands over every frame it reads (conn_init's frame
+ * callback); here it becomes a request, or a refusal: of a frame that is
+ * not a request, of a peer that is not admitted or over the connection
+ * cap, of any request while the daemon shuts down, and of input that
+ * cannot go on. */
+
+static void refuse(struct conn *c, json_t *id, enum status code, const char *message)
+{
+	json_t *r = msg_reply_error(id, code, message);
+	if (r)
+		conn_send(c, r);
+	json_decref(r);
+}
+
+/* Answers one parsed request, or refuses it (see request_parse for what
+ * root, req and err are; root NULL: it failed). CONN_LATER, with nothing
+ * done, when its reply may be big and the global budget has no room for
+ * it yet. */
+static enum conn_verdict frame_request(struct conn *c, json_t *root, const struct request *req,
+				       const struct request_error *err)
+{
+	if (conn_refused(c)) {
+		/* Whatever it asked, and however well: a peer not admitted
+		 * hears why once, then the connection closes. */
+		char why[192] = "not admitted";
+		owner_admitted(conn_owner(c), why, sizeof why);
+		refuse(c, root ? req->id : err->id, STATUS_PERMISSION_DENIED, why);
+		conn_finish(c);
+		return CONN_HANDLED;
+	}
+	if (!root) {
+		refuse(c, err->id, err->code, err->message);
+		return CONN_HANDLED;
+	}
+	if (conn_over_cap(c)) {
+		refuse(c, req->id, STATUS_UNAVAILABLE, "too many connections");
+		conn_finish(c);
+	} else if (conn_draining()) {
+		refuse(c, req->id, STATUS_UNAVAILABLE, "the daemon is shutting down");
+	} else if (conn_reply_waits(c, ops_reply_bound(req))) {
+		return CONN_LATER;
+	} else {
+		ops_handle(c, req);
+	}
+	return CONN_HANDLED;
+}
+
+enum conn_verdict ops_frame(struct conn *c, const struct conn_frame *f)
+{
+	char msg[192];
+	switch (f->kind) {
+	case CONN_FRAME_WHOLE: {
+		struct request req = {0};
+		struct request_error err;
+		json_t *bad_root;
+		json_t *root =
+			request_parse(f->payload, f->len, &ops_limits, &req, &err, &bad_root);
+		enum conn_verdict v = frame_request(c, root, &req, &err);
+		if (!root)
+			request_error_clear(&err);
+		json_decref(root ? root : bad_root);
+		return v;
+	}
+	case CONN_FRAME_PARSED: {
+		struct parse_job *j = f->job;
+		return frame_request(c, j->root, &j->req, &j->err);
+	}
+	case CONN_FRAME_BROKEN:
+		if (f->status == FRAME_ERR_EMPTY)
+			snprintf(msg, sizeof msg, "%s", frame_status_str(f->status));
+		else
+			snprintf(msg, sizeof msg, "%s (%zu bytes; the maximum is %zu)",
+				 frame_status_str(f->status), f->len, f->limit);
+		refuse(c, NULL, STATUS_INVALID_ARGUMENT, msg);
+		break;
+	case CONN_FRAME_CUT:
+		refuse(c, NULL, STATUS_INVALID_ARGUMENT,
+		       "the connection ended in the middle of a frame");
+		break;
+	case CONN_FRAME_NO_MEMORY:
+		refuse(c, NULL, STATUS_RESOURCE_EXHAUSTED,
+		       "out of memory reading requests: closing the connection");
+		break;
+	case CONN_FRAME_BUDGET:
+		snprintf(msg, sizeof msg,
+			 "the daemon's budget for half-sent requests (%zu bytes over all "
+			 "connections) is full; send requests whole, or retry",
+			 f->limit);
+		refuse(c, NULL, STATUS_RESOURCE_EXHAUSTED, msg);
+		break;
+	}
+	return CONN_HANDLED;
 }
