@@ -151,7 +151,7 @@ void spawn_reaped(pid_t pid)
 				uidpool_put(live[i].uid);
 			live[i] = live[--n_live];
 			/* A refill may have waited for this uid. */
-			if (live[n_live].pooled || n_parked + n_refilling < config.pool)
+			if (n_parked + n_refilling < config.pool)
 				refill_later(0);
 			return;
 		}
