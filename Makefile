@@ -123,6 +123,8 @@ INT_TESTS  += check_values
 INT_TESTS  += check_timers
 # The cache of lowered code: the module alone, then the daemon's use of it.
 INT_TESTS  += check_lcache
+# The warm pool of parked workers (server/spawn.c).
+INT_TESTS  += check_pool
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -256,6 +258,7 @@ build/tests/check_tenancy: $(call obj,tests/check_tenancy.c) $(TESTLIB) $(call o
 build/tests/check_lcache: $(call obj,tests/check_lcache.c server/lcache.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_workers: $(call obj,tests/check_workers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_pool: $(call obj,tests/check_pool.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_bounds: $(call obj,tests/check_bounds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_faults: $(call obj,tests/check_faults.c) $(TESTLIB) $(call obj,$(PROTOCOL))

@@ -484,6 +484,29 @@
  * queue of its own) long before the heap would. */
 #define LIMIT_TIMERS_PENDING 10000u
 
+/* ---- The warm pool of parked workers (server/spawn.c). */
+
+/* Workers kept parked at most (--pool): as many as may run at once is the
+ * default, and more than --max-workers' own maximum is never useful. Each
+ * costs its USS (about 100-160 KiB), three fds of the supervisor's and,
+ * as root, a uid of the claimed run. */
+#define LIMIT_POOL_MAX LIMIT_WORKERS_MAX
+/* Refills asked of the forkserver at once. The forkserver clones one at a
+ * time: a worker cloned on demand (the pool was empty) waits behind at
+ * most this many, and refills of a drained pool still overlap the new
+ * workers' confinement with the next clone. */
+#define LIMIT_POOL_REFILLS_AT_ONCE 2u
+/* Pages a parked worker writes to while it waits, of those a trivial job
+ * was seen to copy on write (worker_probe_pages): the copies are then made
+ * before the job comes, off its path. A trivial job copies about 37 of
+ * the forkserver's pages (and faults about 70 times in all); a parked
+ * worker's own memory is about 64 KiB without them and 152 KiB with all
+ * 37: this many keep it within the 160 KiB a parked worker may cost, with
+ * room for the engine's image to grow a little. */
+#define LIMIT_POOL_PRETOUCH_PAGES 32u
+/* After a refill failed (a clone refused, no fds), the pool is topped up
+ * again no sooner than this: a failing forkserver is not asked in a loop. */
+#define LIMIT_POOL_RETRY_MS 100u
 /* ---- The execution lifecycle (server/run.c, server/exec.c) */
 
 /* The CPU time a worker may claim in its result's cpu_ms: the longest

@@ -86,6 +86,10 @@ static const struct opt_spec opt_specs[] = {
 	 AT(max_frame_bytes), LIMIT_FRAME_BYTES_MIN, 1u << 30, true},
 	{"max-workers", "N", "executions running at once (default 2 x CPUs)", OPT_UNSIGNED,
 	 AT(max_workers), 1, LIMIT_WORKERS_MAX, false},
+	{"pool", "N",
+	 "workers kept cloned and confined ahead of time, each\n"
+	 "for one execution (default --max-workers; 0: none)",
+	 OPT_UNSIGNED, AT(pool), 0, LIMIT_POOL_MAX, false},
 	{"queue", "N", "executions waiting for a worker (default 256)", OPT_UNSIGNED, AT(queue_max),
 	 0, LIMIT_QUEUE_MAX, false},
 	{"max-running-per-owner", "N",
@@ -371,8 +375,9 @@ static int check(const struct config *c)
 		rel = "--max-queued-per-owner must be at most --queue";
 	else if (c->worker_user && c->worker_uids_given)
 		rel = "--worker-user and --worker-uids exclude each other";
-	else if ((uint64_t)c->worker_uid_last - c->worker_uid_first + 1 < c->max_workers)
-		rel = "--worker-uids must hold at least --max-workers ids";
+	else if ((uint64_t)c->worker_uid_last - c->worker_uid_first + 1 <
+		 (uint64_t)c->max_workers + c->pool)
+		rel = "--worker-uids must hold at least --max-workers plus --pool ids";
 	else if (c->partial_bytes < c->max_frame_bytes)
 		rel = "--partial-bytes must be at least --max-frame-bytes";
 	if (rel) {
@@ -528,6 +533,8 @@ int config_parse(struct config *c, int argc, char **argv)
 		c->cache_dir = default_cache_dir();
 	/* Defaults that follow the other options (see limits.h). */
 	request_limits_settle(&c->limits);
+	if (!was_given(given, "pool"))
+		c->pool = c->max_workers;
 	if (!was_given(given, "max-running-per-owner"))
 		c->max_running_per_owner = c->max_workers > 1 ? c->max_workers - 1 : 1;
 	if (!was_given(given, "max-queued-per-owner"))

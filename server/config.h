@@ -16,6 +16,7 @@ struct config {
 	mode_t socket_mode;
 	size_t max_frame_bytes;
 	unsigned max_workers;
+	unsigned pool; /* --pool: workers parked ahead of time */
 	unsigned queue_max;
 	unsigned max_running_per_owner; /* not given: --max-workers minus 1 */
 	unsigned max_queued_per_owner;

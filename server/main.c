@@ -185,7 +185,8 @@ static long open_fds(void)
 
 /*
  * The fds clients may hold: the limit, less what the daemon holds once set
- * up and what --max-workers running workers need (see LIMIT_FD_PER_WORKER).
+ * up and what --max-workers running and --pool parked workers need (see
+ * LIMIT_FD_PER_WORKER).
  * Call it when every fd of the daemon's own is open. Exits when too little
  * is left for clients.
  */
@@ -194,8 +195,10 @@ static unsigned client_fds(rlim_t nofile)
 	long own = open_fds();
 	if (own < 0)
 		own = 16; /* stdio, epoll, signalfd, listener, forkserver, cache */
-	uint64_t reserve =
-		(uint64_t)own + (uint64_t)LIMIT_FD_PER_WORKER * cfg.max_workers + LIMIT_FD_SPARE;
+	/* A parked worker holds three of ours, and seven while it is made. */
+	uint64_t reserve = (uint64_t)own +
+			   (uint64_t)LIMIT_FD_PER_WORKER * ((uint64_t)cfg.max_workers + cfg.pool) +
+			   LIMIT_FD_SPARE;
 	if (nofile < reserve + LIMIT_FD_MIN_CLIENTS)
 		fatalx("RLIMIT_NOFILE %llu is too low: the daemon and --max-workers %u need %llu "
 		       "fds, and clients at least %u more (raise LimitNOFILE= or lower "
@@ -254,8 +257,10 @@ static void worker_identity(struct spawn_config *sc)
 				       "--worker-user");
 		}
 		uint32_t claimed;
-		if (uidpool_claim(uid_lock_fd, cfg.worker_uid_first, cfg.worker_uid_last,
-				  cfg.max_workers, &claimed, why, sizeof why) < 0) {
+		/* Parked workers hold an id each, beside the running ones. */
+		uint32_t count = cfg.max_workers + cfg.pool;
+		if (uidpool_claim(uid_lock_fd, cfg.worker_uid_first, cfg.worker_uid_last, count,
+				  &claimed, why, sizeof why) < 0) {
 			bool full_range = errno == EBUSY;
 			snprintf(full, sizeof full, "%s (lock file %s)", why, cfg.uid_lock);
 			no_worker_uids(full,
@@ -268,7 +273,7 @@ static void worker_identity(struct spawn_config *sc)
 		sc->range_first = cfg.worker_uid_first;
 		sc->range_last = cfg.worker_uid_last;
 		sc->uid_first = claimed;
-		sc->uid_last = claimed + cfg.max_workers - 1;
+		sc->uid_last = claimed + count - 1;
 		log_info("workers run as uids %u-%u, one each (claimed of %u-%u in %s)",
 			 (unsigned)sc->uid_first, (unsigned)sc->uid_last, (unsigned)sc->range_first,
 			 (unsigned)sc->range_last, cfg.uid_lock);
@@ -316,7 +321,10 @@ int main(int argc, char **argv)
 	/* A job is the request's code (a frame at most), its small members and
 	 * the lowered text the cache of lowered code may add. */
 	struct spawn_config sc = {
-		.fs = {.max_job_bytes = cfg.max_frame_bytes + 65536 + CTL_LOWERED_BYTES}};
+		.fs = {.max_job_bytes = cfg.max_frame_bytes + 65536 + CTL_LOWERED_BYTES},
+		.pool = cfg.pool,
+		.max_memory_bytes = cfg.limits.max.memory_bytes,
+		.max_timeout_ms = cfg.limits.max.timeout_ms};
 	worker_identity(&sc);
 	/* Before the socket exists: no client can have reached the forkserver. */
 	if (spawn_init(&sc) < 0)

@@ -911,6 +911,7 @@ static void health(struct conn *c, const struct request *req)
 	json_t *sandbox = json_object();
 	spawn_describe_sandbox(sandbox);
 	json_object_set_new(r, "sandbox", sandbox);
+	json_object_set_new(r, "pool", spawn_stats_json());
 	/* The cache's counts are the caller's own (all, for an admin): how
 	 * many scripts another user holds, and how big the one they just
 	 * stored is, are not the caller's to learn. */

@@ -39,8 +39,6 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
 /* ---- how it ended */
 
 static const char *signal_text(int sig)
@@ -909,53 +907,41 @@ static bool job_more(struct run *r)
 }
 
 /*
- * Everything from the worker's fds to asking spawn.c for a worker: the
- * control socketpair and the two pipes (the supervisor's ends in r,
- * CLOEXEC and non-blocking), their watches, the job's first bytes written
- * (the worker reads them once it is there), and the worker's ends handed
- * to spawn_worker, which answers through on_spawned. 0; or -1 with errno
- * when no worker was asked for (every fd is then closed again).
+ * Everything from the worker's fds to the worker itself: spawn.c takes a
+ * parked worker from its pool (or has one cloned) and gives the
+ * supervisor's ends of its fds (non-blocking, CLOEXEC) into r. A parked
+ * one's pid is known at once and given to on_spawned here; a cloned one's
+ * comes to on_spawned later. -1 with errno when there is no worker to be
+ * had (nothing is then left open).
  */
 static int acquire_worker(struct run *r)
 {
-	int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
-	    pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
-		int err = errno;
-		int fds[] = {sv[0], sv[1], po[0], po[1], pe[0], pe[1]};
-		for (size_t i = 0; i < 6; i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-		errno = err;
+	struct spawn_ends ends;
+	pid_t pid = -1;
+	r->spawning = true;
+	int got = spawn_acquire(&ends, &pid, on_spawned, r);
+	if (got < 0) {
+		r->spawning = false;
 		return -1;
 	}
-	r->ctl_fd = sv[0];
-	r->pipe_fd[RUN_OUT] = po[0];
-	r->pipe_fd[RUN_ERR] = pe[0];
-	set_nonblock(r->ctl_fd);
-	set_nonblock(r->pipe_fd[RUN_OUT]);
-	set_nonblock(r->pipe_fd[RUN_ERR]);
-	int child[FORKSERVER_FDS] = {sv[1], po[1], pe[1]};
+	r->ctl_fd = ends.ctl;
+	r->pipe_fd[RUN_OUT] = ends.out;
+	r->pipe_fd[RUN_ERR] = ends.err;
+	if (got == 1)
+		on_spawned(r, pid, 0);
 	if (loop_add(&r->w_ctl, r->ctl_fd, EPOLLIN, on_ctl) < 0 ||
 	    loop_add(&r->w_pipe[RUN_OUT], r->pipe_fd[RUN_OUT], r->paused ? 0 : EPOLLIN,
 		     on_stdout) < 0 ||
 	    loop_add(&r->w_pipe[RUN_ERR], r->pipe_fd[RUN_ERR], r->paused ? 0 : EPOLLIN,
 		     on_stderr) < 0) {
-		int err = errno;
+		/* The worker is had already: it is killed once it exists, and
+		 * its closed channels end it. */
+		log_err("%s: cannot watch the worker's channels: %s", r->id, strerror(errno));
 		close_channels(r);
-		for (int i = 0; i < FORKSERVER_FDS; i++)
-			close(child[i]);
-		errno = err;
-		return -1;
+		run_kill(r, RUN_KILL_NOMEM);
+		return 0;
 	}
 	ctl_flush(r);
-	r->spawning = true;
-	if (spawn_worker(r->limits.memory_bytes, r->limits.timeout_ms, child, on_spawned, r) < 0) {
-		r->spawning = false;
-		close_channels(r);
-		errno = ESHUTDOWN;
-		return -1;
-	}
 	return 0;
 }
 

@@ -17,31 +17,53 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../protocol/limits.h"
+#include "list.h"
 #include "log.h"
 #include "loop.h"
 #include "uidpool.h"
 
-/* A spawn request, from spawn_worker until its reply. */
+/* A spawn request, from spawn_acquire (or a refill) until its reply. */
 struct pending {
 	struct pending *next;
 	struct forkserver_spawn msg;
-	int fds[FORKSERVER_FDS]; /* -1 once sent */
-	bool pooled;		 /* msg.uid came from the pool */
+	int fds[FORKSERVER_FDS]; /* the worker's ends; -1 once sent */
+	struct spawn_ends ends;	 /* a refill's: ours, kept while it is parked */
+	bool pooled;		 /* msg.uid came from the uid pool */
+	bool park;		 /* a refill: parked once cloned, no callback */
 	spawn_done_cb done;
 	void *arg;
 };
 
-/* A worker not yet reaped whose uid is the pool's. */
+/* A worker handed out and not yet reaped (its uid, when pooled). */
 struct live {
 	pid_t pid;
 	uint32_t uid;
+	bool pooled;
+};
+
+/* A worker cloned and confined, waiting for its job on ctl. Its control
+ * socket is watched: a parked worker never writes or closes it, so any
+ * event means it died (or broke), and it is replaced. */
+struct parked {
+	bool used;
+	pid_t pid;
+	uint32_t uid;
+	bool pooled;
+	struct spawn_ends ends;
+	struct loop_watch w;
 };
 
 static struct spawn_config config;
 static struct live *live;
 static size_t n_live, live_cap;
+/* The pool: config.pool slots, n_parked of them used. */
+static struct parked *slots;
+static unsigned n_parked, n_refilling;
+static struct loop_timer refill_timer = LOOP_TIMER_INIT;
+static struct spawn_stats stats;
 /* Requests that found no free uid, failed from a timer (never from
- * within spawn_worker). */
+ * within spawn_acquire). */
 static struct pending *starved;
 static struct loop_timer starved_timer = LOOP_TIMER_INIT;
 static pid_t fs_pid = -1;
@@ -63,9 +85,51 @@ static void close_fds(struct pending *p)
 	}
 }
 
-/* Remembers which uid the worker pid holds, for spawn_reaped. False when
- * there is no memory to: the uid is then never given back. */
-static bool live_add(pid_t pid, uint32_t uid)
+static void close_ends(struct spawn_ends *e)
+{
+	int *fd[] = {&e->ctl, &e->out, &e->err};
+	for (size_t i = 0; i < 3; i++) {
+		if (*fd[i] >= 0)
+			close(*fd[i]);
+		*fd[i] = -1;
+	}
+}
+
+/*
+ * Makes a worker's fds: a control socketpair and two pipes. The worker's
+ * ends go to fds (for the forkserver), ours to *ends (non-blocking). All
+ * CLOEXEC. 0, or -1 with errno and nothing left open.
+ */
+static int make_fds(int fds[FORKSERVER_FDS], struct spawn_ends *ends)
+{
+	int sv[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
+	/* Only our ends are non-blocking: the worker blocks on its own,
+	 * waiting for its job and writing its output. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
+	    fcntl(sv[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(po[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    fcntl(pe[0], F_SETFL, O_NONBLOCK) < 0) {
+		int err = errno;
+		int all[] = {sv[0], sv[1], po[0], po[1], pe[0], pe[1]};
+		for (size_t i = 0; i < 6; i++)
+			if (all[i] >= 0)
+				close(all[i]);
+		errno = err;
+		return -1;
+	}
+	fds[0] = sv[1];
+	fds[1] = po[1];
+	fds[2] = pe[1];
+	*ends = (struct spawn_ends){sv[0], po[0], pe[0]};
+	return 0;
+}
+
+static void refill_later(uint64_t ms);
+
+/* Remembers a worker handed out, for spawn_reaped and in_flight. False
+ * when there is no memory to: its uid (if pooled) is then never given
+ * back. */
+static bool live_add(pid_t pid, uint32_t uid, bool pooled)
 {
 	if (n_live == live_cap) {
 		size_t cap = live_cap ? 2 * live_cap : 16;
@@ -75,7 +139,7 @@ static bool live_add(pid_t pid, uint32_t uid)
 		live = grown;
 		live_cap = cap;
 	}
-	live[n_live++] = (struct live){pid, uid};
+	live[n_live++] = (struct live){pid, uid, pooled};
 	return true;
 }
 
@@ -83,8 +147,12 @@ void spawn_reaped(pid_t pid)
 {
 	for (size_t i = 0; i < n_live; i++) {
 		if (live[i].pid == pid) {
-			uidpool_put(live[i].uid);
+			if (live[i].pooled)
+				uidpool_put(live[i].uid);
 			live[i] = live[--n_live];
+			/* A refill may have waited for this uid. */
+			if (n_parked + n_refilling < config.pool)
+				refill_later(0);
 			return;
 		}
 	}
@@ -95,6 +163,110 @@ static bool is_live(pid_t pid)
 	for (size_t i = 0; i < n_live; i++)
 		if (live[i].pid == pid)
 			return true;
+	return false;
+}
+
+/* ---- the pool */
+
+static void on_refill(struct loop_timer *t);
+
+/* Tops the pool up once this loop turn is over: after the replies it
+ * made, so a refill's clone never comes before them. */
+static void refill_later(uint64_t ms)
+{
+	if (stopped || config.pool == 0)
+		return;
+	if (!loop_timer_armed(&refill_timer) || ms == 0)
+		loop_timer_set(&refill_timer, ms, on_refill);
+}
+
+/* Kills and reaps a parked worker (our child: its pid cannot have been
+ * recycled) and frees its slot; its uid goes back, no process holds it.
+ * Blocks only while the SIGKILLed process exits. */
+static void bury(struct parked *k)
+{
+	loop_del(&k->w);
+	close_ends(&k->ends);
+	kill(k->pid, SIGKILL);
+	while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (k->pooled)
+		uidpool_put(k->uid);
+	k->used = false;
+	n_parked--;
+}
+
+static void on_parked_event(struct loop_watch *w, uint32_t events)
+{
+	(void)events;
+	struct parked *k = container_of(w, struct parked, w);
+	log_warn("parked worker %d died or broke its channel; replaced", (int)k->pid);
+	stats.died++;
+	bury(k);
+	refill_later(0);
+}
+
+/* A refill's reply: the worker is parked, or the clone failed. */
+static void parked_arrived(struct pending *p, pid_t pid, int err)
+{
+	n_refilling--;
+	if (pid <= 0 || stopped) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		}
+		if (p->pooled)
+			uidpool_put(p->msg.uid);
+		close_ends(&p->ends);
+		if (!stopped)
+			log_warn("pool: a refill failed: %s", strerror(err ? err : EIO));
+		refill_later(LIMIT_POOL_RETRY_MS);
+		return;
+	}
+	struct parked *k = NULL;
+	for (unsigned i = 0; i < config.pool && !k; i++)
+		if (!slots[i].used)
+			k = &slots[i];
+	/* parked + refilling never passes the pool's size: a slot is free. */
+	*k = (struct parked){true, pid, p->msg.uid, p->pooled, p->ends, LOOP_WATCH_INIT};
+	p->ends = (struct spawn_ends){-1, -1, -1};
+	n_parked++;
+	stats.refills++;
+	if (loop_add(&k->w, k->ends.ctl, EPOLLIN | EPOLLRDHUP, on_parked_event) < 0) {
+		log_err("pool: cannot watch parked worker %d: %s", (int)pid, strerror(errno));
+		bury(k);
+		refill_later(LIMIT_POOL_RETRY_MS);
+		return;
+	}
+	refill_later(0);
+}
+
+/* Hands a parked worker out: the oldest slot first. False when none is
+ * (alive). */
+static bool take_parked(struct spawn_ends *ends, pid_t *pid)
+{
+	for (unsigned i = 0; i < config.pool && n_parked; i++) {
+		struct parked *k = &slots[i];
+		if (!k->used)
+			continue;
+		/* Dead, but its event not yet dispatched: never handed out. */
+		struct pollfd pfd = {k->ends.ctl, POLLIN | POLLRDHUP, 0};
+		if (poll(&pfd, 1, 0) != 0) {
+			stats.died++;
+			bury(k);
+			continue;
+		}
+		if (!live_add(k->pid, k->uid, k->pooled))
+			log_err("worker %d: not tracked (out of memory); its uid is retired",
+				(int)k->pid);
+		loop_del(&k->w);
+		*ends = k->ends;
+		*pid = k->pid;
+		k->used = false;
+		n_parked--;
+		return true;
+	}
 	return false;
 }
 
@@ -164,7 +336,12 @@ static void fail_all(int err, bool swept)
 				uidpool_put(p->msg.uid);
 			else if (p->pooled)
 				retired++;
-			p->done(p->arg, -1, err);
+			if (p->park) {
+				n_refilling--;
+				close_ends(&p->ends);
+			} else {
+				p->done(p->arg, -1, err);
+			}
 			free(p);
 		}
 	}
@@ -249,7 +426,12 @@ static void on_sock(struct loop_watch *w, uint32_t events)
 			sent = p->next;
 			if (!sent)
 				sent_tail = &sent;
-			if (r.pid > 0 && p->pooled && !live_add(r.pid, p->msg.uid))
+			if (p->park) {
+				parked_arrived(p, r.pid, r.err);
+				free(p);
+				continue;
+			}
+			if (r.pid > 0 && !live_add(r.pid, p->msg.uid, p->pooled))
 				log_err("worker %d: uid %u not tracked (out of memory); retired",
 					(int)r.pid, (unsigned)p->msg.uid);
 			else if (r.pid <= 0 && p->pooled)
@@ -350,6 +532,8 @@ static int start(void)
 		return -1;
 	}
 	baseline_bytes = ready.baseline_bytes;
+	stats.probe_copied_pages = ready.copied_pages;
+	stats.pretouch_pages = ready.touched_pages;
 	if (fcntl(fs_sock, F_SETFL, O_NONBLOCK) < 0 ||
 	    loop_add(&sock_watch, fs_sock, EPOLLIN, on_sock) < 0 ||
 	    loop_add(&pid_watch, fs_pidfd, EPOLLIN, on_pidfd) < 0) {
@@ -362,10 +546,21 @@ static int start(void)
 	return 0;
 }
 
+/* Kills and reaps every parked worker. */
+static void bury_all_parked(void)
+{
+	for (unsigned i = 0; i < config.pool; i++)
+		if (slots[i].used)
+			bury(&slots[i]);
+}
+
 static void restart(const char *why)
 {
 	log_err("%s; restarting it", why);
 	teardown();
+	/* Parked workers are the old forkserver's clones: replaced by the
+	 * new one's, so that no worker outlives the image it came from. */
+	bury_all_parked();
 	bool swept = !sent || sweep_unknown_workers();
 	/* A forkserver that cannot stay up is a broken installation, not a
 	 * passing fault: leave it to the service manager. */
@@ -374,6 +569,7 @@ static void restart(const char *why)
 	/* After the restart, so that work started by these callbacks goes
 	 * to the new forkserver. */
 	fail_all(EPIPE, swept);
+	refill_later(0);
 }
 
 int spawn_init(const struct spawn_config *cfg)
@@ -384,49 +580,126 @@ int spawn_init(const struct spawn_config *cfg)
 		log_err("worker uids: out of memory");
 		return -1;
 	}
-	return start();
-}
-
-int spawn_worker(uint64_t memory_bytes, uint64_t timeout_ms, int fds[FORKSERVER_FDS],
-		 spawn_done_cb done, void *arg)
-{
-	struct pending *p = stopped ? NULL : calloc(1, sizeof *p);
-	if (!p) {
-		for (int i = 0; i < FORKSERVER_FDS; i++)
-			close(fds[i]);
+	stats.target = config.pool;
+	if (config.pool && !(slots = calloc(config.pool, sizeof *slots))) {
+		log_err("pool: out of memory");
 		return -1;
 	}
-	p->msg.memory_bytes = memory_bytes;
-	p->msg.timeout_ms = timeout_ms;
+	if (start() < 0)
+		return -1;
+	refill_later(0);
+	return 0;
+}
+
+/*
+ * A spawn request with fresh fds and, as root with a range, a uid of the
+ * pool. NULL with errno (no memory, no fds); with *no_uid set when
+ * only the uid was missing (the request is then made, its fds closed).
+ */
+static struct pending *new_request(bool park, bool *no_uid)
+{
+	*no_uid = false;
+	struct pending *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	if (make_fds(p->fds, &p->ends) < 0) {
+		int err = errno;
+		free(p);
+		errno = err;
+		return NULL;
+	}
+	p->park = park;
+	/* The backstops every worker is confined with; it lowers them to
+	 * its own job's (confine_lower_limits). */
+	p->msg.memory_bytes = config.max_memory_bytes;
+	p->msg.timeout_ms = config.max_timeout_ms;
 	p->msg.uid = (uint32_t)config.uid;
 	p->msg.gid = (uint32_t)config.gid;
-	memcpy(p->fds, fds, sizeof p->fds);
-	p->done = done;
-	p->arg = arg;
 	if (config.fs.change_ids && config.uid_range) {
-		/* The pool holds at least --max-workers ids, and an id comes
-		 * back when its worker is reaped, before its slot frees: only
-		 * retired ids can leave none. */
+		/* The pool holds --max-workers + --pool ids, and an id comes
+		 * back when its worker is reaped: only retired ids, or
+		 * workers reaped after their slot freed, can leave none. */
 		if (uidpool_take(&p->msg.uid) < 0) {
 			close_fds(p);
-			p->next = starved;
-			starved = p;
-			loop_timer_set(&starved_timer, 0, on_starved);
-			return 0;
+			*no_uid = true;
+			return p;
 		}
 		p->msg.gid = p->msg.uid;
 		p->pooled = true;
 	}
+	return p;
+}
+
+static void send_request(struct pending *p)
+{
 	*outbox_tail = p;
 	outbox_tail = &p->next;
 	if (flush_outbox() < 0)
 		restart("forkserver socket failed");
+}
+
+static void on_refill(struct loop_timer *t)
+{
+	(void)t;
+	while (!stopped && n_parked + n_refilling < config.pool &&
+	       n_refilling < LIMIT_POOL_REFILLS_AT_ONCE) {
+		bool no_uid;
+		struct pending *p = new_request(true, &no_uid);
+		if (!p || no_uid) {
+			/* No uid: one comes back when a worker is reaped
+			 * (spawn_reaped tops up then); no fds or memory:
+			 * later. */
+			if (p)
+				close_ends(&p->ends);
+			free(p);
+			if (!no_uid)
+				refill_later(LIMIT_POOL_RETRY_MS);
+			return;
+		}
+		n_refilling++;
+		send_request(p);
+	}
+}
+
+int spawn_acquire(struct spawn_ends *ends, pid_t *pid, spawn_done_cb done, void *arg)
+{
+	if (stopped) {
+		errno = ESHUTDOWN;
+		return -1;
+	}
+	if (take_parked(ends, pid)) {
+		stats.hits++;
+		refill_later(0);
+		return 1;
+	}
+	bool no_uid;
+	struct pending *p = new_request(false, &no_uid);
+	if (!p)
+		return -1;
+	stats.misses++;
+	p->done = done;
+	p->arg = arg;
+	*ends = p->ends;
+	p->ends = (struct spawn_ends){-1, -1, -1};
+	if (no_uid) {
+		p->next = starved;
+		starved = p;
+		loop_timer_set(&starved_timer, 0, on_starved);
+		return 0;
+	}
+	send_request(p);
+	/* The pool was empty: top it up too, behind this worker. */
+	refill_later(0);
 	return 0;
 }
 
 void spawn_stop(void)
 {
 	stopped = true;
+	loop_timer_cancel(&refill_timer);
+	for (unsigned i = 0; i < config.pool; i++)
+		if (slots[i].used)
+			bury(&slots[i]);
 	teardown();
 	fail_all(ESHUTDOWN, false);
 	loop_timer_cancel(&starved_timer);
@@ -434,6 +707,31 @@ void spawn_stop(void)
 	free(live);
 	live = NULL;
 	n_live = live_cap = 0;
+	free(slots);
+	slots = NULL;
+	config.pool = 0;
+}
+
+void spawn_stats(struct spawn_stats *out)
+{
+	*out = stats;
+	out->parked = n_parked;
+	out->starting = n_refilling;
+	out->in_flight = (unsigned)n_live;
+	out->restarts = restarts;
+}
+
+json_t *spawn_stats_json(void)
+{
+	struct spawn_stats s;
+	spawn_stats(&s);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "target",
+			 (json_int_t)s.target, "parked", (json_int_t)s.parked, "starting",
+			 (json_int_t)s.starting, "in_flight", (json_int_t)s.in_flight, "refills",
+			 (json_int_t)s.refills, "hits", (json_int_t)s.hits, "misses",
+			 (json_int_t)s.misses, "died", (json_int_t)s.died, "forkserver_restarts",
+			 (json_int_t)s.restarts, "pretouch_pages", (json_int_t)s.pretouch_pages,
+			 "probe_copied_pages", (json_int_t)s.probe_copied_pages);
 }
 
 void spawn_describe_sandbox(json_t *obj)

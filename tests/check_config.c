@@ -172,7 +172,7 @@ START_TEST(values_reach_their_fields)
 						"--log-level",
 						"debug",
 						"--worker-uids",
-						"3000-3010",
+						"3000-3020",
 						"--uid-lock",
 						"/tmp/x.lock",
 						"--cache-dir",
@@ -200,15 +200,20 @@ START_TEST(values_reach_their_fields)
 	ck_assert_uint_eq(cfg.socket_mode, 0600);
 	ck_assert_int_eq(cfg.log_level, LOG_LEVEL_DEBUG);
 	ck_assert_uint_eq(cfg.worker_uid_first, 3000);
-	ck_assert_uint_eq(cfg.worker_uid_last, 3010);
+	ck_assert_uint_eq(cfg.worker_uid_last, 3020);
 	ck_assert(cfg.worker_uids_given);
 	ck_assert_str_eq(cfg.uid_lock, "/tmp/x.lock");
 	ck_assert_str_eq(cfg.cache_dir, "/tmp/c");
 	/* The defaults that follow other options followed them. */
 	ck_assert_uint_eq(cfg.max_running_per_owner, 6);
+	ck_assert_uint_eq(cfg.pool, 7);
 	ck_assert_uint_eq(cfg.max_queued_per_owner, LIMIT_QUEUED_PER_OWNER_DEFAULT);
 	ck_assert_int_eq(parse((const char *[]){"--queue", "10", NULL}), -1);
 	ck_assert_uint_eq(cfg.max_queued_per_owner, 10);
+	ck_assert_int_eq(parse((const char *[]){"--max-workers", "3", "--pool", "0", NULL}), -1);
+	ck_assert_uint_eq(cfg.pool, 0);
+	ck_assert_int_eq(parse((const char *[]){"--pool", "5", NULL}), -1);
+	ck_assert_uint_eq(cfg.pool, 5);
 	ck_assert_int_eq(parse((const char *[]){"--max-workers", "4", "--max-running-per-owner",
 						"4", "--max-queued-per-owner", "0", NULL}),
 			 -1);
@@ -279,7 +284,11 @@ START_TEST(refusals_name_the_option)
 		{{"--partial-bytes", "64K"}, "--partial-bytes must be at least --max-frame-bytes"},
 		{{"--worker-user", "nobody", "--worker-uids", "5-100000"},
 		 "--worker-user and --worker-uids exclude each other"},
-		{{"--worker-uids", "5-6"}, "--worker-uids must hold at least --max-workers ids"},
+		{{"--worker-uids", "5-6"},
+		 "--worker-uids must hold at least --max-workers plus --pool ids"},
+		{{"--pool", "1025"}, "--pool must be at most 1024"},
+		{{"--pool", "9", "--worker-uids", "5-12"},
+		 "--worker-uids must hold at least --max-workers plus --pool ids"},
 		{{"--timeout-ms", "5000", "--max-timeout-ms", "100"},
 		 "--timeout-ms must be between 1 and --max-timeout-ms"},
 		{{"--timeout-ms", "0"}, "--timeout-ms must be between 1 and --max-timeout-ms"},

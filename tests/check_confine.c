@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -571,6 +572,138 @@ START_TEST(test_dies_with_parent)
 }
 END_TEST
 
+/* ---- lowering the backstops (a worker parked with the largest job's
+ * limits lowers them to its own job's, through prlimit64 on itself) */
+
+static void do_prlimit_parent(void)
+{
+	struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+	syscall(SYS_prlimit64, test_pid, RLIMIT_AS, &rl, NULL);
+}
+/* The kernel would cut this pid to 0 (an int): the filter compares 64 bits. */
+static void do_prlimit_wide_pid(void)
+{
+	struct rlimit rl = {1 << 20, 1 << 20};
+	syscall(SYS_prlimit64, 0x100000000ull, RLIMIT_AS, &rl, NULL);
+}
+static void do_prlimit_nofile(void)
+{
+	struct rlimit rl = {3, 3};
+	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+}
+static void do_prlimit_wide_resource(void)
+{
+	struct rlimit rl = {1 << 20, 1 << 20};
+	syscall(SYS_prlimit64, 0, 0x100000000ull | RLIMIT_AS, &rl, NULL);
+}
+static void do_setrlimit_old_call(void)
+{
+	struct rlimit rl = {1 << 20, 1 << 20};
+	syscall(SYS_setrlimit, RLIMIT_AS, &rl);
+}
+
+START_TEST(test_prlimit_parent) { assert_sigsys(do_prlimit_parent, "prlimit64(parent)"); }
+END_TEST
+START_TEST(test_prlimit_wide_pid) { assert_sigsys(do_prlimit_wide_pid, "prlimit64(0x100000000)"); }
+END_TEST
+START_TEST(test_prlimit_nofile) { assert_sigsys(do_prlimit_nofile, "prlimit64(RLIMIT_NOFILE)"); }
+END_TEST
+START_TEST(test_prlimit_wide_resource)
+{
+	assert_sigsys(do_prlimit_wide_resource, "prlimit64(0, 1<<32 | RLIMIT_AS)");
+}
+END_TEST
+START_TEST(test_setrlimit_old_call) { assert_sigsys(do_setrlimit_old_call, "setrlimit"); }
+END_TEST
+
+/* Exits 0 when no limit could be raised: the kernel refuses a hard one
+ * (no CAP_SYS_RESOURCE is left), a soft one above its hard one, and
+ * confine_lower_limits refuses both before asking. */
+static void do_raise(void)
+{
+	struct rlimit as = {2 * AS_BYTES, 2 * AS_BYTES}, cpu_hard = {10, 60}, cpu_soft = {12, 11};
+	if (syscall(SYS_prlimit64, 0, RLIMIT_AS, &as, NULL) == 0 || errno != EPERM)
+		_exit(1);
+	if (syscall(SYS_prlimit64, 0, RLIMIT_CPU, &cpu_hard, NULL) == 0 || errno != EPERM)
+		_exit(2);
+	if (syscall(SYS_prlimit64, 0, RLIMIT_CPU, &cpu_soft, NULL) == 0)
+		_exit(3);
+	if (confine_lower_limits(2 * AS_BYTES, 5) == 0 || errno != EPERM)
+		_exit(4);
+	if (confine_lower_limits(AS_BYTES, 20) == 0 || errno != EPERM)
+		_exit(5);
+	struct rlimit now;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, &now) < 0 || now.rlim_max != AS_BYTES)
+		_exit(6);
+	_exit(0);
+}
+
+START_TEST(test_raise_refused)
+{
+	int st = run_confined(do_raise);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a limit rose: status %#x", st);
+}
+END_TEST
+
+/* 200 MiB maps under the 256 MiB backstop and no longer once it is
+ * lowered to 128 MiB. */
+static void do_lowered_as(void)
+{
+	size_t big = 200u << 20;
+	void *p = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(1);
+	munmap(p, big);
+	if (confine_lower_limits(AS_BYTES / 2, 10) < 0)
+		_exit(2);
+	p = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	_exit(p == MAP_FAILED && errno == ENOMEM ? 0 : 3);
+}
+
+START_TEST(test_lowered_as_bites)
+{
+	int st = run_confined(do_lowered_as);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "lowered RLIMIT_AS: status %#x", st);
+}
+END_TEST
+
+/* Confined with 10 s of CPU, lowered to 1 s: a spinning loop dies of
+ * SIGXCPU after about 1 s of CPU. */
+static void do_lowered_cpu(void)
+{
+	if (confine_lower_limits(AS_BYTES, 1) < 0)
+		_exit(2);
+	for (volatile unsigned long i = 0;; i++)
+		;
+}
+
+START_TEST(test_lowered_cpu_bites)
+{
+	prepare();
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		confine_self();
+		do_lowered_cpu();
+	}
+	close(in_pipe[0]);
+	close(out_pipe[1]);
+	close(in_pipe[1]);
+	int st;
+	struct rusage ru;
+	ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
+	close(out_pipe[0]);
+	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	printf("check_confine: RLIMIT_CPU lowered to 1 s from 10 s: killed after %.2f s of "
+	       "CPU\n",
+	       cpu);
+	ck_assert_msg(WIFSIGNALED(st) && (WTERMSIG(st) == SIGXCPU || WTERMSIG(st) == SIGKILL),
+		      "status %#x", st);
+	ck_assert_double_lt(cpu, 3.0);
+}
+END_TEST
+
 /* The exported filter is what is loaded: the same program twice. */
 START_TEST(test_filter_is_stable)
 {
@@ -628,6 +761,17 @@ int main(void)
 	tcase_add_test(state, test_dies_with_parent);
 	tcase_add_test(state, test_filter_is_stable);
 	suite_add_tcase(s, state);
+	TCase *lower = tcase_create("lowering the backstops");
+	tcase_add_test(lower, test_prlimit_parent);
+	tcase_add_test(lower, test_prlimit_wide_pid);
+	tcase_add_test(lower, test_prlimit_nofile);
+	tcase_add_test(lower, test_prlimit_wide_resource);
+	tcase_add_test(lower, test_setrlimit_old_call);
+	tcase_add_test(lower, test_raise_refused);
+	tcase_add_test(lower, test_lowered_as_bites);
+	tcase_add_test(lower, test_lowered_cpu_bites);
+	tcase_set_timeout(lower, 30);
+	suite_add_tcase(s, lower);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

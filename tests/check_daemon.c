@@ -645,8 +645,9 @@ START_TEST(test_disconnect_kills)
 	json_decref(h);
 	client_close(&c);
 	wait_idle(d.sock);
-	int zombies;
-	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1); /* the forkserver */
+	int zombies, parked = daemon_pool_full(&d, 10000);
+	/* The forkserver and the parked workers. */
+	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1 + parked);
 	ck_assert_int_eq(zombies, 0);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 }
@@ -662,6 +663,8 @@ START_TEST(test_thousand_no_leaks)
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
 	client_sendf(&c, "{\"op\":\"health\"}");
 	json_decref(client_reply(&c, NULL, 5000));
+	/* A parked worker holds three fds of the daemon's: counted full. */
+	int parked = daemon_pool_full(&d, 10000);
 	int fds_before = daemon_fd_count(&d);
 	int done = 0, sent = 0;
 	while (done < 1000) {
@@ -679,21 +682,24 @@ START_TEST(test_thousand_no_leaks)
 		done++;
 	}
 	/* The last replies go before their workers are reaped (their pidfds
-	 * close then): once none runs, nothing may be left. Asked on this
+	 * close then): once none runs, and the pool is full again (a parked
+	 * worker holds three fds), nothing may be left. Asked on this
 	 * connection, so that no other is open when the fds are counted. */
 	for (long long deadline = now_ms() + 10000;;) {
 		client_sendf(&c, "{\"op\":\"health\"}");
 		json_t *h = client_reply(&c, NULL, 5000);
 		ck_assert_ptr_nonnull(h);
 		long long running = jint(h, "workers_running");
+		json_t *pool = json_object_get(h, "pool");
+		bool full = jint(pool, "parked") == parked && jint(pool, "starting") == 0;
 		json_decref(h);
-		if (running == 0)
+		if (running == 0 && full)
 			break;
 		ck_assert_msg(now_ms() < deadline, "workers still running: %lld", running);
 	}
 	ck_assert_int_eq(daemon_fd_count(&d), fds_before);
 	int zombies;
-	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1);
+	ck_assert_int_eq(daemon_child_count(&d, &zombies), 1 + parked);
 	ck_assert_int_eq(zombies, 0);
 	json_t *h = health(d.sock);
 	ck_assert_int_ge(jint(h, "executions_total"), 1000);
@@ -781,25 +787,6 @@ START_TEST(test_silent_client_closed)
 }
 END_TEST
 
-/* The daemon child whose process name is comm, or -1. */
-static pid_t child_named(const struct daemon *d, const char *comm)
-{
-	pid_t kids[16];
-	int n = daemon_children(d, kids, 16);
-	for (int i = 0; i < n; i++) {
-		char path[64], name[64] = "";
-		snprintf(path, sizeof path, "/proc/%d/comm", (int)kids[i]);
-		FILE *f = fopen(path, "re");
-		if (f && fgets(name, sizeof name, f))
-			name[strcspn(name, "\n")] = '\0';
-		if (f)
-			fclose(f);
-		if (strcmp(name, comm) == 0)
-			return kids[i];
-	}
-	return -1;
-}
-
 /* A worker killed by a signal it did not ask for is a "sandbox" failure
  * that names the signal. */
 START_TEST(test_worker_killed_by_signal)
@@ -811,13 +798,15 @@ START_TEST(test_worker_killed_by_signal)
 	for (int i = 0; i < 2; i++) {
 		struct client c;
 		ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_BINARY), 0);
-		client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('up'); for(;;){}\"}");
+		client_sendf(&c, "{\"op\":\"stream\",\"code\":\"console.log('up'); for(;;){}\","
+				 "\"timeout_ms\":7000}");
 		json_decref(client_started(&c, NULL, 5000));
 		json_t *ev = client_recv(&c, 5000); /* its output: the worker runs */
 		ck_assert_ptr_nonnull(ev);
 		ck_assert_str_eq(jstr(ev, "event"), "output");
 		json_decref(ev);
-		pid_t worker = child_named(&d, "sandboxd-work");
+		/* Not a parked one: the one that lowered its limits to 7 s. */
+		pid_t worker = daemon_worker_by_timeout(&d, 7000);
 		ck_assert_int_gt(worker, 0);
 		ck_assert_int_eq(kill(worker, sigs[i]), 0);
 		json_t *r = client_reply(&c, NULL, 5000);
@@ -836,12 +825,12 @@ START_TEST(test_forkserver_restart)
 {
 	struct daemon d;
 	daemon_start(&d, NULL);
-	pid_t old = child_named(&d, "sandboxd-fork");
+	pid_t old = daemon_forkserver(&d);
 	ck_assert_int_gt(old, 0);
 	ck_assert_int_eq(kill(old, SIGKILL), 0);
 	long long deadline = now_ms() + 10000;
 	pid_t now;
-	while ((now = child_named(&d, "sandboxd-fork")) <= 0 || now == old) {
+	while ((now = daemon_forkserver(&d)) <= 0 || now == old) {
 		ck_assert_msg(now_ms() < deadline, "no new forkserver");
 		struct timespec ts = {0, 2000000};
 		nanosleep(&ts, NULL);
@@ -935,9 +924,11 @@ START_TEST(test_sigterm_grace_kills)
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_str_eq(jstr(ev, "event"), "output");
 	json_decref(ev);
-	pid_t kids[8];
-	int nkids = daemon_children(&d, kids, 8);
-	ck_assert_int_eq(nkids, 2); /* the forkserver and the worker */
+	/* The forkserver, the worker and the parked ones. */
+	int parked = daemon_pool_full(&d, 10000);
+	pid_t kids[64];
+	int nkids = daemon_children(&d, kids, 64);
+	ck_assert_int_eq(nkids, 2 + parked);
 	kill(d.pid, SIGTERM);
 	json_t *r = client_reply(&c, NULL, 10000);
 	ck_assert_ptr_nonnull(r);

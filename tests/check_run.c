@@ -3,7 +3,7 @@
  * and server/exec.c) against compromised workers: the real code reads a
  * worker's frames, validates them and gives its verdict, but the worker is
  * a process of this test that sends what native code planted in a real
- * worker could send. spawn_worker is replaced (a fork running the hostile
+ * worker could send. spawn_acquire is replaced (a fork running the hostile
  * behaviour on the worker's fds); the executions are async with no client
  * (exec.c knows no connection). The supervisor's memory is this process's (VmRSS, VmHWM),
  * and a 1 ms timer measures the longest loop turn (in CPU time, so that a
@@ -11,6 +11,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,11 +50,16 @@ static void on_spawned_later(struct loop_timer *t)
 	spawned_cb(spawned_arg, spawned_pid, 0);
 }
 
-int spawn_worker(uint64_t memory_bytes, uint64_t timeout_ms, int fds[FORKSERVER_FDS],
-		 spawn_done_cb done, void *arg)
+/* The fake spawner: a fork running the hostile behaviour on fresh fds,
+ * its pid given from a timer, as a worker cloned on demand is. */
+int spawn_acquire(struct spawn_ends *ends, pid_t *pid_out, spawn_done_cb done, void *arg)
 {
-	(void)memory_bytes;
-	(void)timeout_ms;
+	(void)pid_out;
+	int sv[2], po[2], pe[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	ck_assert_int_eq(pipe2(po, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(pe, O_CLOEXEC), 0);
+	int fds[FORKSERVER_FDS] = {sv[1], po[1], pe[1]};
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -64,6 +70,10 @@ int spawn_worker(uint64_t memory_bytes, uint64_t timeout_ms, int fds[FORKSERVER_
 	}
 	for (int i = 0; i < FORKSERVER_FDS; i++)
 		close(fds[i]);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	fcntl(po[0], F_SETFL, O_NONBLOCK);
+	fcntl(pe[0], F_SETFL, O_NONBLOCK);
+	*ends = (struct spawn_ends){sv[0], po[0], pe[0]};
 	spawned_cb = done;
 	spawned_arg = arg;
 	spawned_pid = pid;

@@ -1,6 +1,6 @@
 /*
  * check_runmod.c - server/run.c alone: one run driven through its
- * interface (run.h) and its callbacks, with spawn_worker replaced by a
+ * interface (run.h) and its callbacks, with spawn_acquire replaced by a
  * fork of this test whose child plays the worker on the worker's fds: it
  * writes output, calls tools, sends results (honest ones and lies), exits
  * early or late or never. What is checked is what run.c tells its owner
@@ -10,6 +10,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,29 +46,38 @@ static void on_spawned_later(struct loop_timer *t)
 	spawned_cb(spawned_arg, spawned_pid, 0);
 }
 
-int spawn_worker(uint64_t memory_bytes, uint64_t timeout_ms, int fds[FORKSERVER_FDS],
-		 spawn_done_cb done, void *arg)
+/* The fake spawner: fresh fds, a fork that plays the worker on its ends,
+ * and the pid from a timer, as for a worker cloned on demand (a parked
+ * one's would come at once). */
+int spawn_acquire(struct spawn_ends *ends, pid_t *pid_out, spawn_done_cb done, void *arg)
 {
-	(void)memory_bytes;
-	(void)timeout_ms;
+	(void)pid_out;
 	if (spawn_fails) {
-		for (int i = 0; i < FORKSERVER_FDS; i++)
-			close(fds[i]);
+		errno = ESHUTDOWN;
 		return -1;
 	}
+	int sv[2], po[2], pe[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	ck_assert_int_eq(pipe2(po, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(pe, O_CLOEXEC), 0);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		/* Only the worker's ends, as a real worker has. */
-		close(R.ctl_fd);
-		close(R.pipe_fd[RUN_OUT]);
-		close(R.pipe_fd[RUN_ERR]);
+		close(sv[0]);
+		close(po[0]);
+		close(pe[0]);
 		signal(SIGPIPE, SIG_DFL);
-		worker_does(fds[0], fds[1], fds[2]);
+		worker_does(sv[1], po[1], pe[1]);
 		_exit(0);
 	}
-	for (int i = 0; i < FORKSERVER_FDS; i++)
-		close(fds[i]);
+	close(sv[1]);
+	close(po[1]);
+	close(pe[1]);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	fcntl(po[0], F_SETFL, O_NONBLOCK);
+	fcntl(pe[0], F_SETFL, O_NONBLOCK);
+	*ends = (struct spawn_ends){sv[0], po[0], pe[0]};
 	spawned_cb = done;
 	spawned_arg = arg;
 	spawned_pid = pid;

@@ -212,18 +212,27 @@ static void hold_workers(struct daemon *d, int n, struct held *w)
 		snprintf(id, sizeof id, "h%d", i);
 		w->ev[i] = expect_call(&w->c[i], id);
 	}
-	ck_assert_int_eq(children_named(d, "sandboxd-work", w->pids, 8), n);
+	/* The held ones (their limits lowered to the default timeout's), and
+	 * the parked ones once the pool is full again: each holds a uid. */
+	int parked = daemon_pool_full(d, REPLY_MS);
+	ck_assert_int_eq(daemon_workers_by_timeout(d, 30000, w->pids, 8), n);
+	pid_t all[64];
+	int n_all = children_named(d, "sandboxd-work", all, 64);
+	ck_assert_int_eq(n_all, n + parked);
+	unsigned long uids[64];
 	struct claim run = claimed(d);
-	for (int i = 0; i < n; i++) {
-		w->uids[i] = worker_id(w->pids[i]);
-		ck_assert_msg(w->uids[i] >= run.first && w->uids[i] <= run.last,
-			      "worker uid %lu not among the claimed %lu-%lu", w->uids[i], run.first,
+	for (int i = 0; i < n_all; i++) {
+		uids[i] = worker_id(all[i]);
+		ck_assert_msg(uids[i] >= run.first && uids[i] <= run.last,
+			      "worker uid %lu not among the claimed %lu-%lu", uids[i], run.first,
 			      run.last);
 		for (int j = 0; j < i; j++)
-			ck_assert_msg(w->uids[i] != w->uids[j], "workers %d and %d share uid %lu",
-				      (int)w->pids[i], (int)w->pids[j], w->uids[i]);
+			ck_assert_msg(uids[i] != uids[j], "workers %d and %d share uid %lu",
+				      (int)all[i], (int)all[j], uids[i]);
 	}
-	ck_assert_int_eq(run.free, (long long)(run.last - run.first + 1) - n);
+	for (int i = 0; i < n; i++)
+		w->uids[i] = worker_id(w->pids[i]);
+	ck_assert_int_eq(run.free, (long long)(run.last - run.first + 1) - n - parked);
 }
 
 /* Lets the held workers finish: each succeeds, and once reaped (the final
@@ -244,8 +253,9 @@ static void release_workers(struct daemon *d, struct held *w)
 		json_decref(h);
 		ck_assert_msg(tries < 100000, "workers still running: %lld", running);
 	}
+	int parked = daemon_pool_full(d, REPLY_MS);
 	struct claim run = claimed(d);
-	ck_assert_int_eq(run.free, (long long)(run.last - run.first + 1));
+	ck_assert_int_eq(run.free, (long long)(run.last - run.first + 1) - parked);
 }
 
 /* n workers held at once on d, their uids in [first, last]; then released. */
@@ -266,18 +276,25 @@ static void check_held_workers(struct daemon *d, int n, unsigned long first, uns
 START_TEST(test_worker_uids_default) { check_held_workers(&shared, 3, UID_FIRST, UID_LAST); }
 END_TEST
 
-/* A range exactly --max-workers wide: every worker still gets its own, and
- * ids come back so that many more executions than ids all run. */
+/* A range exactly --max-workers + --pool wide: every worker, running or
+ * parked, still gets its own, and ids come back so that many more
+ * executions than ids all run. */
 START_TEST(test_worker_uids_tight_range)
 {
 	struct daemon d;
-	const char *args[] = {
-		"--max-workers",	 "4", "--max-running-per-owner", "4", "--worker-uids",
-		"3000000000-3000000003", NULL};
+	const char *args[] = {"--max-workers",
+			      "4",
+			      "--max-running-per-owner",
+			      "4",
+			      "--pool",
+			      "2",
+			      "--worker-uids",
+			      "3000000000-3000000005",
+			      NULL};
 	daemon_start(&d, args);
-	check_held_workers(&d, 4, 3000000000ul, 3000000003ul);
+	check_held_workers(&d, 4, 3000000000ul, 3000000005ul);
 	for (int round = 0; round < 3; round++)
-		check_held_workers(&d, 4, 3000000000ul, 3000000003ul);
+		check_held_workers(&d, 4, 3000000000ul, 3000000005ul);
 	for (int i = 0; i < 12; i++) {
 		json_t *r = exec_once(d.sock, "{\"op\":\"execute\",\"code\":\"return %d\"}", i);
 		ck_assert_msg(jtrue(r, "success"), "execution %d failed: %s", i, err_msg(r));
@@ -296,9 +313,15 @@ START_TEST(test_worker_user_fixed)
 	ck_assert_int_eq(client_open(&c, d.sock, FRAME_MODE_LINE), 0);
 	client_request(&c, hold_req("h"));
 	json_t *ev = expect_call(&c, "h");
-	pid_t pid;
-	ck_assert_int_eq(children_named(&d, "sandboxd-work", &pid, 1), 1);
+	/* The held worker, and the parked ones once confined. */
+	pid_t pid = daemon_worker_by_timeout(&d, 30000);
+	ck_assert_int_gt(pid, 0);
 	ck_assert_uint_eq(worker_id(pid), 65534);
+	int parked = daemon_pool_full(&d, REPLY_MS);
+	pid_t all[16];
+	ck_assert_int_eq(children_named(&d, "sandboxd-work", all, 16), 1 + parked);
+	for (int i = 0; i < 1 + parked; i++)
+		ck_assert_uint_eq(worker_id(all[i]), 65534);
 	json_t *h = health(d.sock);
 	json_t *sb = json_object_get(h, "sandbox");
 	ck_assert_int_eq(jint(sb, "worker_uid"), 65534);
@@ -379,6 +402,12 @@ START_TEST(test_worker_uids_usage)
 	const char *small[] = {"--max-workers", "8", "--worker-uids", "3000000000-3000000006",
 			       NULL};
 	assert_refused(small, "at least --max-workers");
+	/* Parked workers hold ids too: 4 running and 4 parked need 8. */
+	const char *pooled[] = {"--max-workers",	 "4", "--pool", "4", "--worker-uids",
+				"3000000000-3000000006", NULL};
+	assert_refused(pooled, "at least --max-workers plus --pool ids");
+	const char *big_pool[] = {"--pool", "1025", NULL};
+	assert_refused(big_pool, "--pool must be at most 1024");
 	const char *zero[] = {"--worker-uids", "0-100", NULL};
 	assert_refused(zero, "FIRST-LAST");
 	const char *reversed[] = {"--worker-uids", "3000000009-3000000000", NULL};
@@ -393,7 +422,8 @@ START_TEST(test_worker_uids_usage)
 		return;
 	}
 	/* nobody's uid, and root's group. */
-	const char *clash[] = {"--max-workers", "1", "--worker-uids", "65534-65534", NULL};
+	const char *clash[] = {"--max-workers", "1",	       "--pool", "0",
+			       "--worker-uids", "65534-65534", NULL};
 	assert_refused(clash, "in use: user ");
 	/* A gid only a group has: the range must not meet groups either. */
 	struct group *gr;
@@ -416,7 +446,7 @@ START_TEST(test_worker_uids_usage)
 	}
 	endgrent();
 	ck_assert_msg(*range, "no group whose gid no user has: cannot test the group check");
-	const char *group[] = {"--max-workers", "1", "--worker-uids", range, NULL};
+	const char *group[] = {"--max-workers", "1", "--pool", "0", "--worker-uids", range, NULL};
 	assert_refused(group, needle);
 }
 END_TEST
@@ -456,8 +486,10 @@ START_TEST(test_daemons_share_a_range)
 			      "2",
 			      "--max-running-per-owner",
 			      "2",
+			      "--pool",
+			      "1",
 			      "--worker-uids",
-			      "3000000100-3000000103",
+			      "3000000100-3000000105",
 			      "--uid-lock",
 			      lock,
 			      NULL};
@@ -465,12 +497,14 @@ START_TEST(test_daemons_share_a_range)
 	daemon_start(&a, args);
 	daemon_start(&b, args);
 	struct claim ca = claimed(&a), cb = claimed(&b);
+	/* Each claims --max-workers + --pool ids: parked workers hold one. */
 	ck_assert_uint_eq(ca.first, 3000000100ul);
-	ck_assert_uint_eq(ca.last, 3000000101ul);
-	ck_assert_uint_eq(cb.first, 3000000102ul);
-	ck_assert_uint_eq(cb.last, 3000000103ul);
+	ck_assert_uint_eq(ca.last, 3000000102ul);
+	ck_assert_uint_eq(cb.first, 3000000103ul);
+	ck_assert_uint_eq(cb.last, 3000000105ul);
 
-	/* Both daemons' workers at once: four uids, all different. */
+	/* Both daemons' workers at once: four uids, all different (and
+	 * different from the parked ones', which hold_workers checks). */
 	struct held wa, wb;
 	hold_workers(&a, 2, &wa);
 	hold_workers(&b, 2, &wb);
@@ -479,7 +513,7 @@ START_TEST(test_daemons_share_a_range)
 			ck_assert_msg(wa.uids[i] != wb.uids[j],
 				      "workers %d and %d of two daemons share uid %lu",
 				      (int)wa.pids[i], (int)wb.pids[j], wa.uids[i]);
-	printf("check_workers: two daemons on 3000000100-3000000103 ran workers as uids %lu %lu "
+	printf("check_workers: two daemons on 3000000100-3000000105 ran workers as uids %lu %lu "
 	       "and %lu %lu at once\n",
 	       wa.uids[0], wa.uids[1], wb.uids[0], wb.uids[1]);
 	/* The claim is the daemon's alone: nothing it started holds the lock
@@ -489,38 +523,29 @@ START_TEST(test_daemons_share_a_range)
 	struct held *held[] = {&wa, &wb};
 	for (int k = 0; k < 2; k++) {
 		pid_t fs;
-		ck_assert_int_eq(children_named(both[k], "sandboxd-fork", &fs, 1), 1);
+		ck_assert_int_gt(fs = daemon_forkserver(both[k]), 0);
 		ck_assert_msg(!holds_file(fs, lock), "the forkserver %d holds %s", (int)fs, lock);
 		for (int i = 0; i < 2; i++)
 			ck_assert_msg(!holds_file(held[k]->pids[i], lock), "worker %d holds %s",
 				      (int)held[k]->pids[i], lock);
 	}
 
-	/* A third on the same range: no two free ids, exit 100, and the
+	/* A third on the same range: no three free ids, exit 100, and the
 	 * message names the range, the lock file and the ways out. */
-	const char *third[] = {"--max-workers",
-			       "2",
-			       "--worker-uids",
-			       "3000000100-3000000103",
-			       "--uid-lock",
-			       lock,
-			       NULL};
+	const char *third[] = {
+		"--max-workers",	 "2",	       "--pool", "1", "--worker-uids",
+		"3000000100-3000000105", "--uid-lock", lock,	 NULL};
 	char out[4096];
 	int st = refused(third, out, sizeof out);
 	ck_assert_msg(st == 100, "expected exit status 100, got %d (%s)", st, out);
-	ck_assert_msg(strstr(out, "--worker-uids 3000000100-3000000103") && strstr(out, lock) &&
-			      strstr(out, "no 2 consecutive ids") &&
+	ck_assert_msg(strstr(out, "--worker-uids 3000000100-3000000105") && strstr(out, lock) &&
+			      strstr(out, "no 3 consecutive ids") &&
 			      strstr(out, "another --worker-uids range") &&
 			      strstr(out, "--worker-user"),
 		      "the refusal does not say enough: %s", out);
-	/* With one id it still fits nowhere. */
-	const char *one[] = {"--max-workers",
-			     "1",
-			     "--worker-uids",
-			     "3000000100-3000000103",
-			     "--uid-lock",
-			     lock,
-			     NULL};
+	/* With one id (and no pool) it still fits nowhere. */
+	const char *one[] = {"--max-workers",	      "1",	    "--pool", "0", "--worker-uids",
+			     "3000000100-3000000105", "--uid-lock", lock,     NULL};
 	st = refused(one, out, sizeof out);
 	ck_assert_msg(st == 100, "expected exit status 100, got %d (%s)", st, out);
 
@@ -533,8 +558,8 @@ START_TEST(test_daemons_share_a_range)
 	daemon_start(&c, args);
 	struct claim cc = claimed(&c);
 	ck_assert_uint_eq(cc.first, 3000000100ul);
-	ck_assert_uint_eq(cc.last, 3000000101ul);
-	check_held_workers(&c, 2, 3000000100ul, 3000000101ul);
+	ck_assert_uint_eq(cc.last, 3000000102ul);
+	check_held_workers(&c, 2, 3000000100ul, 3000000102ul);
 	daemon_stop(&c);
 	daemon_stop(&b);
 	daemon_stop(&a);
@@ -551,12 +576,19 @@ END_TEST
 START_TEST(test_forkserver_death_keeps_uids)
 {
 	struct daemon d;
-	const char *args[] = {
-		"--max-workers",	 "2", "--max-running-per-owner", "2", "--worker-uids",
-		"3000000200-3000000201", NULL};
+	/* No pool: this is the uid of a spawn made on demand. */
+	const char *args[] = {"--max-workers",
+			      "2",
+			      "--max-running-per-owner",
+			      "2",
+			      "--pool",
+			      "0",
+			      "--worker-uids",
+			      "3000000200-3000000201",
+			      NULL};
 	daemon_start(&d, args);
 	pid_t fs;
-	ck_assert_int_eq(children_named(&d, "sandboxd-fork", &fs, 1), 1);
+	ck_assert_int_gt(fs = daemon_forkserver(&d), 0);
 	/* Stopped, it takes the request into its socket but never answers. */
 	ck_assert_int_eq(kill(fs, SIGSTOP), 0);
 	struct client c;
@@ -650,7 +682,8 @@ START_TEST(test_uid_lock_refused)
 	const char *made[] = {"--max-workers", "1", "--uid-lock", path, NULL};
 	daemon_start(&d, made);
 	struct claim run = claimed(&d);
-	ck_assert_uint_eq(run.first, run.last);
+	/* --max-workers 1 and a pool of as many: two ids. */
+	ck_assert_uint_eq(run.last - run.first + 1, 2);
 	struct stat sb;
 	ck_assert_int_eq(lstat(sub, &sb), 0);
 	ck_assert(S_ISDIR(sb.st_mode));
@@ -700,7 +733,7 @@ START_TEST(test_minimal_environment)
 	ck_assert(env_has(env, (size_t)n, SECRET_VAR));
 	/* ...and nothing the daemon started. */
 	pid_t fs;
-	ck_assert_int_eq(children_named(&shared, "sandboxd-fork", &fs, 1), 1);
+	ck_assert_int_gt(fs = daemon_forkserver(&shared), 0);
 	n = proc_read(fs, "environ", env, sizeof env);
 	ck_assert_int_gt(n, 0);
 	ck_assert(!env_has(env, (size_t)n, SECRET_VAR));

@@ -495,3 +495,158 @@ json_t *client_started(struct client *c, const char *id, int timeout_ms)
 	free(text);
 	return m;
 }
+
+/* ---- the warm pool */
+
+long long daemon_pool_stat(const struct daemon *d, const char *field)
+{
+	json_t *h = call_once(d->sock, json_pack("{s:s}", "op", "health"));
+	json_t *v = json_object_get(json_object_get(h, "pool"), field);
+	long long n = json_is_integer(v) ? json_integer_value(v) : -1;
+	json_decref(h);
+	return n;
+}
+
+/* The forkserver is the child named sandboxd-fork that leads its own
+ * session: a worker just cloned from it has its name, and its session,
+ * until it renames itself and calls setsid. */
+static bool is_forkserver(pid_t pid, const char *comm)
+{
+	if (strncmp(comm, "sandboxd-fork", 13) != 0)
+		return false;
+	char path[64], st[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(st, 1, sizeof st - 1, f) : 0;
+	if (f)
+		fclose(f);
+	st[n] = '\0';
+	const char *p = strrchr(st, ')');
+	int ppid, pgrp, sid;
+	return p && sscanf(p + 2, "%*c %d %d %d", &ppid, &pgrp, &sid) == 3 && sid == pid;
+}
+
+static void find_forkserver(pid_t pid, char state, void *arg)
+{
+	char path[64], comm[32] = "";
+	(void)state;
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof comm, f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	if (is_forkserver(pid, comm))
+		*(pid_t *)arg = pid;
+}
+
+pid_t daemon_forkserver(const struct daemon *d)
+{
+	pid_t pid = -1;
+	each_child(d, find_forkserver, &pid);
+	return pid;
+}
+
+static void count_unconfined(pid_t pid, char state, void *arg)
+{
+	char path[64], text[4096], comm[32] = "";
+	(void)state;
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof comm, f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	if (is_forkserver(pid, comm))
+		return;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = '\0';
+	/* A worker cloned for the pool confines itself after the clone: it
+	 * is parked from then on, confined once its filter is loaded. Any
+	 * child but the forkserver is a worker. */
+	if (!strstr(text, "\nSeccomp:\t2\n"))
+		(*(int *)arg)++;
+}
+
+/* Whether every worker of d has its seccomp filter loaded. */
+static bool all_workers_confined(const struct daemon *d)
+{
+	int unconfined = 0;
+	each_child(d, count_unconfined, &unconfined);
+	return unconfined == 0;
+}
+
+int daemon_pool_full(const struct daemon *d, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	for (;;) {
+		json_t *h = call_once(d->sock, json_pack("{s:s}", "op", "health"));
+		json_t *pool = json_object_get(h, "pool");
+		ck_assert_msg(json_is_object(pool), "health has no pool object");
+		long long target = jint(pool, "target"), parked = jint(pool, "parked"),
+			  starting = jint(pool, "starting");
+		json_decref(h);
+		if (parked == target && starting == 0 && all_workers_confined(d))
+			return (int)target;
+		ck_assert_msg(now_ms() < deadline, "the pool did not fill: %lld of %lld parked",
+			      parked, target);
+		/* The refills run on the daemon's loop and in the forkserver:
+		 * give them the CPU rather than spin against them. */
+		struct timespec ts = {0, 5 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+struct by_limit {
+	long long seconds;
+	pid_t *pids;
+	int n, max;
+};
+
+static void match_cpu_limit(pid_t pid, char state, void *arg)
+{
+	struct by_limit *b = arg;
+	char path[64], line[256], comm[32] = "";
+	(void)state;
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof comm, f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	if (strncmp(comm, "sandboxd-work", 13) != 0)
+		return;
+	snprintf(path, sizeof path, "/proc/%d/limits", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		long long soft;
+		if (sscanf(line, "Max cpu time %lld", &soft) == 1 && soft == b->seconds) {
+			if (b->n < b->max)
+				b->pids[b->n] = pid;
+			b->n++;
+		}
+	}
+	fclose(f);
+}
+
+int daemon_workers_by_timeout(const struct daemon *d, long long timeout_ms, pid_t *pids, int max)
+{
+	struct by_limit b = {timeout_ms / 1000 + 1, pids, 0, max};
+	each_child(d, match_cpu_limit, &b);
+	return b.n < max ? b.n : max;
+}
+
+pid_t daemon_worker_by_timeout(const struct daemon *d, long long timeout_ms)
+{
+	pid_t pid;
+	return daemon_workers_by_timeout(d, timeout_ms, &pid, 1) == 1 ? pid : -1;
+}

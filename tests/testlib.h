@@ -109,4 +109,26 @@ const char *jstr(json_t *o, const char *key);
 long long jint(json_t *o, const char *key);
 bool jtrue(json_t *o, const char *key);
 
+/* ---- The warm pool (server/spawn.c): parked workers are children of the
+ * daemon too, named sandboxd-work like running ones. */
+
+/* The forkserver: the child named sandboxd-fork that leads a session of
+ * its own (a worker just cloned from it bears its name for a moment). -1
+ * when there is none. */
+pid_t daemon_forkserver(const struct daemon *d);
+/* A field of health's "pool" object (-1 when there is none). */
+long long daemon_pool_stat(const struct daemon *d, const char *field);
+/* Waits (bounded by timeout_ms) until the pool is full: parked equals its
+ * target, no refill is under way and every worker of the daemon has
+ * finished confining itself (its seccomp filter is loaded). The target;
+ * fails the test when the pool does not fill in time. */
+int daemon_pool_full(const struct daemon *d, int timeout_ms);
+/* The daemon's workers running a job with this timeout_ms, told from the
+ * parked ones (which hold the daemon's largest backstops) by the RLIMIT_CPU
+ * they lowered themselves to: timeout_ms / 1000 + 1 s. Fills pids (at most
+ * max) and returns how many there are. */
+int daemon_workers_by_timeout(const struct daemon *d, long long timeout_ms, pid_t *pids, int max);
+/* The one such worker, or -1 when there is none. */
+pid_t daemon_worker_by_timeout(const struct daemon *d, long long timeout_ms);
+
 #endif

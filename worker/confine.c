@@ -18,12 +18,14 @@
 
 /* What a rule checks besides the syscall number. */
 enum cond {
-	ANY,	 /* any arguments */
-	FD_0,	 /* argument 0 is fd 0 (the control channel) */
-	FD_STD,	 /* argument 0 is fd 0, 1 or 2 */
-	NO_EXEC, /* argument 2 (prot) lacks PROT_EXEC */
-	CLOCK,	 /* argument 0 is one of the standard clocks (see below) */
-	SLEEP,	 /* argument 0 is CLOCK_MONOTONIC (the low 32 bits) */
+	ANY,	  /* any arguments */
+	FD_0,	  /* argument 0 is fd 0 (the control channel) */
+	FD_STD,	  /* argument 0 is fd 0, 1 or 2 */
+	NO_EXEC,  /* argument 2 (prot) lacks PROT_EXEC */
+	CLOCK,	  /* argument 0 is one of the standard clocks (see below) */
+	SLEEP,	  /* argument 0 is CLOCK_MONOTONIC (the low 32 bits) */
+	SELF_AS,  /* argument 0 is pid 0 (this process), argument 1 RLIMIT_AS */
+	SELF_CPU, /* the same, RLIMIT_CPU */
 };
 
 /* The clocks a worker may read: CLOCK_REALTIME (0) to CLOCK_BOOTTIME (7),
@@ -69,6 +71,13 @@ static const struct rule {
 	{SCMP_SYS(clock_nanosleep), SLEEP},
 	/* Seeds Math.random. */
 	{SCMP_SYS(getrandom), ANY},
+	/* The worker lowers its own address-space and CPU-time backstops
+	 * to its job's once it has read it (it was confined, parked, with
+	 * the daemon's largest): pid 0 only, those two resources only. A
+	 * worker holds no CAP_SYS_RESOURCE, so the kernel refuses to raise
+	 * a hard limit; a soft one rises no higher than its hard one. */
+	{SCMP_SYS(prlimit64), SELF_AS},
+	{SCMP_SYS(prlimit64), SELF_CPU},
 	/* Leaving. */
 	{SCMP_SYS(exit), ANY},
 	{SCMP_SYS(exit_group), ANY},
@@ -94,6 +103,13 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 		return seccomp_rule_add(
 			ctx, SCMP_ACT_ALLOW, r->nr, 1,
 			SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffull, CLOCK_MONOTONIC));
+	case SELF_AS:
+	case SELF_CPU:
+		/* 64-bit compares: a pid or resource with high bits set (which
+		 * the kernel would cut to 0 or to the resource) is refused. */
+		return seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, r->nr, 2, SCMP_A0(SCMP_CMP_EQ, 0),
+			SCMP_A1(SCMP_CMP_EQ, r->cond == SELF_AS ? RLIMIT_AS : RLIMIT_CPU));
 	}
 	return -EINVAL;
 }
@@ -112,6 +128,10 @@ int confine_filter_build(struct sock_fprog *out)
 	/* confine_apply sets no_new_privs itself, in its place in the order. */
 	if (rc == 0)
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	/* A binary tree of the syscall numbers rather than a list compared
+	 * one by one: every call the worker makes passes O(log n) compares. */
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	for (size_t i = 0; rc == 0 && i < sizeof allow / sizeof allow[0]; i++)
 		rc = add_rule(ctx, &allow[i]);
 	if (rc == 0) {
@@ -145,6 +165,39 @@ static int set_limit(int resource, rlim_t soft, rlim_t hard)
 {
 	struct rlimit rl = {soft, hard};
 	return setrlimit(resource, &rl);
+}
+
+/* Address space beyond twice the script's memory: room for the job frame
+ * (up to the frame limit) and the copies made of it. */
+#define AS_SLACK_BYTES (64ull * 1024 * 1024)
+
+uint64_t confine_as_bytes(uint64_t baseline_bytes, uint64_t memory_bytes)
+{
+	return baseline_bytes + 2 * memory_bytes + AS_SLACK_BYTES;
+}
+
+uint64_t confine_cpu_seconds(uint64_t timeout_ms) { return timeout_ms / 1000 + 1; }
+
+/* Lowers one limit of ours to soft/hard through prlimit64 on pid 0, the
+ * only form the filter allows; never raises either. */
+static int lower_limit(int resource, rlim_t soft, rlim_t hard)
+{
+	struct rlimit old, rl = {soft, hard};
+	if (syscall(SYS_prlimit64, 0, resource, NULL, &old) < 0)
+		return -1;
+	if (soft > old.rlim_cur || hard > old.rlim_max || soft > hard) {
+		errno = EPERM;
+		return -1;
+	}
+	return (int)syscall(SYS_prlimit64, 0, resource, &rl, NULL);
+}
+
+int confine_lower_limits(uint64_t as_bytes, uint64_t cpu_seconds)
+{
+	if (lower_limit(RLIMIT_AS, as_bytes, as_bytes) < 0 ||
+	    lower_limit(RLIMIT_CPU, cpu_seconds, cpu_seconds + 1) < 0)
+		return -1;
+	return 0;
 }
 
 /* Set once the bounding and ambient sets are empty in this process image;
@@ -239,7 +292,9 @@ int confine_apply(const struct confine_params *p, const struct sock_fprog *filte
 	if (close_range(3, ~0U, 0) < 0)
 		return -1;
 	/* 5. rlimits. NOFILE 3 keeps exactly fds 0-2 usable; NPROC 0 backs up
-	 * the filter's ban on fork; FSIZE 0 forbids growing any file. */
+	 * the filter's ban on fork; FSIZE 0 forbids growing any file. AS and
+	 * CPU are the backstops of the largest job a request may ask for:
+	 * the worker lowers them to its own job's (confine_lower_limits). */
 	*step = "setrlimit";
 	if (set_limit(RLIMIT_AS, p->as_bytes, p->as_bytes) < 0 ||
 	    set_limit(RLIMIT_CPU, p->cpu_seconds, p->cpu_seconds + 1) < 0 ||

@@ -16,13 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../protocol/limits.h"
 #include "confine.h"
 #include "engine.h"
 #include "worker.h"
-
-/* Address space beyond twice the script's memory: room for the job frame
- * (up to the frame limit) and the copies made of it. */
-#define AS_SLACK_BYTES (64ull * 1024 * 1024)
 
 static void die(const char *what)
 {
@@ -163,8 +160,18 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 	 * (and so copying) page after page of the inherited heap. */
 	malloc_trim(0);
 	uint64_t baseline = mapped_bytes();
+	/* Last before the clones, so that the pages the probe finds are the
+	 * ones every clone starts from. */
+	struct confine_params probe = {.baseline_bytes = baseline};
+	size_t copied = worker_probe_pages(&probe, cfg->max_job_bytes);
 
-	struct forkserver_reply ready = {0, 0, baseline};
+	struct forkserver_reply ready = {
+		.baseline_bytes = baseline,
+		.copied_pages = (uint32_t)copied,
+		.touched_pages =
+			(uint32_t)(copied < LIMIT_POOL_PRETOUCH_PAGES ? copied
+								      : LIMIT_POOL_PRETOUCH_PAGES),
+	};
 	reply(sock, &ready);
 
 	for (;;) {
@@ -174,7 +181,7 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 			_exit(0);
 		/* Root is never a worker's identity, whatever the request says. */
 		if (cfg->change_ids && (req.uid == 0 || req.gid == 0)) {
-			struct forkserver_reply refused = {0, EPERM, 0};
+			struct forkserver_reply refused = {.err = EPERM};
 			for (int i = 0; i < FORKSERVER_FDS; i++)
 				close(fds[i]);
 			reply(sock, &refused);
@@ -186,18 +193,20 @@ void forkserver_run(int sock, const struct forkserver_config *cfg)
 			struct confine_params p = {
 				.fds = {fds[0], fds[1], fds[2]},
 				.parent = supervisor,
-				/* A backstop well above the heap cap the engine
-				 * enforces (memory_bytes): the runtime's own
-				 * mappings, malloc's overhead, the job itself. */
-				.as_bytes = baseline + 2 * req.memory_bytes + AS_SLACK_BYTES,
-				.cpu_seconds = req.timeout_ms / 1000 + 1,
+				/* Backstops well above the heap cap the engine
+				 * enforces, for the largest job a request may
+				 * ask for (the request's limits); the worker
+				 * lowers them to its own job's once read. */
+				.as_bytes = confine_as_bytes(baseline, req.memory_bytes),
+				.cpu_seconds = confine_cpu_seconds(req.timeout_ms),
+				.baseline_bytes = baseline,
 				.change_ids = cfg->change_ids,
 				.uid = (uid_t)req.uid,
 				.gid = (gid_t)req.gid,
 			};
 			worker_main(&p, &filter, cfg->max_job_bytes);
 		}
-		struct forkserver_reply r = {pid > 0 ? pid : 0, pid < 0 ? errno : 0, 0};
+		struct forkserver_reply r = {.pid = pid > 0 ? pid : 0, .err = pid < 0 ? errno : 0};
 		for (int i = 0; i < FORKSERVER_FDS; i++)
 			close(fds[i]);
 		reply(sock, &r);

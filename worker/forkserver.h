@@ -8,6 +8,10 @@
  *
  * Workers are cloned with CLONE_PARENT: they are the supervisor's children,
  * so the supervisor reaps them itself through pidfds and gets their rusage.
+ * A worker confines itself at once and then waits for its job on its
+ * control socket; the supervisor asks for some ahead of time (its warm
+ * pool, server/spawn.h), so a spawn request carries no job's limits, only
+ * the daemon's largest: the worker lowers them to its job's.
  *
  * Messages on the SOCK_SEQPACKET socketpair between the two:
  *   supervisor -> forkserver: struct forkserver_spawn, with SCM_RIGHTS
@@ -29,8 +33,10 @@ struct forkserver_config {
 };
 
 struct forkserver_spawn {
-	uint64_t memory_bytes; /* what the script may use beyond the runtime */
-	uint64_t timeout_ms;   /* sets the CPU-time backstop */
+	uint64_t memory_bytes; /* the largest a job may give (--max-memory-bytes) */
+	uint64_t timeout_ms;   /* and its timeout's (--max-timeout-ms): the
+				* backstops the worker is confined with and
+				* lowers to its job's own */
 	uint32_t uid;	       /* the worker's identity, when change_ids; */
 	uint32_t gid;	       /* never 0 (the forkserver refuses it) */
 };
@@ -39,6 +45,8 @@ struct forkserver_reply {
 	int32_t pid;		 /* the worker, or 0 for the ready message */
 	int32_t err;		 /* errno of a failed clone, else 0 */
 	uint64_t baseline_bytes; /* ready message: address space before any script */
+	uint32_t copied_pages;	 /* ready message: pages a trivial job copied */
+	uint32_t touched_pages;	 /* and how many of them each worker pre-touches */
 };
 
 /* Number of fds sent with each spawn request. */
