@@ -21,9 +21,9 @@
 
 struct item {
 	struct registry_entry reg;
-	int evicted;		/* 0: not yet; else the order it went in */
-	uint64_t finished_us;	/* when registry_finished was called */
-	uint64_t evicted_us;	/* when the evict callback ran */
+	int evicted;		  /* 0: not yet; else the order it went in */
+	uint64_t finished_us;	  /* when registry_finished was called */
+	uint64_t evicted_us;	  /* when the evict callback ran */
 	bool found_while_evicted; /* registry_find still gave it in evict */
 	bool listed_while_evicted;
 };
@@ -33,10 +33,7 @@ static int n_evicted;
 static int evict_order[N];
 static int stop_after; /* loop_stop once this many were evicted (0: never) */
 
-static struct item *item_of(struct registry_entry *e)
-{
-	return (struct item *)(void *)e;
-}
+static struct item *item_of(struct registry_entry *e) { return (struct item *)(void *)e; }
 
 static int index_of(const struct item *it) { return (int)(it - items); }
 
@@ -83,10 +80,7 @@ static void setup(uint64_t retention_ms, unsigned max_count, uint64_t max_bytes)
 	memset(items, 0, sizeof items);
 }
 
-static void add(int i)
-{
-	ck_assert_int_eq(registry_add(&items[i].reg), 0);
-}
+static void add(int i) { ck_assert_int_eq(registry_add(&items[i].reg), 0); }
 
 static void finish(int i, size_t bytes)
 {
