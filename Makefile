@@ -99,8 +99,9 @@ UNIT_TESTS += check_syntax
 UNIT_TESTS += check_web
 # URL and URLSearchParams (worker/js/url.js) against Node's.
 UNIT_TESTS += check_url
-# The registry (server/registry.c with the loop).
-UNIT_TESTS += check_registry
+# The registry (server/registry.c with the loop), and the control channel
+# both ways (protocol/ctl.c's checks; the job and answers as the worker reads them).
+UNIT_TESTS += check_registry check_ctl
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -225,6 +226,7 @@ build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) c
     client/ploop.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_registry: $(call obj,tests/check_registry.c server/registry.c server/loop.c server/log.c)
+build/tests/check_ctl: $(call obj,tests/check_ctl.c $(WORKER) $(PROTOCOL))
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c $(JNUM))
