@@ -297,8 +297,11 @@ START_TEST(result_value_borrowed)
 		member[m.value_member.len] = '\0';
 		member[0] = ',';
 		ck_assert_str_eq(member, ",\"value\":[1,2]");
-		ctl_msg_clear(&m); /* frees nothing of the text */
-		ck_assert_int_eq(memcmp(t + m.value_member.off + 0, t + m.value_member.off, 1), 0);
+		/* Clearing frees nothing of the text (the caller keeps it). */
+		char *copy = strndup(t, buf_len(&text));
+		ctl_msg_clear(&m);
+		ck_assert_int_eq(memcmp(copy, buf_peek(&text), buf_len(&text)), 0);
+		free(copy);
 		buf_free(&text);
 		free(v);
 	}
