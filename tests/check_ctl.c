@@ -849,16 +849,17 @@ START_TEST(oversized_frames)
 		size_t plen = 0, used;
 		ck_assert_int_eq(frame_next(&d, (const char *)h, 4, &p, &plen, &used), hdrs[i].st);
 	}
-	/* A payload of CTL_RESULT_BYTES + 1: store writes and a value each
-	 * within their bounds, together over the frame's. */
+	/* A payload of CTL_RESULT_BYTES + 1: a value and store writes (a
+	 * long key deleted) each within their bounds, together over the
+	 * frame's. */
 	size_t vlen = CTL_VALUE_BYTES - 2;
 	char *v = fill(vlen, 'v');
 	const char *head = "{\"type\":\"result\",\"ok\":true,\"value\":\"";
-	const char *mid = "\",\"store_writes\":{\"set\":{\"k\":\"";
-	const char *tail = "\"},\"delete\":[]}}";
+	const char *mid = "\",\"store_writes\":{\"set\":{},\"delete\":[\"";
+	const char *tail = "\"]}}";
 	size_t fixed = strlen(head) + vlen + strlen(mid) + strlen(tail);
 	size_t slen = CTL_RESULT_BYTES + 1 - fixed;
-	ck_assert_uint_lt(slen, LIMIT_STORE_VALUE_BYTES);
+	ck_assert_uint_lt(slen + 64, CTL_STORE_WRITES_BYTES);
 	char *sv = fill(slen, 's');
 	char *f = fmt("%s%s%s%s%s", head, v, mid, sv, tail);
 	ck_assert_uint_eq(strlen(f), CTL_RESULT_BYTES + 1);
@@ -1031,20 +1032,35 @@ START_TEST(tool_result_as_worker_reads_it)
 END_TEST
 
 /* Source text with every kind of byte a script may hold. */
+#define BIT(s)                  \
+	{                       \
+		s, sizeof s - 1 \
+	}
 static void tricky_source(struct buf *b, size_t size)
 {
-	static const char *const bits[] = {
-		"const s = \"quote\\\" backslash\\\\\";\n",
-		"\t// tab, CR\r\n",
-		"x = '\x01\x02\x1f\x7f';\n",
-		"/* NUL: */ '\0';\n",
-		"let e = '\xe2\x82\xac \xf0\x9f\x98\x80 \xe2\x80\xa8 \xe2\x80\xa9';\n",
-		"</script><!-- -->\n",
-		"\\u0041 \\ud800 literally\n",
+	static const struct {
+		const char *s;
+		size_t len;
+	} bits[] = {
+		BIT("const s = \"quote\\\" backslash\\\\\";\n"),
+		BIT("\t// tab, CR\r\n"),
+		BIT("x = '\x01\x02\x1f\x7f';\n"),
+		BIT("/* NUL: */ '\0';\n"),
+		BIT("let e = '\xe2\x82\xac \xf0\x9f\x98\x80 \xe2\x80\xa8 \xe2\x80\xa9';\n"),
+		BIT("</script><!-- -->\n"),
+		BIT("\\u0041 \\ud800 literally\n"),
 	};
-	static const size_t lens[] = {34, 13, 11, 17, 32, 18, 24};
-	for (size_t i = 0; buf_len(b) < size; i = (i + 1) % 7)
-		buf_append(b, bits[i], lens[i]);
+	for (size_t i = 0; buf_len(b) < size; i = (i + 1) % (sizeof bits / sizeof bits[0]))
+		buf_append(b, bits[i].s, bits[i].len);
+}
+
+/* s (a JSON string) holds exactly want's bytes. */
+static void same_bytes(const json_t *s, const struct buf *want)
+{
+	ck_assert(json_is_string(s));
+	ck_assert_uint_eq(json_string_length(s), buf_len(want));
+	if (buf_len(want))
+		ck_assert_int_eq(memcmp(json_string_value(s), buf_peek(want), buf_len(want)), 0);
 }
 
 /* The job as the supervisor streams it (msg_stream: small members
@@ -1093,14 +1109,8 @@ START_TEST(job_as_worker_reads_it)
 			ck_assert_uint_eq(buf_len(&out), m.total + 4);
 			json_t *job = worker_reads(&out, m.total);
 			ck_assert_ptr_nonnull(job);
-			json_t *c = json_object_get(job, "code");
-			ck_assert_uint_eq(json_string_length(c), buf_len(&code));
-			ck_assert_int_eq(
-				memcmp(json_string_value(c), buf_peek(&code), buf_len(&code)), 0);
-			json_t *t = json_object_get(job, "tests");
-			ck_assert_uint_eq(json_string_length(t), buf_len(&tests));
-			ck_assert_int_eq(
-				memcmp(json_string_value(t), buf_peek(&tests), buf_len(&tests)), 0);
+			same_bytes(json_object_get(job, "code"), &code);
+			same_bytes(json_object_get(job, "tests"), &tests);
 			json_t *want_store = engine_json_load(st, strlen(st));
 			ck_assert(same_json(json_object_get(job, "store"), want_store));
 			json_decref(want_store);
