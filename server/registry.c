@@ -172,5 +172,9 @@ struct registry_entry *registry_newest(void)
 
 struct registry_entry *registry_older(struct registry_entry *e)
 {
-	return e->all.prev == &all ? NULL : LIST_ITEM(e->all.prev, struct registry_entry, all);
+	/* A forgotten entry (evicted, but kept alive by its owner) is on no
+	 * list: its own node would give e again, and a walk would never end. */
+	if (!list_linked(&e->all) || e->all.prev == &all)
+		return NULL;
+	return LIST_ITEM(e->all.prev, struct registry_entry, all);
 }

@@ -50,7 +50,8 @@ void registry_finished(struct registry_entry *e, size_t bytes);
 /* Forgets e (without calling evict). */
 void registry_remove(struct registry_entry *e);
 
-/* Newest first: registry_newest, then registry_older until NULL. */
+/* Newest first: registry_newest, then registry_older until NULL (NULL
+ * too for an entry the registry no longer holds). */
 struct registry_entry *registry_newest(void);
 struct registry_entry *registry_older(struct registry_entry *e);
 

@@ -398,6 +398,8 @@ START_TEST(test_pinned_records)
 	ck_assert(!items[0].listed_while_evicted);
 	ck_assert(!list_linked(&pinned->all));
 	ck_assert(!list_linked(&pinned->done));
+	/* A walk that held it ends there rather than loop on it. */
+	ck_assert_ptr_null(registry_older(pinned));
 	ck_assert_uint_eq(registry_count(), 5);
 	/* More finishes and a clear: the kept record is never handed to
 	 * evict again, whose assertion would fail. */
