@@ -88,6 +88,8 @@ UNIT_TESTS += check_mcp_tools
 # Code mode over upstream MCP servers (the bridge's client/mcp_config, mcp_names,
 # mcp_upstream; check_mcp_upstream runs tests/mcp_stub.c as the upstream server).
 UNIT_TESTS += check_mcp_config check_mcp_names
+# One worker's run alone (server/run.c) with a fake spawner.
+UNIT_TESTS += check_runmod
 # The ES5 fast path's pre-scan alone (worker/prescan.c).
 UNIT_TESTS += check_prescan
 # JSON with JavaScript's numbers (protocol/jnum.c).
@@ -95,6 +97,9 @@ UNIT_TESTS += check_jnum
 # Syntax errors in plain words with the caret line, and the lowering's
 # run-time errors in Node's words (tests/data/syntax.txt).
 UNIT_TESTS += check_syntax
+# Client connections (server/conn.c) alone, over a socketpair; the
+# daemon's options (server/config.c).
+UNIT_TESTS += check_conn check_config
 # The web globals (worker/js/web.js) against Node's values and crypto's randomness.
 UNIT_TESTS += check_web
 # URL and URLSearchParams (worker/js/url.js) against Node's.
@@ -217,6 +222,7 @@ build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c $(JNUM))
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c $(JNUM))
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/msg.c protocol/frame.c protocol/status.c $(JNUM))
 build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
+build/tests/check_runmod: $(call obj,tests/check_runmod.c server/run.c server/parse.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_prescan: $(call obj,tests/check_prescan.c worker/prescan.c)
 build/tests/check_jnum: $(call obj,tests/check_jnum.c $(JNUM))
@@ -227,6 +233,8 @@ build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) c
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
 build/tests/check_registry: $(call obj,tests/check_registry.c server/registry.c server/loop.c server/log.c)
 build/tests/check_ctl: $(call obj,tests/check_ctl.c $(WORKER) $(PROTOCOL))
+build/tests/check_conn: $(call obj,tests/check_conn.c server/conn.c server/loop.c server/log.c server/owner.c server/parse.c $(PROTOCOL))
+build/tests/check_config: $(call obj,tests/check_config.c server/config.c server/log.c server/owner.c $(PROTOCOL))
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)
 build/tests/check_uidpool: $(call obj,tests/check_uidpool.c server/uidpool.c)
 build/tests/check_mcp_rpc: $(call obj,tests/check_mcp_rpc.c client/mcp_rpc.c $(JNUM))

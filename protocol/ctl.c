@@ -55,6 +55,7 @@ void ctl_msg_clear(struct ctl_msg *m)
 	free(m->tests);
 	memset(m, 0, sizeof *m);
 	m->heap_peak = -1;
+	m->cpu_ms = -1;
 }
 
 static char *copy_span(const char *text, const struct jsonv_span *s)
@@ -314,8 +315,8 @@ static const char *check_members(const struct jsonv *v, const char *text,
 }
 
 static const char *const call_fields[] = {"type", "call_id", "name", "args", NULL};
-static const char *const result_fields[] = {"type", "ok",	    "value",	       "error",
-					    "test", "store_writes", "heap_peak_bytes", NULL};
+static const char *const result_fields[] = {
+	"type", "ok", "value", "error", "test", "store_writes", "heap_peak_bytes", "cpu_ms", NULL};
 
 static const char *tool_call(const struct jsonv *v, const char *text, struct ctl_msg *m)
 {
@@ -360,6 +361,17 @@ static const char *result(const struct jsonv *v, const char *text, struct ctl_ms
 			       ? json_integer_value(peak)
 			       : -1;
 	json_decref(peak);
+	/* The worker's own CPU time: a diagnostic, but bounded all the same. */
+	const struct jsonv_member *cpu_member = jsonv_member(v, "cpu_ms", NULL);
+	if (cpu_member) {
+		json_t *cpu = small(text, cpu_member);
+		bool good = json_is_integer(cpu) && json_integer_value(cpu) >= 0 &&
+			    json_integer_value(cpu) <= (json_int_t)LIMIT_RESULT_CPU_MS_MAX;
+		m->cpu_ms = good ? json_integer_value(cpu) : -1;
+		json_decref(cpu);
+		if (!good)
+			return "result has a malformed or out of range cpu_ms";
+	}
 	if (!m->ok) {
 		json_t *e = error_member(text, jsonv_member(v, "error", NULL));
 		if (!json_is_object(e)) {
@@ -402,6 +414,7 @@ int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, unsig
 {
 	memset(m, 0, sizeof *m);
 	m->heap_peak = -1;
+	m->cpu_ms = -1;
 	m->value_borrowed = flags & CTL_BORROW_VALUE;
 	*why = NULL;
 	if (len == 0 || text[0] != '{') {
@@ -427,6 +440,7 @@ int ctl_parse(const char *payload, size_t len, struct ctl_msg *m, const char **w
 {
 	memset(m, 0, sizeof *m);
 	m->heap_peak = -1;
+	m->cpu_ms = -1;
 	struct jsonv_limits lim;
 	ctl_frame_limits(&lim);
 	struct jsonv *v = malloc(sizeof *v);

@@ -10,6 +10,8 @@
  *   supervisor -> worker: {"type": "tool_result", "call_id", "value" | "error"}
  *   worker -> supervisor: one result, last
  *     {"type": "result", "ok": true, "value"?: any}
+ *   (every result may carry "heap_peak_bytes" and "cpu_ms", the worker's
+ *   own report of its heap peak and CPU time)
  *     {"type": "result", "ok": true, "test": {"summary", "tests"}}
  *     {"type": "result", "ok": false,
  *      "error": {"kind", "message", "line"?, "stack"?, "source"?, "data"?}}
@@ -100,7 +102,10 @@ struct ctl_msg {
 	bool value_borrowed;
 	struct jsonv_span value_member;
 	json_t *error; /* new reference {kind, message, line?, column?, stack?, source?, data?} */
-	int64_t heap_peak;  /* the script's heap peak, or -1 when not reported */
+	int64_t heap_peak; /* the script's heap peak, or -1 when not reported */
+	/* The worker's own CPU time (LIMIT_RESULT_CPU_MS_MAX at most), or -1
+	 * when not reported: a diagnostic, never a limit's measure. */
+	int64_t cpu_ms;
 	char *store_writes; /* {"set":{...},"delete":[...]} within the store limits */
 	size_t store_writes_len;
 	bool has_test;

@@ -467,4 +467,13 @@
  * queue of its own) long before the heap would. */
 #define LIMIT_TIMERS_PENDING 10000u
 
+/* ---- The execution lifecycle (server/run.c, server/exec.c) */
+
+/* The CPU time a worker may claim in its result's cpu_ms: the longest
+ * timeout there may be, twice over (a worker is single-threaded, so it
+ * cannot spend more CPU than wall time; the supervisor also clamps a claim
+ * to the time the run has taken). A larger or mistyped claim breaks the
+ * protocol. The figure is a diagnostic only: no limit relies on it. */
+#define LIMIT_RESULT_CPU_MS_MAX (2u * LIMIT_TIMEOUT_MS_MAX)
+
 #endif

@@ -2,6 +2,7 @@
 #include "request.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ struct op_spec {
 	const char *name;
 	enum request_op op;
 	const struct field_spec *fields; /* NULL-terminated */
+	bool limits;			 /* takes every field of exec_limit_fields too */
 };
 
 static const struct field_spec no_fields[] = {{NULL, 0, false}};
@@ -43,10 +45,6 @@ static const struct field_spec execute_fields[] = {
 	{"cache", FIELD_BOOL, false},
 	{"tools", FIELD_TOOLS, false},
 	{"store", FIELD_STORE, false},
-	{"timeout_ms", FIELD_UINT, false},
-	{"max_cpu_ms", FIELD_UINT, false},
-	{"memory_bytes", FIELD_UINT, false},
-	{"output_bytes", FIELD_UINT, false},
 	{"language", FIELD_STRING, false},
 	{NULL, 0, false},
 };
@@ -70,11 +68,9 @@ static const struct field_spec list_fields[] = {
 };
 
 static const struct field_spec test_fields[] = {
-	{"code", FIELD_STRING, false},	     {"tests", FIELD_STRING, true},
-	{"tools", FIELD_TOOLS, false},	     {"store", FIELD_STORE, false},
-	{"timeout_ms", FIELD_UINT, false},   {"max_cpu_ms", FIELD_UINT, false},
-	{"memory_bytes", FIELD_UINT, false}, {"output_bytes", FIELD_UINT, false},
-	{"language", FIELD_STRING, false},   {NULL, 0, false},
+	{"code", FIELD_STRING, false},	   {"tests", FIELD_STRING, true},
+	{"tools", FIELD_TOOLS, false},	   {"store", FIELD_STORE, false},
+	{"language", FIELD_STRING, false}, {NULL, 0, false},
 };
 
 static const struct field_spec tool_result_fields[] = {
@@ -96,18 +92,18 @@ static const struct field_spec cache_list_fields[] = {
 };
 
 static const struct op_spec ops[] = {
-	{"health", OP_HEALTH, no_fields},
-	{"execute", OP_EXECUTE, execute_fields},
-	{"stream", OP_STREAM, execute_fields},
-	{"async", OP_ASYNC, execute_fields},
-	{"status", OP_STATUS, status_fields},
-	{"cancel", OP_CANCEL, cancel_fields},
-	{"list", OP_LIST, list_fields},
-	{"test", OP_TEST, test_fields},
-	{"cache_list", OP_CACHE_LIST, cache_list_fields},
-	{"cache_clear", OP_CACHE_CLEAR, no_fields},
-	{"tool_result", OP_TOOL_RESULT, tool_result_fields},
-	{"declarations", OP_DECLARATIONS, declarations_fields},
+	{"health", OP_HEALTH, no_fields, false},
+	{"execute", OP_EXECUTE, execute_fields, true},
+	{"stream", OP_STREAM, execute_fields, true},
+	{"async", OP_ASYNC, execute_fields, true},
+	{"status", OP_STATUS, status_fields, false},
+	{"cancel", OP_CANCEL, cancel_fields, false},
+	{"list", OP_LIST, list_fields, false},
+	{"test", OP_TEST, test_fields, true},
+	{"cache_list", OP_CACHE_LIST, cache_list_fields, false},
+	{"cache_clear", OP_CACHE_CLEAR, no_fields, false},
+	{"tool_result", OP_TOOL_RESULT, tool_result_fields, false},
+	{"declarations", OP_DECLARATIONS, declarations_fields, false},
 };
 
 static const char *const state_names[STATE_COUNT] = {
@@ -121,17 +117,107 @@ const char *request_state_name(enum exec_state st)
 
 #define N_OPS (sizeof ops / sizeof ops[0])
 
+/* ---- the per-execution limits */
+
+#define LIMIT_AT(member) offsetof(struct exec_limits, member)
+
+/* A follower comes after the row it follows (parsing fills them in order). */
+const struct exec_limit_field exec_limit_fields[] = {
+	{"timeout_ms", LIMIT_AT(timeout_ms), "ms", LIMIT_TIMEOUT_MS_DEFAULT, 1,
+	 LIMIT_TIMEOUT_MS_MAX, 0, -1, "timeout-ms", "max-timeout-ms", "default execution timeout",
+	 "largest timeout a request may ask for", EXEC_LIMIT_JOB},
+	{"max_cpu_ms", LIMIT_AT(max_cpu_ms), "ms", LIMIT_TIMEOUT_MS_DEFAULT, 1,
+	 LIMIT_TIMEOUT_MS_MAX, 0, 0, NULL, NULL, NULL, NULL, EXEC_LIMIT_JOB},
+	{"memory_bytes", LIMIT_AT(memory_bytes), "bytes", LIMIT_MEMORY_BYTES_DEFAULT,
+	 LIMIT_MEMORY_BYTES_MIN, LIMIT_MEMORY_BYTES_MAX, 0, -1, "memory-bytes", "max-memory-bytes",
+	 "default memory for a script", "largest memory a request may ask for", EXEC_LIMIT_JOB},
+	/* A client takes replies of LIMIT_CLIENT_REPLY_BYTES, which holds
+	 * LIMIT_OUTPUT_BYTES_MAX of output escaped: the ceiling. */
+	{"output_bytes", LIMIT_AT(output_bytes), "bytes", LIMIT_OUTPUT_BYTES_DEFAULT, 1,
+	 LIMIT_OUTPUT_BYTES_MAX_DEFAULT, LIMIT_OUTPUT_BYTES_MAX, -1, "output-bytes",
+	 "max-output-bytes", "default stdout+stderr cap",
+	 "largest output cap a request may ask for", 0},
+};
+const size_t exec_limit_count = sizeof exec_limit_fields / sizeof exec_limit_fields[0];
+
+/* Every limit a struct exec_limits holds has its row, and the bits of a
+ * set of rows fit an unsigned. */
+_Static_assert(sizeof exec_limit_fields / sizeof exec_limit_fields[0] ==
+		       sizeof(struct exec_limits) / sizeof(uint64_t),
+	       "a member of struct exec_limits has no row in exec_limit_fields");
+
+const struct exec_limit_field *exec_limit_find(const char *name)
+{
+	for (size_t i = 0; i < exec_limit_count; i++)
+		if (strcmp(exec_limit_fields[i].name, name) == 0)
+			return &exec_limit_fields[i];
+	return NULL;
+}
+
+void exec_limits_set(struct exec_limits *l, unsigned given, const struct exec_limit_field *f,
+		     uint64_t v)
+{
+	*exec_limit_at(l, f) = v;
+	for (size_t i = 0; i < exec_limit_count; i++) {
+		const struct exec_limit_field *g = &exec_limit_fields[i];
+		if (g->follows >= 0 && &exec_limit_fields[g->follows] == f &&
+		    !(given & exec_limit_bit(g)))
+			exec_limits_set(l, given, g, v);
+	}
+}
+
+int exec_limits_to_json(const struct exec_limits *l, unsigned flags, json_t *obj)
+{
+	for (size_t i = 0; i < exec_limit_count; i++) {
+		const struct exec_limit_field *f = &exec_limit_fields[i];
+		if ((f->flags & flags) != flags)
+			continue;
+		if (json_object_set_new(obj, f->name,
+					json_integer((json_int_t)exec_limit_get(l, f))) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 void request_limits_default(struct request_limits *lim)
 {
-	lim->timeout_ms_default = LIMIT_TIMEOUT_MS_DEFAULT;
-	lim->timeout_ms_max = LIMIT_TIMEOUT_MS_MAX;
-	lim->memory_bytes_default = LIMIT_MEMORY_BYTES_DEFAULT;
-	lim->memory_bytes_min = LIMIT_MEMORY_BYTES_MIN;
-	lim->memory_bytes_max = LIMIT_MEMORY_BYTES_MAX;
-	lim->output_bytes_default = LIMIT_OUTPUT_BYTES_DEFAULT;
-	lim->output_bytes_max = LIMIT_OUTPUT_BYTES_MAX;
+	for (size_t i = 0; i < exec_limit_count; i++) {
+		const struct exec_limit_field *f = &exec_limit_fields[i];
+		*exec_limit_at(&lim->def, f) = f->def;
+		*exec_limit_at(&lim->min, f) = f->min;
+		*exec_limit_at(&lim->max, f) = f->max;
+	}
 	lim->wait_ms_default = LIMIT_WAIT_MS_DEFAULT;
 	lim->wait_ms_max = LIMIT_WAIT_MS_MAX;
+	request_limits_settle(lim);
+}
+
+void request_limits_settle(struct request_limits *lim)
+{
+	for (size_t i = 0; i < exec_limit_count; i++) {
+		const struct exec_limit_field *f = &exec_limit_fields[i];
+		if (f->follows < 0)
+			continue;
+		const struct exec_limit_field *lead = &exec_limit_fields[f->follows];
+		*exec_limit_at(&lim->def, f) = exec_limit_get(&lim->def, lead);
+		*exec_limit_at(&lim->max, f) = exec_limit_get(&lim->max, lead);
+	}
+}
+
+int request_limits_to_json(const struct request_limits *lim, json_t *obj)
+{
+	for (size_t i = 0; i < exec_limit_count; i++) {
+		const struct exec_limit_field *f = &exec_limit_fields[i];
+		char key[64];
+		snprintf(key, sizeof key, "%s_max", f->name);
+		if (json_object_set_new(obj, f->name,
+					json_integer((json_int_t)exec_limit_get(&lim->def, f))) <
+			    0 ||
+		    json_object_set_new(obj, key,
+					json_integer((json_int_t)exec_limit_get(&lim->max, f))) < 0)
+			return -1;
+	}
+	return json_object_set_new(obj, "wait_ms_max", json_integer((json_int_t)lim->wait_ms_max));
 }
 
 void request_error_clear(struct request_error *err)
@@ -540,16 +626,20 @@ static int fill_execution(json_t *root, const struct request_limits *lim, struct
 		req->typescript = language[0] == 't';
 		req->javascript = !req->typescript;
 	}
-	req->max_cpu_given = json_object_get(root, "max_cpu_ms") != NULL;
-	if (get_limit(root, "timeout_ms", lim->timeout_ms_default, 1, lim->timeout_ms_max,
-		      &req->timeout_ms, err) < 0 ||
-	    get_limit(root, "max_cpu_ms", req->timeout_ms, 1, lim->timeout_ms_max, &req->max_cpu_ms,
-		      err) < 0 ||
-	    get_limit(root, "memory_bytes", lim->memory_bytes_default, lim->memory_bytes_min,
-		      lim->memory_bytes_max, &req->memory_bytes, err) < 0 ||
-	    get_limit(root, "output_bytes", lim->output_bytes_default, 1, lim->output_bytes_max,
-		      &req->output_bytes, err) < 0)
-		return -1;
+	/* The limits, in the table's order: a follower not given takes the
+	 * value its leader has just been given. */
+	for (size_t i = 0; i < exec_limit_count; i++) {
+		const struct exec_limit_field *f = &exec_limit_fields[i];
+		uint64_t def = f->follows >= 0 ? exec_limit_get(&req->limits,
+								&exec_limit_fields[f->follows])
+					       : exec_limit_get(&lim->def, f);
+		if (json_object_get(root, f->name))
+			req->limits_given |= exec_limit_bit(f);
+		if (get_limit(root, f->name, def, exec_limit_get(&lim->min, f),
+			      exec_limit_get(&lim->max, f), exec_limit_at(&req->limits, f),
+			      err) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -638,6 +728,9 @@ static int validate(json_t *root, const struct request_limits *lim, struct reque
 		if (strcmp(key, "op") == 0 || strcmp(key, "id") == 0)
 			continue;
 		const struct field_spec *f = find_field(op, key);
+		struct field_spec limit = {key, FIELD_UINT, false};
+		if (!f && op->limits && exec_limit_find(key))
+			f = &limit;
 		if (!f) {
 			fail(err, STATUS_INVALID_ARGUMENT, "%.*s: unknown field for op \"%s\"",
 			     quote_len(key), key, op->name);

@@ -44,13 +44,98 @@ enum exec_state {
 const char *request_state_name(enum exec_state s);
 static inline int request_state_terminal(enum exec_state s) { return s >= STATE_COMPLETED; }
 
-/* Per-execution bounds a request may ask for; the daemon's options. */
+/*
+ * Every per-execution limit a request may set. The same names are the
+ * request's fields, the members of the job sent to the worker (those the
+ * table marks) and the keys of health's "limits" object; the table in
+ * request.c (exec_limit_fields) is the one list of them, and parsing, the
+ * daemon's defaults and maxima, the job and health all walk it. Adding a
+ * limit: a member here, a row there, its numbers in limits.h, and whatever
+ * enforces it.
+ */
+struct exec_limits {
+	uint64_t timeout_ms;   /* wall clock, from when it starts running */
+	uint64_t max_cpu_ms;   /* the engine's CPU budget; defaults to timeout_ms */
+	uint64_t memory_bytes; /* what the script may use beyond the runtime */
+	uint64_t output_bytes; /* stdout + stderr kept */
+};
+
+/* Where a limit is sent besides the request: flags of exec_limit_field. */
+#define EXEC_LIMIT_JOB 1u /* a member of the worker's job */
+
+/* One row of the table of limits. */
+struct exec_limit_field {
+	const char *name;	     /* the request's field, the job's and health's key */
+	size_t offset;		     /* of its uint64_t in struct exec_limits */
+	const char *unit;	     /* "ms", "bytes" (said as 64M), ...: --help */
+	uint64_t def, min, max;	     /* compiled in (limits.h): the daemon's default
+				      * and maximum unless its options say otherwise,
+				      * and the least a request may ask for */
+	uint64_t ceiling;	     /* the most the daemon's maximum may be set to;
+				      * 0: no bound but the type's */
+	int follows;		     /* -1, or the row whose value this one takes when the
+				      * request does not give it, and whose daemon default
+				      * and maximum it shares (max_cpu_ms follows timeout_ms) */
+	const char *opt, *opt_max;   /* the daemon's options for def and max, without
+				      * the "--" (NULL: none, as for a follower) */
+	const char *help, *help_max; /* their --help text */
+	unsigned flags;		     /* EXEC_LIMIT_* */
+};
+
+/* The table: exec_limit_count rows, in the order health lists them. */
+extern const struct exec_limit_field exec_limit_fields[];
+extern const size_t exec_limit_count;
+
+/* The member row f describes, in l. */
+static inline uint64_t *exec_limit_at(struct exec_limits *l, const struct exec_limit_field *f)
+{
+	return (uint64_t *)(void *)((char *)l + f->offset);
+}
+static inline uint64_t exec_limit_get(const struct exec_limits *l, const struct exec_limit_field *f)
+{
+	return *(const uint64_t *)(const void *)((const char *)l + f->offset);
+}
+
+/* The row named name (NUL-terminated), or NULL. */
+const struct exec_limit_field *exec_limit_find(const char *name);
+
+/* The bit of row f in a set of rows (struct request's limits_given). */
+static inline unsigned exec_limit_bit(const struct exec_limit_field *f)
+{
+	return 1u << (f - exec_limit_fields);
+}
+
+/*
+ * Sets the limit f of l to v, and with it every limit that follows f and
+ * is not in given (as a request that gave timeout_ms but not max_cpu_ms
+ * would have had: used when an @options line sets the timeout).
+ */
+void exec_limits_set(struct exec_limits *l, unsigned given, const struct exec_limit_field *f,
+		     uint64_t v);
+
+/*
+ * Adds to obj the limits whose rows have all of flags (EXEC_LIMIT_JOB: the
+ * job's members), each under its name. 0, or -1 when out of memory (obj may
+ * then hold some of them).
+ */
+int exec_limits_to_json(const struct exec_limits *l, unsigned flags, json_t *obj);
+
+/* The bounds requests are checked against: the daemon's options. */
 struct request_limits {
-	uint64_t timeout_ms_default, timeout_ms_max;
-	uint64_t memory_bytes_default, memory_bytes_min, memory_bytes_max;
-	uint64_t output_bytes_default, output_bytes_max;
+	struct exec_limits def;		       /* what a request that does not say gets */
+	struct exec_limits min;		       /* the least a request may ask for */
+	struct exec_limits max;		       /* the most a request may ask for */
 	uint64_t wait_ms_default, wait_ms_max; /* status long-polls; larger waits clamp */
 };
+
+/*
+ * Makes every follower's default and maximum its leader's (see follows);
+ * call after changing def or max. Then health's view: adds to obj each
+ * limit's default under its name and its maximum under NAME_max, and
+ * wait_ms_max. 0, or -1 when out of memory.
+ */
+void request_limits_settle(struct request_limits *lim);
+int request_limits_to_json(const struct request_limits *lim, json_t *obj);
 
 /* A validated request. Pointers borrow from the parsed JSON root; fields an
  * op does not take are zero. */
@@ -65,11 +150,8 @@ struct request {
 	const char *tests; /* test */
 	size_t tests_len;
 	bool cache; /* store new code on success ("cache": false turns it off) */
-	uint64_t timeout_ms;
-	uint64_t max_cpu_ms; /* the engine's CPU budget; defaults to timeout_ms */
-	bool max_cpu_given;
-	uint64_t memory_bytes;
-	uint64_t output_bytes;
+	struct exec_limits limits;
+	unsigned limits_given; /* exec_limit_bit() of each limit the request gave */
 	/* "language": at most one is set; neither: JavaScript, or TypeScript
 	 * when it is only valid as that */
 	bool javascript, typescript;

@@ -44,6 +44,7 @@ struct entry {
 	uint64_t created_ms;
 	char *code;
 	size_t len;
+	uint64_t seq; /* which store made it (a name may come back after a removal) */
 };
 
 enum job_kind { JOB_WRITE, JOB_CLEAR };
@@ -57,10 +58,10 @@ struct job {
 	char *data; /* JOB_WRITE: the content (a copy); JOB_CLEAR: "owner/name"s, NUL-separated */
 	size_t len;
 	uint64_t created_ms;
+	uint64_t seq;	  /* JOB_WRITE: the entry's */
 	int err;	  /* JOB_WRITE: errno, or 0 */
 	unsigned removed; /* JOB_CLEAR */
 	bool partial;	  /* JOB_CLEAR: not all of the scope was taken (out of memory) */
-	cache_stored_cb stored;
 	cache_cleared_cb cleared;
 	void *arg;
 };
@@ -68,15 +69,22 @@ struct job {
 static struct cache_settings settings;
 static int dir_fd = -1;
 static bool enabled, warned;
+/* The last write failed: stores are still tried (the disk may recover)
+ * but not named to the caller, whose reply would promise what is not. */
+static bool failing;
 static struct list_node entries = {&entries, &entries};
 static struct list_node holders = {&holders, &holders};
 static unsigned n_entries;
 static uint64_t n_bytes;
+static uint64_t next_seq;
 
 static pthread_t writer;
 static bool writer_running, stopping;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t settled = PTHREAD_COND_INITIALIZER;
+static unsigned unfinished; /* jobs submitted and not yet done by the writer */
+static struct job *running; /* the job the writer is doing */
 static struct job *todo, **todo_tail = &todo, *done_jobs;
 static int event_fd = -1;
 static struct loop_watch event_watch = LOOP_WATCH_INIT;
@@ -311,6 +319,7 @@ static void submit(struct job *j)
 	j->next = NULL;
 	*todo_tail = j;
 	todo_tail = &j->next;
+	unfinished++;
 	pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&lock);
 }
@@ -436,11 +445,15 @@ static void *writer_main(void *unused)
 		todo = j->next;
 		if (!todo)
 			todo_tail = &todo;
+		running = j;
 		pthread_mutex_unlock(&lock);
 		run_job(j);
 		pthread_mutex_lock(&lock);
+		running = NULL;
 		j->next = done_jobs;
 		done_jobs = j;
+		unfinished--;
+		pthread_cond_broadcast(&settled);
 		uint64_t one = 1;
 		(void)!write(event_fd, &one, sizeof one);
 	}
@@ -471,19 +484,19 @@ static void on_done(struct loop_watch *w, uint32_t events)
 		struct job *j = ordered;
 		ordered = j->next;
 		if (j->kind == JOB_WRITE) {
+			/* The entry this write made, unless it went meanwhile
+			 * (an eviction or a clear, whose removal follows). */
 			struct entry *e = find_name(j->owner, j->name);
-			json_t *info = NULL;
+			if (e && e->seq != j->seq)
+				e = NULL;
+			failing = j->err != 0;
 			if (j->err) {
 				warn_once("cannot write a script", j->err);
 				if (e)
 					forget(e);
 			} else if (e) {
-				info = entry_info(e, false);
 				log_info("cached %s/%s (%zu bytes)", e->owner, e->name, e->len);
 			}
-			if (j->stored)
-				j->stored(j->arg, info);
-			json_decref(info);
 		} else if (j->cleared) {
 			j->cleared(j->arg, j->removed, !j->partial);
 		}
@@ -556,14 +569,14 @@ static void enforce_limits(const struct entry *keep)
 
 /* ---- the API */
 
-int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored, void *arg)
+json_t *cache_store(const char *owner, const char *code, size_t len)
 {
 	if (!enabled || len > settings.max_bytes || !owner_key_ok(owner))
-		return 0;
+		return NULL;
 	char hash[HASH_HEX + 1];
 	sha256_hex(code, len, hash);
 	if (find_hash(owner, hash))
-		return 0;
+		return NULL;
 	uint64_t now = loop_wall_ms();
 	time_t secs = (time_t)(now / 1000);
 	struct tm tm;
@@ -575,14 +588,17 @@ int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb
 	struct job *j = calloc(1, sizeof *j);
 	struct entry *e = j ? new_entry(owner, name, hash, code, len, now) : NULL;
 	char *data = e ? malloc(len ? len : 1) : NULL;
-	if (!data || insert(e) < 0) {
+	json_t *info = data ? entry_info(e, false) : NULL;
+	if (!info || insert(e) < 0) {
+		json_decref(info);
 		free(j);
 		free(data);
 		if (e)
 			free_entry(e);
-		return 0;
+		return NULL;
 	}
 	memcpy(data, code, len);
+	e->seq = j->seq = ++next_seq;
 	enforce_limits(e);
 	j->kind = JOB_WRITE;
 	snprintf(j->owner, sizeof j->owner, "%s", owner);
@@ -590,10 +606,23 @@ int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb
 	j->data = data;
 	j->len = len;
 	j->created_ms = now;
-	j->stored = stored;
-	j->arg = arg;
 	submit(j);
-	return 1;
+	if (failing) {
+		json_decref(info);
+		return NULL;
+	}
+	return info;
+}
+
+void cache_flush(void)
+{
+	if (!writer_running)
+		return;
+	pthread_mutex_lock(&lock);
+	while (unfinished)
+		pthread_cond_wait(&settled, &lock);
+	pthread_mutex_unlock(&lock);
+	on_done(&event_watch, 0);
 }
 
 static bool icontains(const char *hay, const char *needle)
@@ -739,6 +768,35 @@ void cache_clear(const char *scope, cache_cleared_cb cleared, void *arg)
 	submit(j);
 }
 
+/* Whether job j writes or removes a file of scope's. */
+static bool job_in_scope(const struct job *j, const char *scope)
+{
+	if (!scope)
+		return true;
+	if (j->kind == JOB_WRITE)
+		return strcmp(j->owner, scope) == 0;
+	size_t n = strlen(scope);
+	for (const char *path = j->data; path && path < j->data + j->len; path += strlen(path) + 1)
+		if (strncmp(path, scope, n) == 0 && path[n] == '/')
+			return true;
+	return false;
+}
+
+/* Jobs in scope not yet done and seen by the loop: queued, being done, or
+ * done and not yet applied. */
+static unsigned pending_jobs(const char *scope)
+{
+	unsigned n = 0;
+	pthread_mutex_lock(&lock);
+	struct job *lists[] = {todo, running, done_jobs};
+	for (size_t i = 0; i < 3; i++)
+		for (struct job *j = lists[i]; j; j = i == 1 ? NULL : j->next)
+			if (job_in_scope(j, scope))
+				n++;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
 json_t *cache_describe(const char *scope)
 {
 	unsigned count = n_entries;
@@ -748,9 +806,9 @@ json_t *cache_describe(const char *scope)
 		count = h ? h->count : 0;
 		bytes = h ? h->bytes : 0;
 	}
-	return json_pack("{s:s, s:I, s:I, s:b}", "dir", settings.dir ? settings.dir : "", "scripts",
-			 (json_int_t)count, "bytes", (json_int_t)bytes, "writable",
-			 enabled && !warned);
+	return json_pack("{s:s, s:I, s:I, s:b, s:I}", "dir", settings.dir ? settings.dir : "",
+			 "scripts", (json_int_t)count, "bytes", (json_int_t)bytes, "writable",
+			 enabled && !warned, "pending_writes", (json_int_t)pending_jobs(scope));
 }
 
 /* ---- start-up */

@@ -48,18 +48,27 @@ void cache_init(const struct cache_settings *s);
 /* Waits for pending writes, then stops the writer. */
 void cache_stop(void);
 
-/* Called from the loop when a store has finished: info is the new entry's
- * {name, description, created_at_ms, content_hash}, or NULL when it could
- * not be written. */
-typedef void (*cache_stored_cb)(void *arg, json_t *info);
-
 /*
  * Stores code for owner unless the owner has the same content cached
- * already. Returns 1 when a write has started (stored is called later,
- * exactly once), 0 when there is nothing to do (a duplicate, an owner key
- * that is no plain file name, or the cache is disabled).
+ * already. Returns the new entry's {name, description, created_at_ms,
+ * content_hash} (a new reference) at once: the entry is in the index (and
+ * found by cache_lookup) from now on, and its file is written on the
+ * writer thread; the caller never waits for the disk. A write that later
+ * fails is logged once (as any failure of the cache) and the entry leaves
+ * the index, so that the index holds only what is on disk or on its way
+ * there. NULL when nothing is stored: a duplicate, an owner key that is no
+ * plain file name, the cache disabled, or memory ran out; NULL too while
+ * the last write failed: the store is tried (the disk may recover) but
+ * not promised.
  */
-int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored, void *arg);
+json_t *cache_store(const char *owner, const char *code, size_t len);
+
+/*
+ * Waits (blocking) until every write and removal submitted so far is done
+ * and its outcome applied to the index. For tests and shutdown only: the
+ * loop never calls it on a request's path.
+ */
+void cache_flush(void);
 
 enum cache_lookup_result {
 	CACHE_FOUND = 0,
@@ -95,8 +104,10 @@ typedef void (*cache_cleared_cb)(void *arg, unsigned removed, bool complete);
  * loop (or from within when nothing is to be written), with the count. */
 void cache_clear(const char *scope, cache_cleared_cb cleared, void *arg);
 
-/* For health: {"dir", "scripts", "bytes", "writable"}, the counts those of
- * the scripts in scope (all with NULL). */
+/* For health: {"dir", "scripts", "bytes", "writable", "pending_writes"},
+ * the counts those of the scripts in scope (all with NULL);
+ * pending_writes the writes and removals of files in scope not yet done
+ * (or done and not yet applied to the index). */
 json_t *cache_describe(const char *scope);
 
 #endif

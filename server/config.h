@@ -17,7 +17,7 @@ struct config {
 	size_t max_frame_bytes;
 	unsigned max_workers;
 	unsigned queue_max;
-	unsigned max_running_per_owner; /* 0 until parsed: then the default */
+	unsigned max_running_per_owner; /* not given: --max-workers minus 1 */
 	unsigned max_queued_per_owner;
 	const char *admin_group; /* NULL: only uid 0 is admin */
 	const char *allow_users; /* NULL with allow_groups NULL: admit every peer */
@@ -34,6 +34,7 @@ struct config {
 	uint64_t grace_ms;
 	int log_level;
 	const char *cache_dir; /* NULL: no cache */
+	bool no_cache;	       /* --no-cache: cache_dir is then NULL */
 	unsigned cache_max_entries;
 	uint64_t cache_max_bytes;
 	uint64_t retention_ms;

@@ -17,7 +17,6 @@
 #include "../protocol/request.h"
 #include "log.h"
 #include "loop.h"
-#include "ops.h"
 #include "parse.h"
 
 /* Connections over the cap are kept just long enough to be told why. */
@@ -92,6 +91,9 @@ static void process(struct conn *c);
 static void on_wake(struct loop_task *t);
 static void resume_later(struct conn *c);
 static void on_parse_room(void);
+static void on_parsed(struct parse_job *j);
+static bool deliver(struct conn *c, const struct conn_frame *f);
+static void input_broke(struct conn *c, struct conn_frame f);
 
 /* Replies up to this size are built whenever their connection owes
  * nothing, the global budget notwithstanding: a client that reads is never
@@ -594,95 +596,56 @@ void conn_send_stream(struct conn *c, struct conn_stream *s)
 		resume(c);
 }
 
-static void reply_error(struct conn *c, json_t *id, enum status code, const char *message)
+bool conn_reply_waits(struct conn *c, size_t bound)
 {
-	json_t *r = msg_reply_error(id, code, message);
-	if (r)
-		conn_send(c, r);
-	json_decref(r);
-}
-
-/* Whether the reply to req (parsed: root is not NULL) may be big and the
- * global budget has no room for it yet: then c is to wait for that room
- * (room_wanted, see must_pause) and the request is not answered yet. */
-static bool wants_room(struct conn *c, const json_t *root, const struct request *req)
-{
-	if (root && !c->refused && !c->over_cap && !draining) {
-		size_t bound = ops_reply_bound(req);
-		if (bound > SMALL_REPLY_BYTES && !global_fits(bound)) {
-			c->room_wanted = bound;
-			return true;
-		}
+	if (bound > SMALL_REPLY_BYTES && !global_fits(bound)) {
+		c->room_wanted = bound;
+		return true;
 	}
 	c->room_wanted = 0;
 	return false;
 }
 
-/* Answers one parsed request (see request_parse for what root, req, err and
- * bad_root are); frees nothing. */
-static void handle_request(struct conn *c, json_t *root, const struct request *req_in,
-			   struct request_error *err_in)
+void conn_finish(struct conn *c) { c->closing = true; }
+bool conn_refused(const struct conn *c) { return c->refused; }
+bool conn_over_cap(const struct conn *c) { return c->over_cap; }
+bool conn_draining(void) { return draining; }
+
+/* Hands f, a whole or parsed frame, to the callback as one request (every
+ * request gets one final reply, which answered() counts); false when the
+ * callback wants it again later (CONN_LATER: nothing was done). */
+static bool deliver(struct conn *c, const struct conn_frame *f)
 {
-	struct request req = *req_in;
-	struct request_error err = *err_in;
-	c->outstanding++; /* every request gets one final reply */
-	if (c->refused) {
-		/* Whatever it asked, and however well: a peer not admitted
-		 * hears why once, then the connection closes. */
-		char why[192] = "not admitted";
-		owner_admitted(&c->owner, why, sizeof why);
-		reply_error(c, root ? req.id : err.id, STATUS_PERMISSION_DENIED, why);
-		c->closing = true;
-		return;
-	}
-	if (!root) {
-		reply_error(c, err.id, err.code, err.message);
-		return;
-	}
-	if (c->over_cap) {
-		reply_error(c, req.id, STATUS_UNAVAILABLE, "too many connections");
-		c->closing = true;
-	} else if (draining) {
-		reply_error(c, req.id, STATUS_UNAVAILABLE, "the daemon is shutting down");
-	} else {
-		ops_handle(c, &req);
-	}
+	c->room_wanted = 0;
+	c->outstanding++;
+	if (settings.frame(c, f) == CONN_HANDLED)
+		return true;
+	c->outstanding--;
+	return false;
 }
 
-/* Handles one request; false (nothing done, the frame to be handled
- * again later) when its reply may be big and the global budget has no
- * room for it yet (see wants_room). */
-static bool handle_frame(struct conn *c, const char *payload, size_t len)
+/* The input cannot go on (f says why; the callback tells the client): c
+ * reads no more, and closes once the work started on it has answered. */
+static void input_broke(struct conn *c, struct conn_frame f)
 {
-	struct request req = {0};
-	struct request_error err;
-	json_t *bad_root;
-	json_t *root = request_parse(payload, len, &ops_limits, &req, &err, &bad_root);
-	if (wants_room(c, root, &req)) {
-		json_decref(root);
-		return false;
-	}
-	handle_request(c, root, &req, &err);
-	if (!root)
-		request_error_clear(&err);
-	json_decref(root ? root : bad_root);
-	return true;
+	settings.frame(c, &f);
+	c->closing = true;
+	buf_clear(&c->in);
+	c->partial_since = 0;
 }
 
-/* A frame parsed off the loop is back: answered now (or, when its reply
+/* A frame parsed off the loop is back: handed over now (or, when its reply
  * may be big and there is no room for it, kept until there is: see
  * process), its tree freed off the loop, and the frames behind it go on. */
 static void on_parsed(struct parse_job *j)
 {
 	struct conn *c = j->arg;
 	c->parsing = NULL;
-	if (!c->broken && wants_room(c, j->root, &j->req)) {
+	if (!c->broken && !deliver(c, &(struct conn_frame){.kind = CONN_FRAME_PARSED, .job = j})) {
 		c->parked = j;
 		update(c); /* must_pause puts it among those woken by room */
 		return;
 	}
-	if (!c->broken)
-		handle_request(c, j->root, &j->req, &j->err);
 	parse_release(j);
 	process(c);
 	update(c);
@@ -797,9 +760,9 @@ static void process(struct conn *c)
 		if (c->dead || c->broken || must_pause(c))
 			return;
 		struct parse_job *j = c->parked;
+		if (!deliver(c, &(struct conn_frame){.kind = CONN_FRAME_PARSED, .job = j}))
+			return; /* still no room: parked on */
 		c->parked = NULL;
-		c->room_wanted = 0;
-		handle_request(c, j->root, &j->req, &j->err);
 		parse_release(j);
 		worked = true;
 	}
@@ -820,15 +783,12 @@ static void process(struct conn *c)
 			break;
 		}
 		if (st != FRAME_OK) {
-			/* The stream cannot be resynchronised: say why, then close. */
-			char msg[128];
-			snprintf(msg, sizeof msg, "%s (%zu bytes; the maximum is %zu)",
-				 frame_status_str(st), plen, settings.max_frame_bytes);
-			if (st == FRAME_ERR_EMPTY)
-				snprintf(msg, sizeof msg, "%s", frame_status_str(st));
-			reply_error(c, NULL, STATUS_INVALID_ARGUMENT, msg);
-			c->closing = true;
-			buf_clear(&c->in);
+			/* The stream cannot be resynchronised: the callback says
+			 * why, then it closes. */
+			input_broke(c, (struct conn_frame){.kind = CONN_FRAME_BROKEN,
+							   .len = plen,
+							   .status = st,
+							   .limit = settings.max_frame_bytes});
 			break;
 		}
 		if (parse_wanted(plen)) {
@@ -843,8 +803,8 @@ static void process(struct conn *c)
 			struct buf rest = BUF_INIT;
 			if (buf_append(&rest, buf_peek(&c->in) + used, buf_len(&c->in) - used) ==
 			    0) {
-				c->parsing = parse_submit(c->in.data, payload, plen, &ops_limits,
-							  on_parsed, c);
+				c->parsing = parse_submit(c->in.data, payload, plen,
+							  settings.limits, on_parsed, c);
 				if (c->parsing) {
 					c->in = rest;
 					break;
@@ -852,7 +812,8 @@ static void process(struct conn *c)
 			}
 			buf_free(&rest);
 		}
-		if (!handle_frame(c, payload, plen))
+		if (!deliver(c, &(struct conn_frame){
+					.kind = CONN_FRAME_WHOLE, .payload = payload, .len = plen}))
 			break; /* left whole in the buffer, read again later */
 		buf_consume(&c->in, used);
 		handled++;
@@ -978,13 +939,9 @@ static void on_event(struct loop_watch *w, uint32_t events)
 					"%u ms (%lu more since the last)",
 					c->serial, LIMIT_READ_RETRY_MS, held);
 		} else if (!dst) {
-			/* Nothing more can be read: say so, and close once the
-			 * work already started here has answered. */
-			reply_error(c, NULL, STATUS_RESOURCE_EXHAUSTED,
-				    "out of memory reading requests: closing the connection");
-			c->closing = true;
-			buf_clear(&c->in);
-			c->partial_since = 0;
+			/* Nothing more can be read: the callback says so, and it
+			 * closes once the work already started here has answered. */
+			input_broke(c, (struct conn_frame){.kind = CONN_FRAME_NO_MEMORY});
 		} else if (n > 0) {
 			buf_commit(&c->in, (size_t)n);
 			c->last_progress = loop_now_ms();
@@ -993,24 +950,16 @@ static void on_event(struct loop_watch *w, uint32_t events)
 			if (partial_total > settings.partial_bytes && buf_len(&c->in) &&
 			    !c->whole_held) {
 				/* The connection whose bytes passed the budget goes. */
-				char msg[160];
-				snprintf(msg, sizeof msg,
-					 "the daemon's budget for half-sent requests (%zu bytes "
-					 "over "
-					 "all connections) is full; send requests whole, or retry",
-					 settings.partial_bytes);
-				reply_error(c, NULL, STATUS_RESOURCE_EXHAUSTED, msg);
-				c->closing = true;
-				buf_clear(&c->in);
-				c->partial_since = 0;
+				input_broke(c,
+					    (struct conn_frame){.kind = CONN_FRAME_BUDGET,
+								.limit = settings.partial_bytes});
 				account(c);
 			}
 		} else if (n == 0) {
 			c->read_eof = true;
 			/* A frame cut off by the end of input is answered too. */
 			if (buf_len(&c->in) && !c->closing)
-				reply_error(c, NULL, STATUS_INVALID_ARGUMENT,
-					    "the connection ended in the middle of a frame");
+				settings.frame(c, &(struct conn_frame){.kind = CONN_FRAME_CUT});
 			buf_clear(&c->in);
 			c->partial_since = 0;
 			account(c);
@@ -1070,6 +1019,69 @@ static void reap_closed(void)
 			conn_close(who[i], "client closed the connection");
 }
 
+int conn_adopt(int fd)
+{
+	if (count >= settings.max_connections)
+		reap_closed(); /* the dead do not take the living's places */
+	if (count >= max_open) {
+		close(fd);
+		unsigned long held;
+		if (log_every_pass(&refused_log, &held))
+			log_warn("connection refused: %u open (%lu more since the last)", count,
+				 held);
+		return -1;
+	}
+	struct conn *c = calloc(1, sizeof *c);
+	if (!c) {
+		close(fd);
+		log_warn("connection refused: out of memory");
+		return -1;
+	}
+	c->fd = fd;
+	c->serial = next_serial++;
+	unsigned long held;
+	if (owner_from_socket(&c->owner, fd) < 0) {
+		/* No owner, no access: nothing could be scoped to it. */
+		if (log_every_pass(&peer_log, &held))
+			log_warn("conn %lu: cannot tell who the peer is (SO_PEERCRED: %s): "
+				 "closed (%lu more since the last)",
+				 c->serial, strerror(errno), held);
+		close(fd);
+		free(c);
+		return -1;
+	}
+	char why[192];
+	c->refused = !owner_admitted(&c->owner, why, sizeof why);
+	if (c->refused && log_every_pass(&admit_log, &held))
+		log_warn("conn %lu refused: %s (%lu more since the last)", c->serial, why, held);
+	c->w = (struct loop_watch)LOOP_WATCH_INIT;
+	c->timer = (struct loop_timer)LOOP_TIMER_INIT;
+	c->retry = (struct loop_timer)LOOP_TIMER_INIT;
+	c->resume = (struct loop_task)LOOP_TASK_INIT(c->resume);
+	list_init(&c->pendings);
+	list_init(&c->ready_link);
+	list_init(&c->paused_link);
+	list_init(&c->flush_link);
+	c->over_cap = count >= settings.max_connections;
+	c->last_progress = loop_now_ms();
+	frame_decoder_init(&c->dec, FRAME_MODE_AUTO, settings.max_frame_bytes);
+	if (loop_add(&c->w, fd, EPOLLIN, on_event) < 0) {
+		close(fd);
+		free(c);
+		return -1;
+	}
+	list_init(&c->subs);
+	list_init(&c->streams);
+	list_init(&c->parse_link);
+	list_add_tail(&conns, &c->link);
+	count++;
+	log_debug("conn %lu accepted from uid %u gid %u%s%s", c->serial, (unsigned)c->owner.uid,
+		  (unsigned)c->owner.gid, c->owner.admin ? " (admin)" : "",
+		  c->over_cap ? " over the cap" : "");
+	update(c);
+	return 0;
+}
+
 int conn_accept_ready(int listen_fd)
 {
 	/* A bounded number each turn; the listener stays readable, and the
@@ -1081,65 +1093,7 @@ int conn_accept_ready(int listen_fd)
 				continue;
 			return errno == EAGAIN ? 0 : -1;
 		}
-		if (count >= settings.max_connections)
-			reap_closed(); /* the dead do not take the living's places */
-		if (count >= max_open) {
-			close(fd);
-			unsigned long held;
-			if (log_every_pass(&refused_log, &held))
-				log_warn("connection refused: %u open (%lu more since the last)",
-					 count, held);
-			continue;
-		}
-		struct conn *c = calloc(1, sizeof *c);
-		if (!c) {
-			close(fd);
-			log_warn("connection refused: out of memory");
-			continue;
-		}
-		c->fd = fd;
-		c->serial = next_serial++;
-		unsigned long held;
-		if (owner_from_socket(&c->owner, fd) < 0) {
-			/* No owner, no access: nothing could be scoped to it. */
-			if (log_every_pass(&peer_log, &held))
-				log_warn("conn %lu: cannot tell who the peer is (SO_PEERCRED: %s): "
-					 "closed (%lu more since the last)",
-					 c->serial, strerror(errno), held);
-			close(fd);
-			free(c);
-			continue;
-		}
-		char why[192];
-		c->refused = !owner_admitted(&c->owner, why, sizeof why);
-		if (c->refused && log_every_pass(&admit_log, &held))
-			log_warn("conn %lu refused: %s (%lu more since the last)", c->serial, why,
-				 held);
-		c->w = (struct loop_watch)LOOP_WATCH_INIT;
-		c->timer = (struct loop_timer)LOOP_TIMER_INIT;
-		c->retry = (struct loop_timer)LOOP_TIMER_INIT;
-		c->resume = (struct loop_task)LOOP_TASK_INIT(c->resume);
-		list_init(&c->pendings);
-		list_init(&c->ready_link);
-		list_init(&c->paused_link);
-		list_init(&c->flush_link);
-		c->over_cap = count >= settings.max_connections;
-		c->last_progress = loop_now_ms();
-		frame_decoder_init(&c->dec, FRAME_MODE_AUTO, settings.max_frame_bytes);
-		if (loop_add(&c->w, fd, EPOLLIN, on_event) < 0) {
-			close(fd);
-			free(c);
-			continue;
-		}
-		list_init(&c->subs);
-		list_init(&c->streams);
-		list_init(&c->parse_link);
-		list_add_tail(&conns, &c->link);
-		count++;
-		log_debug("conn %lu accepted from uid %u gid %u%s%s", c->serial,
-			  (unsigned)c->owner.uid, (unsigned)c->owner.gid,
-			  c->owner.admin ? " (admin)" : "", c->over_cap ? " over the cap" : "");
-		update(c);
+		conn_adopt(fd);
 	}
 	return 0;
 }

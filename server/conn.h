@@ -1,10 +1,13 @@
 /*
  * conn.h - client connections: bytes in, frames out.
  *
- * A connection reads requests, hands each to ops_handle, and queues the
- * frames that answer them. Work that answers later (an execution) holds a
- * conn_sub on the connection: it hears when the client goes away and when a
- * backlog of unread replies has drained.
+ * A connection reads frames and hands each whole one to the callback given
+ * at conn_init (settings.frame), which parses it, answers or refuses it;
+ * it queues the frames that answer them. It knows nothing of requests but
+ * their framing, their count and the budgets of their replies. Work that
+ * answers later (an execution) holds a conn_sub on the connection: it
+ * hears when the client goes away and when a backlog of unread replies has
+ * drained.
  *
  * A client that half-closes (shutdown(SHUT_WR), as `socat` does at the end
  * of its input) still gets every reply; only a full close or a failed write
@@ -19,11 +22,49 @@
 #include <stdint.h>
 
 #include "../protocol/buf.h"
+#include "../protocol/frame.h"
 #include "list.h"
 #include "owner.h"
 
 struct conn;
 struct conn_sub;
+struct parse_job;
+struct request_limits;
+
+/* What a connection hands its frame callback. */
+enum conn_frame_kind {
+	/* A whole frame: payload[0..len), in the read buffer (valid during
+	 * the call only). */
+	CONN_FRAME_WHOLE,
+	/* A big frame parsed off the loop (parse.h): job's root, req and err;
+	 * the connection releases the job after the call. */
+	CONN_FRAME_PARSED,
+	/* The input cannot go on. The callback says why to the client (a
+	 * reply without an id); the connection reads no more and closes once
+	 * the work already started on it has answered. */
+	CONN_FRAME_BROKEN,    /* the framing broke: status says how, len is the
+			       * frame's announced length, limit the largest allowed */
+	CONN_FRAME_CUT,	      /* the client ended its input inside a frame */
+	CONN_FRAME_NO_MEMORY, /* no memory for the read buffer */
+	CONN_FRAME_BUDGET,    /* the half-sent requests of all connections
+			       * passed the budget (limit) with this one's */
+};
+
+struct conn_frame {
+	enum conn_frame_kind kind;
+	const char *payload;	  /* CONN_FRAME_WHOLE */
+	size_t len;		  /* CONN_FRAME_WHOLE, CONN_FRAME_BROKEN */
+	struct parse_job *job;	  /* CONN_FRAME_PARSED */
+	enum frame_status status; /* CONN_FRAME_BROKEN */
+	size_t limit;		  /* CONN_FRAME_BROKEN, CONN_FRAME_BUDGET */
+};
+
+/* What became of a whole or parsed frame. */
+enum conn_verdict {
+	CONN_HANDLED, /* answered, or will be: it counts as one request */
+	CONN_LATER,   /* nothing done: conn_reply_waits said its reply must
+		       * wait; it is handed again once there is room */
+};
 
 struct conn_sub_ops {
 	/* The client is gone; the connection forgets the sub before calling. */
@@ -48,7 +89,34 @@ struct conn_settings {
 	size_t reply_bytes;	   /* replies queued on all connections */
 	size_t conn_reply_bytes;   /* replies queued on one connection */
 	size_t partial_bytes;	   /* half-sent requests on all connections */
+	/* Every frame read, and every way the input broke, in order (see
+	 * enum conn_frame_kind); the result matters for whole and parsed
+	 * frames only. A frame handled may send, subscribe, finish or wait;
+	 * it must not free the connection (nothing does: it closes from the
+	 * loop). */
+	enum conn_verdict (*frame)(struct conn *c, const struct conn_frame *f);
+	/* What frames parsed off the loop are checked against (borrowed, read
+	 * by the parser's thread: it must not change). */
+	const struct request_limits *limits;
 };
+
+/* Whether the reply to the frame being handled may take bound bytes and
+ * the global reply budget has no room for them yet: then the callback
+ * returns CONN_LATER, and c is not read again until there is room. Only
+ * from inside the frame callback; replies of at most 16 KiB never wait. */
+bool conn_reply_waits(struct conn *c, size_t bound);
+
+/* Reads nothing more from c: it closes once the work started on it has
+ * answered and its replies are flushed (after a refusal). */
+void conn_finish(struct conn *c);
+
+/* Whether c's peer was refused at accept (--allow-users, --allow-groups:
+ * owner_admitted says why), or came past --max-connections; and whether the
+ * daemon is shutting down. Every request of such a connection is to be
+ * refused, and a refused or over-the-cap one finished. */
+bool conn_refused(const struct conn *c);
+bool conn_over_cap(const struct conn *c);
+bool conn_draining(void);
 
 /*
  * Work that will answer on a connection waits for room before it builds
@@ -97,6 +165,11 @@ unsigned conn_init(const struct conn_settings *s);
  * the listener for a while, since it stays readable. Connections beyond
  * max_fds are closed as soon as accepted. */
 int conn_accept_ready(int listen_fd);
+/* Serves fd, a connected stream socket (SOCK_NONBLOCK, SOCK_CLOEXEC), as
+ * accepted connections are: the connection owns it from here. 0, or -1
+ * when it was closed instead (past the cap kept, no peer credentials, out
+ * of memory; logged). */
+int conn_adopt(int fd);
 
 /* Encodes msg in the connection's framing and queues it. When the client
  * is already gone this does nothing. A reply that cannot be encoded is

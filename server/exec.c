@@ -1,4 +1,6 @@
 /* exec.c - an execution's record and its clients; see exec.h. */
+#include "exec.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +11,84 @@
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "cache.h"
-#include "exec_int.h"
 #include "log.h"
+#include "loop.h"
+#include "registry.h"
+#include "run.h"
+#include "sched.h"
+
+/* An execution's state, which only exec_event changes. Its worker's life
+ * is not one of them: the record is final once the run's verdict is in,
+ * and the worker may be reaped after that (e->worker). */
+enum phase {
+	PHASE_QUEUED,	/* waiting for a worker slot */
+	PHASE_HELD,	/* given its slot back: waits for the reply budget (must_hold) */
+	PHASE_RUNNING,	/* its run has started and not ended */
+	PHASE_REPLYING, /* final: fields are set, the reply is on its way */
+	PHASE_DONE,	/* replied (or no one to reply to): the record ages out */
+	PHASE_COUNT,
+};
+
+enum event {
+	EV_START,    /* sched gave it a slot, and it may start */
+	EV_HOLD,     /* sched gave it a slot, but its client owes too much */
+	EV_REQUEUE,  /* held no longer: back to the scheduler */
+	EV_FULL,     /* the scheduler had no room for it: held again */
+	EV_CANCEL,   /* cancel, or its client went away */
+	EV_SHUTDOWN, /* the daemon stops */
+	EV_ENDED,    /* the run's verdict is in */
+	EV_REPLIED,  /* the final reply is out, or has no one to go to */
+	EV_COUNT,
+};
+
+struct exec {
+	struct registry_entry reg; /* the id, and retention */
+	struct list_node link;	   /* live: not done, or its worker not reaped */
+	struct sched_entry sched;
+	struct list_node watches;
+	struct owner owner; /* who submitted it, and so who may see it */
+	enum exec_mode mode;
+	struct exec_client *client; /* who asked for it; NULL once gone or answered */
+	char *code;		    /* the script (NULL once done) */
+	size_t code_len;
+	size_t options_len;   /* the options line, blanked for the worker */
+	const char *language; /* "javascript", "typescript" or NULL: tell by the code */
+	char *tests;	      /* test mode */
+	size_t tests_len;
+	char *cached_name; /* ran from the cache under this name */
+	char preview[4 * 100 + 1];
+	bool cache;	    /* store the code if it succeeds */
+	json_t *tool_names; /* the declared tools' names (strings), or NULL */
+	char *store;	    /* the starting store as compact JSON, until sent */
+	size_t store_len;
+	bool had_store;	     /* the request gave a store */
+	size_t source_bytes; /* code and tests counted against --queue-bytes */
+	bool announced;	     /* its started event went out (or is not due) */
+	struct list_node held_link;
+	bool reply_waits;	     /* ended; its final reply is not out yet */
+	size_t unsent;		     /* the size it counts with meanwhile */
+	unsigned pins;		     /* replies streaming from the record (exec_pin) */
+	size_t evicted_bytes;	     /* aged out while pinned: what it still holds */
+	bool evicted;		     /* aged out while pinned: freed at the last unpin */
+	json_t *calls;		     /* [{call_id, name, status, duration_ms}] so far */
+	unsigned long calls_dropped; /* calls past LIMIT_TOOL_CALLS */
+	json_int_t pending_call;     /* the call the worker waits on, or 0 */
+	uint64_t call_start_us;
+	struct exec_limits limits;
+	bool paused; /* output waits for the client (set before the run exists) */
+
+	enum phase phase;
+	enum exec_state state;	 /* meaningful from PHASE_REPLYING on */
+	enum run_kill cancelled; /* why it ended before it ran (never ran) */
+	bool worker;		 /* its run started and is not reaped yet */
+	json_t *fields;		 /* the execution fields, from PHASE_REPLYING on, but for: */
+	struct buf kept;	 /* the big ones as compact JSON members: ,"value":...
+				  * (value, store_writes, tests, calls) */
+	size_t out_esc[2];	 /* stdout and stderr's lengths escaped as JSON strings */
+	struct run run;		 /* the worker */
+};
+
+enum { OUT = RUN_OUT, ERR = RUN_ERR };
 
 static struct list_node live = {&live, &live};
 static unsigned live_count;
@@ -18,7 +96,6 @@ static unsigned long total;
 static bool shutting_down;
 static struct exec_settings settings;
 
-unsigned long exec_total(void) { return total; }
 unsigned exec_live(void) { return live_count; }
 
 static const char *const mode_names[] = {"execute", "stream", "async", "test"};
@@ -34,16 +111,23 @@ struct exec *exec_find(const char *id)
 const char *exec_id(const struct exec *e) { return e->reg.id; }
 const struct owner *exec_owner(const struct exec *e) { return &e->owner; }
 
+/* Whether the record is final: its fields are set. */
+static bool final(const struct exec *e)
+{
+	return e->phase == PHASE_REPLYING || e->phase == PHASE_DONE;
+}
+
 enum exec_state exec_state(const struct exec *e)
 {
 	switch (e->phase) {
-	case PHASE_QUEUED: return STATE_PENDING;
-	case PHASE_SPAWNING:
-	case PHASE_RUNNING:
+	case PHASE_QUEUED:
+	case PHASE_HELD: return STATE_PENDING;
 	/* Not terminal until the record is final: a terminal state always
 	 * comes with every execution field. */
-	case PHASE_STORING: return STATE_RUNNING;
+	case PHASE_RUNNING: return STATE_RUNNING;
+	case PHASE_REPLYING:
 	case PHASE_DONE: return e->state;
+	case PHASE_COUNT: break;
 	}
 	return STATE_FAILED;
 }
@@ -53,19 +137,20 @@ unsigned exec_queue_position(const struct exec *e)
 	return e->phase == PHASE_QUEUED ? sched_position(&e->sched) : 0;
 }
 
-const struct buf *exec_output(const struct exec *e, int stream) { return &e->out[stream ? 1 : 0]; }
+const struct buf *exec_output(const struct exec *e, int stream)
+{
+	return &e->run.out[stream ? 1 : 0];
+}
 size_t exec_output_escaped(const struct exec *e, int stream) { return e->out_esc[stream ? 1 : 0]; }
-json_t *exec_fields(const struct exec *e) { return e->phase == PHASE_DONE ? e->fields : NULL; }
+json_t *exec_fields(const struct exec *e) { return final(e) ? e->fields : NULL; }
 const char *exec_kept(const struct exec *e, size_t *len)
 {
-	*len = e->phase == PHASE_DONE ? buf_len(&e->kept) : 0;
+	*len = final(e) ? buf_len(&e->kept) : 0;
 	return *len ? buf_peek(&e->kept) : "";
 }
 const struct buf *exec_kept_buf(const struct exec *e) { return &e->kept; }
-uint64_t exec_finished_ms(const struct exec *e)
-{
-	return e->phase == PHASE_DONE ? e->reg.finished_ms : 0;
-}
+uint64_t exec_finished_ms(const struct exec *e) { return final(e) ? e->reg.finished_ms : 0; }
+struct exec_client *exec_client(const struct exec *e) { return e->client; }
 
 struct exec *exec_newest(void)
 {
@@ -84,7 +169,7 @@ json_t *exec_summary(const struct exec *e)
 	json_t *o = json_pack("{s:s, s:s, s:s, s:I}", "execution_id", e->reg.id, "mode",
 			      mode_names[e->mode], "state", request_state_name(exec_state(e)),
 			      "started_at_ms", (json_int_t)e->reg.created_ms);
-	if (e->phase == PHASE_DONE)
+	if (final(e))
 		json_object_set_new(o, "finished_at_ms",
 				    json_integer((json_int_t)e->reg.finished_ms));
 	json_object_set_new(o, "code_preview", json_string(e->preview));
@@ -110,17 +195,12 @@ static void set_preview(struct exec *e, const char *code, size_t len)
 
 /* ---- the end of an execution */
 
-static uint64_t tv_ms(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000u + (uint64_t)tv.tv_usec / 1000u;
-}
-
 /* Test mode's verdict: its report (the summary as the supervisor counted
  * it), and success only when tests ran and none failed. */
 static bool add_test_report(json_t *f, struct exec *e, json_t **error)
 {
-	const struct ctl_msg *r = &e->result;
-	if (!e->have_result || !r->has_test)
+	const struct ctl_msg *r = &e->run.result;
+	if (!e->run.have_result || !r->has_test)
 		return false;
 	const struct ctl_summary *sum = &r->summary;
 	json_object_set_new(f, "summary",
@@ -148,31 +228,47 @@ static int keep(struct exec *e, const char *name, const char *text, size_t len)
 
 static int dump_to_buf(const char *p, size_t n, void *data) { return buf_append(data, p, n); }
 
+/* The state and error (a new reference, or NULL) of an ended execution:
+ * its run's verdict, or why it never ran. */
+static enum exec_state verdict(const struct exec *e, json_t **error)
+{
+	if (e->run.started) {
+		*error = json_incref(e->run.error);
+		return e->run.state;
+	}
+	*error = json_pack("{s:s, s:s}", "kind", "cancelled", "message",
+			   e->cancelled == RUN_KILL_SHUTDOWN
+				   ? "the daemon shut down before the script finished"
+				   : "the execution was cancelled");
+	return STATE_CANCELLED;
+}
+
 /* The execution fields, from the worker's verdict: small ones in a tree,
  * the big ones (value, store_writes, tests, calls) as kept text. */
 static json_t *build_fields(struct exec *e)
 {
 	unsigned long oom = msg_alloc_failures();
 	json_t *error = NULL;
-	e->state = run_verdict(e, &error);
+	e->state = verdict(e, &error);
 	bool success = e->state == STATE_COMPLETED;
 	json_t *f = json_pack("{s:s, s:s}", "execution_id", e->reg.id, "state",
 			      request_state_name(e->state));
-	const struct ctl_msg *r = &e->result;
+	struct run *run = &e->run;
+	const struct ctl_msg *r = &run->result;
 	int rc = 0;
 	if (e->mode == EXEC_TEST) {
 		success = success && add_test_report(f, e, &error);
-		if (e->have_result && r->has_test)
+		if (run->have_result && r->has_test)
 			rc |= keep(e, "tests", r->tests, r->tests_len);
 	}
 	json_object_set_new(f, "success", json_boolean(success));
-	if (e->state == STATE_COMPLETED && e->have_result && r->value && e->mode != EXEC_TEST) {
-		if (!buf_len(&e->kept) && r->value_borrowed && e->result_text.data) {
+	if (e->state == STATE_COMPLETED && run->have_result && r->value && e->mode != EXEC_TEST) {
+		if (!buf_len(&e->kept) && r->value_borrowed && run->result_text.data) {
 			/* The result frame becomes the kept text: from the value
 			 * member on, the rest cut off (and given back below). */
 			buf_free(&e->kept);
-			e->kept = e->result_text;
-			e->result_text = (struct buf)BUF_INIT;
+			e->kept = run->result_text;
+			run->result_text = (struct buf)BUF_INIT;
 			e->kept.start = r->value_member.off;
 			e->kept.end = r->value_member.off + r->value_member.len;
 			e->kept.data[e->kept.start] = ',';
@@ -182,7 +278,7 @@ static json_t *build_fields(struct exec *e)
 	}
 	/* The store's changes count only for a successful script; writes that
 	 * change nothing are left out. */
-	if (success && e->have_result && r->store_writes &&
+	if (success && run->have_result && r->store_writes &&
 	    (e->had_store || strcmp(r->store_writes, "{\"set\":{},\"delete\":[]}") != 0))
 		rc |= keep(e, "store_writes", r->store_writes, r->store_writes_len);
 	if (e->tool_names) {
@@ -213,15 +309,17 @@ static json_t *build_fields(struct exec *e)
 		json_object_set_new(f, "error", error);
 	json_object_set_new(f, "started_at_ms", json_integer((json_int_t)e->reg.created_ms));
 	json_object_set_new(f, "finished_at_ms", json_integer((json_int_t)e->reg.finished_ms));
-	uint64_t end = e->t_end_us ? e->t_end_us : loop_clock_us();
-	uint64_t elapsed = e->t_start_us ? (end - e->t_start_us) / 1000u : 0;
+	uint64_t elapsed =
+		run->t_start_us && run->t_end_us ? (run->t_end_us - run->t_start_us) / 1000u : 0;
 	json_object_set_new(f, "execution_time_ms", json_integer((json_int_t)elapsed));
-	json_object_set_new(
-		f, "cpu_time_ms",
-		json_integer((json_int_t)(tv_ms(e->ru.ru_utime) + tv_ms(e->ru.ru_stime))));
-	json_object_set_new(f, "memory_peak_bytes",
-			    json_integer((json_int_t)e->ru.ru_maxrss * 1024));
-	if (e->have_result && r->heap_peak >= 0)
+	/* Ended on its result (the usual case), the worker is not reaped yet:
+	 * its CPU time is then its own report (bounded by run.c), and its
+	 * peak RSS is not known. */
+	json_object_set_new(f, "cpu_time_ms", json_integer((json_int_t)run->cpu_ms));
+	if (!run->early)
+		json_object_set_new(f, "memory_peak_bytes",
+				    json_integer((json_int_t)run->rss_peak));
+	if (run->have_result && r->heap_peak >= 0)
 		json_object_set_new(f, "heap_peak_bytes", json_integer(r->heap_peak));
 	if (f && msg_alloc_failures() == oom)
 		return f;
@@ -242,7 +340,7 @@ static size_t kept_bytes(struct exec *e)
 {
 	for (int i = 0; i < 2; i++) {
 		/* Give back what the buffers grew beyond their contents. */
-		struct buf *b = &e->out[i];
+		struct buf *b = &e->run.out[i];
 		if (b->data && b->start == 0 && b->cap > b->end) {
 			char *p = realloc(b->data, b->end ? b->end : 1);
 			if (p) {
@@ -259,7 +357,7 @@ static size_t kept_bytes(struct exec *e)
 			k->cap = k->end;
 		}
 	}
-	size_t n = sizeof *e + e->out[OUT].cap + e->out[ERR].cap + e->kept.cap;
+	size_t n = sizeof *e + e->run.out[OUT].cap + e->run.out[ERR].cap + e->kept.cap;
 	char *f = jnum_dumps(e->fields, JSON_COMPACT);
 	n += f ? 2 * strlen(f) : 0;
 	free(f);
@@ -353,11 +451,11 @@ static struct list_node held = {&held, &held};
  * and --max-queued-per-owner: holding one gives its worker slot back, and
  * the scheduler's own counts no longer see it. */
 static unsigned held_count;
-unsigned exec_held(void) { return held_count; }
+
+static int exec_event(struct exec *e, enum event ev);
 
 static void hold(struct exec *e)
 {
-	e->held = true;
 	list_add_tail(&held, &e->held_link);
 	held_count++;
 	struct owner_source *o = owner_source(owner_sched_key(&e->owner), true);
@@ -368,7 +466,6 @@ static void hold(struct exec *e)
 static void unhold(struct exec *e)
 {
 	list_del(&e->held_link);
-	e->held = false;
 	held_count--;
 	struct owner_source *o = owner_source(owner_sched_key(&e->owner), false);
 	if (o && o->held) {
@@ -393,9 +490,9 @@ static bool must_hold(const struct exec *e)
 	 * ones out) wait while they hold the reply budget. */
 	if (evicted_pinned >= settings.reply_bytes)
 		return true;
-	if (!e->conn || e->mode == EXEC_ASYNC)
+	if (!e->client || e->mode == EXEC_ASYNC)
 		return false;
-	if (conn_owes_too_much(e->conn) || unsent_bytes >= settings.reply_bytes)
+	if (e->client->ops->owes_too_much(e->client) || unsent_bytes >= settings.reply_bytes)
 		return true;
 	struct owner_source *o = owner_source(owner_sched_key(&e->owner), false);
 	return o && o->unsent >= settings.reply_bytes / LIMIT_REPLY_BYTES_OWNER_SHARE;
@@ -418,11 +515,9 @@ again:
 		struct exec *e = LIST_ITEM(n, struct exec, held_link);
 		if (must_hold(e))
 			continue;
-		unhold(e);
-		if (sched_submit(&e->sched, owner_sched_key(&e->owner)) !=
-		    SCHED_OK) { /* full: later */
-			hold(e);
-			asked = false; /* the queue is full: a slot's release asks again */
+		exec_event(e, EV_REQUEUE);
+		if (e->phase == PHASE_HELD) { /* full: later */
+			asked = false;	      /* the queue is full: a slot's release asks again */
 			break;
 		}
 	}
@@ -431,7 +526,7 @@ again:
 	starting = false;
 }
 
-void exec_drop_source(struct exec *e, bool keep_code)
+static void exec_drop_source(struct exec *e, bool keep_code)
 {
 	free(e->tests);
 	free(e->store);
@@ -450,11 +545,7 @@ void exec_drop_source(struct exec *e, bool keep_code)
 /* The record is final and its reply (if any) sent: it ages out now. */
 static void retire(struct exec *e)
 {
-	if (e->conn)
-		conn_unsubscribe(e->conn, &e->sub);
-	e->conn = NULL;
-	json_decref(e->req_id);
-	e->req_id = NULL;
+	e->client = NULL;
 	registry_finished(&e->reg, kept_bytes(e));
 }
 
@@ -469,87 +560,23 @@ static void reply_unwait(struct exec *e)
 	start_held();
 }
 
-static long reply_fill(struct conn_stream *s, struct buf *out, size_t max)
+void exec_replied(struct exec *e)
 {
-	struct exec *e = container_of(s, struct exec, reply);
-	return msg_stream_fill(&e->reply_msg, out, max);
-}
-
-/* The final reply is out (or its client gone): the record ages out now. */
-static void reply_done(struct conn_stream *s, bool sent)
-{
-	(void)sent;
-	struct exec *e = container_of(s, struct exec, reply);
-	msg_stream_free(&e->reply_msg);
-	e->streaming = false;
+	e->client = NULL;
 	reply_unwait(e);
-	retire(e);
+	exec_event(e, EV_REPLIED);
 }
 
-/* There is room on the requester's connection: the final reply, the
- * fields, then stdout and stderr escaped and the kept text copied as the
- * client reads them, never the whole reply at once. Until it is out the
- * record is not retired, so it cannot age out under the stream. */
-static void on_room(struct conn_pending *p)
-{
-	struct exec *e = container_of(p, struct exec, room);
-	conn_exec_end(e->conn); /* its final reply counts as any other */
-	unsigned long oom = msg_alloc_failures();
-	json_t *r = msg_reply_ok(e->req_id);
-	json_object_update(r, e->fields);
-	if (!e->fields || msg_alloc_failures() != oom) {
-		/* A reply with holes would lie: the client is told instead. */
-		json_decref(r);
-		r = msg_reply_error(e->req_id, STATUS_RESOURCE_EXHAUSTED,
-				    "out of memory building the reply");
-		conn_send(e->conn, r);
-		json_decref(r);
-		reply_unwait(e);
-		retire(e);
-		return;
-	}
-	struct msg_stream *m = &e->reply_msg;
-	msg_stream_init(m);
-	msg_stream_object(m, r);
-	json_decref(r);
-	if (e->mode != EXEC_STREAM)
-		for (int i = 0; i < 2; i++)
-			msg_stream_string(m, i ? "stderr" : "stdout", &e->out[i], 0,
-					  buf_len(&e->out[i]), e->out_esc[i]);
-	msg_stream_members(m, &e->kept, 0, buf_len(&e->kept));
-	if (msg_stream_end(m) < 0) {
-		log_err("%s: cannot build its reply (out of memory)", e->reg.id);
-		msg_stream_free(m);
-		/* The client must not wait for it: an error, or the end. */
-		json_t *er = msg_reply_error(e->req_id, STATUS_RESOURCE_EXHAUSTED,
-					     "out of memory building the reply");
-		conn_send(e->conn, er);
-		json_decref(er);
-		reply_unwait(e);
-		retire(e);
-		return;
-	}
-	e->streaming = true;
-	e->reply.total = m->total;
-	/* The record is counted as an unsent reply (unsent_bytes) until the
-	 * stream ends, so only the bytes queued count as the connections'. */
-	e->reply.owed_globally = false;
-	e->reply.final = true;
-	e->reply.id = e->req_id;
-	e->reply.fill = reply_fill;
-	e->reply.done = reply_done;
-	conn_send_stream(e->conn, &e->reply);
-}
-
-/* Final: wakes the watches, replies to the requester once its connection
- * has room, and leaves the record to the registry. */
+/* Final: wakes the watches, then its client sends the final reply (until
+ * it is out the record is not retired, so it cannot age out under the
+ * reply), and the record goes to the registry. Replies waiting count
+ * against the reply budgets meanwhile. */
 static void complete(struct exec *e)
 {
-	e->phase = PHASE_DONE;
 	log_info("%s %s %s in %lld ms (pid %d%s)", e->reg.id, mode_names[e->mode],
 		 request_state_name(e->state),
 		 (long long)json_integer_value(json_object_get(e->fields, "execution_time_ms")),
-		 (int)e->pid, e->conn || e->mode == EXEC_ASYNC ? "" : ", client gone");
+		 (int)e->run.pid, e->client || e->mode == EXEC_ASYNC ? "" : ", client gone");
 	exec_drop_source(e, false);
 	struct list_node *n;
 	while ((n = list_first(&e->watches)) != NULL) {
@@ -557,31 +584,27 @@ static void complete(struct exec *e)
 		list_del(n);
 		w->done(w, e);
 	}
-	if (!e->conn || e->mode == EXEC_ASYNC) {
-		retire(e);
+	if (!e->client) {
+		exec_event(e, EV_REPLIED);
 		return;
 	}
-	size_t hint = buf_len(&e->kept) + 4096;
-	if (e->mode != EXEC_STREAM)
-		hint += e->out_esc[OUT] + e->out_esc[ERR];
-	e->reply_waits = true;
-	/* One reply counts a quarter of the budget at most, so that a reply
-	 * bigger than the budget being read does not hold everything else
-	 * back: beyond the budget there are then at most four such. */
-	size_t most = settings.reply_bytes / LIMIT_REPLY_COUNTED_SHARE;
-	e->unsent = hint < most ? hint : most;
-	unsent_bytes += e->unsent;
-	owner_unsent_add(e, e->unsent);
-	e->room.ready = on_room;
-	conn_when_room(e->conn, &e->room, hint);
-}
-
-static void on_stored(void *arg, json_t *info)
-{
-	struct exec *e = arg;
-	if (info)
-		json_object_set(e->fields, "cached", info);
-	complete(e);
+	size_t hint = 0;
+	if (e->mode != EXEC_ASYNC) {
+		hint = buf_len(&e->kept) + 4096;
+		if (e->mode != EXEC_STREAM)
+			hint += e->out_esc[OUT] + e->out_esc[ERR];
+		e->reply_waits = true;
+		/* One reply counts a quarter of the budget at most, so that a
+		 * reply bigger than the budget being read does not hold
+		 * everything else back: beyond the budget there are then at
+		 * most four such. */
+		size_t most = settings.reply_bytes / LIMIT_REPLY_COUNTED_SHARE;
+		e->unsent = hint < most ? hint : most;
+		unsent_bytes += e->unsent;
+		owner_unsent_add(e, e->unsent);
+	}
+	/* Last: the client may answer at once, and the record age out. */
+	e->client->ops->done(e->client, e, hint);
 }
 
 static void leave_live(struct exec *e)
@@ -625,7 +648,7 @@ static void answer_call_text(struct exec *e, json_t *value, const char *value_js
 		json_decref(m);
 		m = NULL;
 	}
-	run_send_raw(e, m, buf_len(&members) ? buf_peek(&members) : NULL, buf_len(&members));
+	run_send_raw(&e->run, m, buf_len(&members) ? buf_peek(&members) : NULL, buf_len(&members));
 	buf_free(&members);
 	json_decref(m);
 	finish_call(e, error ? "error" : "ok");
@@ -639,31 +662,13 @@ static void answer_call(struct exec *e, json_t *value, const char *error)
 static const char gone_message[] =
 	"the client that submitted this execution has gone, so its tools cannot be called";
 
-/* A tool_call event on its way to the client; it owns the arguments. */
-struct call_event {
-	struct conn_stream stream;
-	struct msg_stream msg;
-	struct buf args;
-};
-
-static long call_event_fill(struct conn_stream *s, struct buf *out, size_t max)
+/* run.c: the worker calls a tool (args: compact JSON text, malloc'd;
+ * taken). */
+static void on_run_tool_call(struct run *r, int64_t call_id, const char *name, char *args,
+			     size_t args_len)
 {
-	return msg_stream_fill(&container_of(s, struct call_event, stream)->msg, out, max);
-}
-
-static void call_event_done(struct conn_stream *s, bool sent)
-{
-	(void)sent;
-	struct call_event *ce = container_of(s, struct call_event, stream);
-	msg_stream_free(&ce->msg);
-	buf_free(&ce->args);
-	free(ce);
-}
-
-void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *args,
-		    size_t args_len)
-{
-	e->last_call = e->pending_call = call_id;
+	struct exec *e = container_of(r, struct exec, run);
+	e->pending_call = call_id;
 	e->call_start_us = loop_clock_us();
 	/* Past the limit a call never reaches the client: it throws inside
 	 * the script, and the record counts it. */
@@ -673,7 +678,7 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *
 				      "error",
 				      "too many tool calls: an execution may make at "
 				      "most " LIMIT_TOOL_CALLS_TEXT);
-		run_send(e, m);
+		run_send(&e->run, m);
 		json_decref(m);
 		e->pending_call = 0;
 		free(args);
@@ -681,59 +686,21 @@ void exec_tool_call(struct exec *e, json_int_t call_id, const char *name, char *
 	}
 	json_array_append_new(e->calls, json_pack("{s:I, s:s, s:s}", "call_id", call_id, "name",
 						  name, "status", "pending"));
-	if (!e->conn) {
+	if (!e->client) {
 		free(args);
 		answer_call(e, NULL, gone_message);
 		return;
 	}
-	/* A call whose client does not read what it is sent already would
-	 * queue its arguments (up to 16 MiB) without end: it fails in the
-	 * script at once instead. */
-	if (conn_owes_too_much(e->conn) || conn_reply_bytes_queued() > settings.reply_bytes) {
-		free(args);
-		answer_call(e, NULL,
-			    "the client is not reading its replies and events (it owes more than "
-			    "its budget): tool call refused");
-		return;
-	}
-	unsigned long oom = msg_alloc_failures();
-	json_t *ev = msg_event(e->req_id, "tool_call");
-	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
-	json_object_set_new(ev, "call_id", json_integer(call_id));
-	json_object_set_new(ev, "name", json_string(name));
-	/* The arguments (up to a control frame's 16 MiB) go out as the client
-	 * reads, from the text the worker sent, never copied whole in a turn. */
-	struct call_event *ce = calloc(1, sizeof *ce);
-	if (ce) {
-		ce->args = (struct buf){args, 0, args_len, args_len};
-		args = NULL;
-		msg_stream_init(&ce->msg);
-		msg_stream_object(&ce->msg, ev);
-		msg_stream_json(&ce->msg, "args", &ce->args, 0, args_len);
-	}
-	json_decref(ev);
-	/* An event with holes is not sent: the call fails in the script. */
-	if (!ce || msg_stream_end(&ce->msg) < 0 || msg_alloc_failures() != oom) {
-		if (ce)
-			call_event_done(&ce->stream, false);
-		free(args);
-		answer_call(e, NULL, "the daemon ran out of memory relaying the call");
-		return;
-	}
-	ce->stream.total = ce->msg.total;
-	ce->stream.owed_globally = true; /* it holds the arguments */
-	ce->stream.final = false;
-	ce->stream.id = NULL;
-	ce->stream.fill = call_event_fill;
-	ce->stream.done = call_event_done;
-	conn_send_stream(e->conn, &ce->stream);
+	const char *refusal = "the call could not be relayed";
+	if (e->client->ops->tool_call(e->client, e, call_id, name, args, args_len, &refusal) < 0)
+		answer_call(e, NULL, refusal);
 }
 
-int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *value,
-		     const char *value_json, size_t value_json_len, const char *error,
-		     enum status *code, const char **message)
+int exec_tool_result(struct exec *e, const struct exec_client *from, uint64_t call_id,
+		     json_t *value, const char *value_json, size_t value_json_len,
+		     const char *error, enum status *code, const char **message)
 {
-	if (e->phase != PHASE_SPAWNING && e->phase != PHASE_RUNNING) {
+	if (e->phase != PHASE_RUNNING) {
 		*code = STATUS_FAILED_PRECONDITION;
 		*message = "the execution is not running";
 		return -1;
@@ -743,7 +710,7 @@ int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *v
 		*message = "call_id: no such call is waiting for its result";
 		return -1;
 	}
-	if (c != e->conn) {
+	if (!from || from != e->client) {
 		*code = STATUS_PERMISSION_DENIED;
 		*message = "only the connection that received the call may answer it";
 		return -1;
@@ -752,37 +719,68 @@ int exec_tool_result(struct exec *e, struct conn *c, uint64_t call_id, json_t *v
 	return 0;
 }
 
-void exec_ended(struct exec *e)
+/* The run's verdict is in (the worker may still be being reaped): the
+ * record is made final, new code that ran successfully goes to the cache
+ * (the reply says where; the write itself goes on after the reply), and
+ * the reply goes. */
+static void act_ended(struct exec *e, enum event ev)
 {
+	(void)ev;
 	if (e->pending_call)
 		finish_call(e, "cancelled");
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
-	run_release(e);
-	ctl_msg_clear(&e->result);
-	buf_free(&e->result_text);
-	leave_live(e);
-	/* New code that ran successfully goes to the cache first, so that the
-	 * reply can say where it went. */
+	run_drop_result(&e->run);
 	bool store =
 		e->cache && !e->cached_name && e->mode != EXEC_TEST && e->state == STATE_COMPLETED;
-	e->phase = PHASE_STORING;
-	sched_release(&e->sched);
-	if (!store || cache_store(e->owner.key, e->code, e->code_len, on_stored, e) == 0)
-		complete(e);
+	json_t *info = store ? cache_store(e->owner.key, e->code, e->code_len) : NULL;
+	if (info)
+		json_object_set_new(e->fields, "cached", info);
+	complete(e);
 }
 
-/* Ends an execution that never got a worker. */
-static void end_queued(struct exec *e, enum kill_reason why)
+static void on_run_ended(struct run *r) { exec_event(container_of(r, struct exec, run), EV_ENDED); }
+
+/* run.c: the worker is gone: its slot goes to the next execution, and a
+ * record that aged out meanwhile is freed (exec_unpin). */
+static void on_run_reaped(struct run *r)
 {
-	sched_remove(&e->sched);
-	if (e->held)
-		unhold(e);
-	e->killed = why;
+	struct exec *e = container_of(r, struct exec, run);
+	e->worker = false;
+	leave_live(e);
+	sched_release(&e->sched);
+	exec_unpin(e);
+}
+
+/* run.c: the worker has its whole job: the request's copies of the tests
+ * and the store go, and the code unless it is to be cached. */
+static void on_run_job_sent(struct run *r)
+{
+	struct exec *e = container_of(r, struct exec, run);
+	exec_drop_source(e, e->cache && !e->cached_name && e->mode != EXEC_TEST);
+}
+
+/* Ends an execution that never got a worker: cancelled, or the daemon
+ * stops. */
+static void end_unstarted(struct exec *e, enum event ev)
+{
+	e->cancelled = ev == EV_SHUTDOWN ? RUN_KILL_SHUTDOWN : RUN_KILL_CANCEL;
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
 	leave_live(e);
 	complete(e);
+}
+
+static void act_drop_queued(struct exec *e, enum event ev)
+{
+	sched_remove(&e->sched);
+	end_unstarted(e, ev);
+}
+
+static void act_drop_held(struct exec *e, enum event ev)
+{
+	unhold(e);
+	end_unstarted(e, ev);
 }
 
 static void exec_free(struct registry_entry *r)
@@ -792,22 +790,19 @@ static void exec_free(struct registry_entry *r)
 		/* A reply still streams from it: freed at the last unpin, and
 		 * counted meanwhile (see must_hold). */
 		e->evicted = true;
-		e->evicted_bytes = sizeof *e + e->out[OUT].cap + e->out[ERR].cap + e->kept.cap;
+		e->evicted_bytes =
+			sizeof *e + e->run.out[OUT].cap + e->run.out[ERR].cap + e->kept.cap;
 		evicted_pinned += e->evicted_bytes;
 		return;
 	}
 	source_bytes -= e->source_bytes;
 	owner_source_drop(e, e->source_bytes);
 	json_decref(e->fields);
-	json_decref(e->req_id);
 	json_decref(e->tool_names);
 	free(e->store);
 	json_decref(e->calls);
 	buf_free(&e->kept);
-	ctl_msg_clear(&e->result);
-	buf_free(&e->result_text);
-	buf_free(&e->out[OUT]);
-	buf_free(&e->out[ERR]);
+	run_clear(&e->run);
 	free(e->cached_name);
 	free(e->code);
 	free(e->tests);
@@ -828,21 +823,11 @@ void exec_unpin(struct exec *e)
 
 /* ---- clients */
 
-int exec_cancel(struct exec *e)
-{
-	switch (e->phase) {
-	case PHASE_QUEUED: end_queued(e, KILL_CANCEL); return 0;
-	case PHASE_SPAWNING:
-	case PHASE_RUNNING: run_kill(e, KILL_CANCEL); return 0;
-	case PHASE_STORING:
-	case PHASE_DONE: break;
-	}
-	return -1;
-}
+int exec_cancel(struct exec *e) { return exec_event(e, EV_CANCEL); }
 
 void exec_watch(struct exec *e, struct exec_watch *w)
 {
-	if (e->phase == PHASE_DONE) {
+	if (final(e)) {
 		list_init(&w->link);
 		w->done(w, e);
 		return;
@@ -852,82 +837,60 @@ void exec_watch(struct exec *e, struct exec_watch *w)
 
 void exec_unwatch(struct exec_watch *w) { list_del(&w->link); }
 
-void exec_output_added(struct exec *e, int i, size_t from)
+/* run.c: output arrived on stream i (bytes appended to its buffer from
+ * offset from). */
+static void on_run_output(struct run *r, int i, size_t from)
 {
-	const struct buf *b = &e->out[i];
+	struct exec *e = container_of(r, struct exec, run);
+	const struct buf *b = &r->out[i];
 	e->out_esc[i] += jstr_escaped_len(buf_peek(b) + from, buf_len(b) - from);
-	if (e->mode != EXEC_STREAM || !e->conn)
+	if (e->mode != EXEC_STREAM || !e->client)
 		return;
-	unsigned long oom = msg_alloc_failures();
-	json_t *ev = msg_event(e->req_id, "output");
-	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
-	json_object_set_new(ev, "stream", json_string(i == OUT ? "stdout" : "stderr"));
-	json_object_set_new(ev, "data", json_stringn(buf_peek(b) + from, buf_len(b) - from));
-	json_object_set_new(ev, "ts_ms", json_integer((json_int_t)loop_wall_ms()));
-	conn_send(e->conn, msg_alloc_failures() == oom ? ev : NULL);
-	json_decref(ev);
-	if (conn_backlogged(e->conn))
-		run_pause(e, true);
+	if (e->client->ops->output(e->client, e, i, from))
+		run_pause(&e->run, true);
 }
 
-static void on_conn_gone(struct conn_sub *s)
+void exec_client_gone(struct exec *e)
 {
-	struct exec *e = container_of(s, struct exec, sub);
-	e->conn = NULL;
-	if (e->streaming)
-		return; /* the stream's done retires it */
-	if (e->reply_waits) {
+	e->client = NULL;
+	if (e->phase == PHASE_REPLYING) {
 		/* Ended; its reply has no one to go to any more. */
-		conn_pending_cancel(&e->room);
-		reply_unwait(e);
-		retire(e);
+		exec_replied(e);
 		return;
 	}
-	if (e->paused)
-		run_pause(e, false); /* drain and drop */
+	if (e->run.paused)
+		run_pause(&e->run, false); /* drain and drop */
 	/* An async execution goes on; only its tools are out of reach. */
 	if (e->mode != EXEC_ASYNC)
-		exec_cancel(e);
+		exec_event(e, EV_CANCEL);
 	else if (e->pending_call)
 		answer_call(e, NULL, gone_message);
 }
 
-static void on_conn_drained(struct conn_sub *s)
+void exec_client_drained(struct exec *e)
 {
-	struct exec *e = container_of(s, struct exec, sub);
-	if (e->paused)
-		run_pause(e, false);
-	if (e->held)
+	if (e->run.paused)
+		run_pause(&e->run, false);
+	if (e->phase == PHASE_HELD)
 		start_held();
 }
 
-static const struct conn_sub_ops sub_ops = {on_conn_gone, on_conn_drained};
-
-/* The started event of an execute, stream or test request, once: the
- * first frame for its request, so its client can name the execution (to
- * status or cancel) before anything else comes. state is the execution's
- * state now; a queue position goes with pending as status would give it.
- * Sent before the execution starts, since a start that fails answers the
- * request at once. Not counted against the reply budgets, like the other
- * events: there is one per accepted request, and a connection whose
- * frames pile up unread stops being read (conn_owes_too_much). */
+/* The started news of an execute, stream or test request, once (see
+ * exec_client_ops). Told before the execution starts, since a start that
+ * fails answers the request at once. */
 static void announce(struct exec *e, enum exec_state state)
 {
 	if (e->announced)
 		return;
 	e->announced = true;
-	if (!e->conn || e->mode == EXEC_ASYNC)
+	if (!e->client || e->mode == EXEC_ASYNC)
 		return; /* async: its reply carries the id */
-	unsigned long oom = msg_alloc_failures();
-	json_t *ev = msg_event(e->req_id, "started");
-	json_object_set_new(ev, "execution_id", json_string(e->reg.id));
-	json_object_set_new(ev, "state", json_string(request_state_name(state)));
 	unsigned pos = state == STATE_PENDING ? exec_queue_position(e) : 0;
-	if (pos)
-		json_object_set_new(ev, "queue_position", json_integer(pos));
-	conn_send(e->conn, msg_alloc_failures() == oom ? ev : NULL);
-	json_decref(ev);
+	e->client->ops->started(e->client, e, state, pos);
 }
+
+static const struct run_ops run_ops = {on_run_output, on_run_tool_call, on_run_job_sent,
+				       on_run_ended, on_run_reaped};
 
 /* The execution exec_submit is submitting, and whether it started (and
  * was announced) before sched_submit returned: then it may have ended
@@ -935,19 +898,122 @@ static void announce(struct exec *e, enum exec_state state)
 static struct exec *submitting;
 static bool submitting_started;
 
-static void on_start(struct sched_entry *s)
+/* It has a slot and starts now: its run gets the job's views (kept until
+ * the run says it sent them, see on_run_job_sent). */
+static void act_start(struct exec *e, enum event ev)
 {
-	struct exec *e = container_of(s, struct exec, sched);
-	if (must_hold(e)) {
-		/* It gives its slot back and waits, holding only its code. */
-		hold(e);
-		sched_release(&e->sched);
-		return;
-	}
+	(void)ev;
 	announce(e, STATE_RUNNING); /* it starts now */
 	if (e == submitting)
 		submitting_started = true;
-	run_start(e);
+	struct run *r = &e->run;
+	r->limits = e->limits;
+	if (e->mode == EXEC_TEST) {
+		r->job.code = e->code;
+		r->job.code_len = e->code ? e->code_len : 0;
+		r->job.tests = e->tests;
+		r->job.tests_len = e->tests_len;
+	} else {
+		/* The options line becomes an empty line: line numbers hold. */
+		r->job.code = e->code + e->options_len;
+		r->job.code_len = e->code_len - e->options_len;
+	}
+	r->job.store = e->store;
+	r->job.store_len = e->store_len;
+	r->job.language = e->language;
+	r->job.tool_names = e->tool_names;
+	/* The record outlives an early reply until its worker is reaped. */
+	e->worker = true;
+	exec_pin(e);
+	run_start(r);
+}
+
+/* It gives its slot back and waits, holding only its code. */
+static void act_hold(struct exec *e, enum event ev)
+{
+	(void)ev;
+	hold(e);
+	sched_release(&e->sched);
+}
+
+/* Back to the scheduler (which may start it at once); held again when it
+ * has no room. */
+static void act_requeue(struct exec *e, enum event ev)
+{
+	(void)ev;
+	unhold(e);
+	if (sched_submit(&e->sched, owner_sched_key(&e->owner)) != SCHED_OK)
+		exec_event(e, EV_FULL);
+}
+
+static void act_rehold(struct exec *e, enum event ev)
+{
+	(void)ev;
+	hold(e);
+}
+
+static void act_kill(struct exec *e, enum event ev)
+{
+	run_kill(&e->run, ev == EV_SHUTDOWN ? RUN_KILL_SHUTDOWN : RUN_KILL_CANCEL);
+}
+
+static void act_retire(struct exec *e, enum event ev)
+{
+	(void)ev;
+	retire(e);
+}
+
+/*
+ * The life of an execution: for each state, the events it takes, the
+ * state each leads to and what is done on the way. The state is set before
+ * the action runs, so that an action may raise the next event itself (a
+ * start that fails ends at once). An event a state does not take changes
+ * nothing: exec_event returns -1 (cancel after the end, say).
+ */
+static const struct transition {
+	enum phase to;
+	void (*act)(struct exec *e, enum event ev);
+} transitions[PHASE_COUNT][EV_COUNT] = {
+	[PHASE_QUEUED] =
+		{
+			[EV_START] = {PHASE_RUNNING, act_start},
+			[EV_HOLD] = {PHASE_HELD, act_hold},
+			[EV_FULL] = {PHASE_HELD, act_rehold},
+			[EV_CANCEL] = {PHASE_REPLYING, act_drop_queued},
+			[EV_SHUTDOWN] = {PHASE_REPLYING, act_drop_queued},
+		},
+	[PHASE_HELD] =
+		{
+			[EV_REQUEUE] = {PHASE_QUEUED, act_requeue},
+			[EV_CANCEL] = {PHASE_REPLYING, act_drop_held},
+			[EV_SHUTDOWN] = {PHASE_REPLYING, act_drop_held},
+		},
+	[PHASE_RUNNING] =
+		{
+			[EV_CANCEL] = {PHASE_RUNNING, act_kill},
+			[EV_SHUTDOWN] = {PHASE_RUNNING, act_kill},
+			[EV_ENDED] = {PHASE_REPLYING, act_ended},
+		},
+	[PHASE_REPLYING] =
+		{
+			[EV_REPLIED] = {PHASE_DONE, act_retire},
+		},
+};
+
+static int exec_event(struct exec *e, enum event ev)
+{
+	const struct transition *t = &transitions[e->phase][ev];
+	if (!t->act)
+		return -1;
+	e->phase = t->to;
+	t->act(e, ev);
+	return 0;
+}
+
+static void on_start(struct sched_entry *s)
+{
+	struct exec *e = container_of(s, struct exec, sched);
+	exec_event(e, must_hold(e) ? EV_HOLD : EV_START);
 }
 
 /* The queue caps, counting held executions as waiting: SCHED_OK when e
@@ -976,9 +1042,10 @@ static char *copy(const char *s, size_t len)
 	return p;
 }
 
-struct exec *exec_submit(struct conn *c, const struct request *req, const char *code,
-			 size_t code_len, size_t options_len, const char *cached_name,
-			 enum status *status, const char **message)
+struct exec *exec_submit(struct exec_client *client, const struct owner *owner,
+			 const struct request *req, const char *code, size_t code_len,
+			 size_t options_len, const char *cached_name, enum status *status,
+			 const char **message)
 {
 	static char queue_msg[256];
 	*status = STATUS_RESOURCE_EXHAUSTED;
@@ -1004,7 +1071,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 		return NULL;
 	}
 	/* And one owner's share of it is bounded, so that others find room. */
-	struct owner_source *mine = owner_source(owner_sched_key(conn_owner(c)), false);
+	struct owner_source *mine = owner_source(owner_sched_key(owner), false);
 	size_t share = settings.queue_bytes / LIMIT_QUEUE_BYTES_OWNER_SHARE;
 	if (mine && mine->bytes + source > share) {
 		snprintf(queue_msg, sizeof queue_msg,
@@ -1018,7 +1085,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	struct exec *e = calloc(1, sizeof *e);
 	if (!e)
 		return NULL;
-	e->owner = *conn_owner(c);
+	e->owner = *owner;
 	e->mode = req->op == OP_STREAM	? EXEC_STREAM
 		  : req->op == OP_ASYNC ? EXEC_ASYNC
 		  : req->op == OP_TEST	? EXEC_TEST
@@ -1050,26 +1117,17 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	if (o)
 		o->bytes += source;
 	e->cache = req->cache;
-	e->timeout_ms = req->timeout_ms;
-	e->max_cpu_ms = req->max_cpu_ms;
+	e->limits = req->limits;
 	e->language = req->typescript ? "typescript" : req->javascript ? "javascript" : NULL;
-	e->memory_bytes = req->memory_bytes;
-	e->output_bytes = req->output_bytes;
-	e->req_id = json_incref(req->id);
-	e->pid = -1;
-	e->pidfd = e->ctl_fd = e->pipe_fd[OUT] = e->pipe_fd[ERR] = -1;
-	e->w_pid = e->w_ctl = e->w_pipe[OUT] = e->w_pipe[ERR] = (struct loop_watch)LOOP_WATCH_INIT;
-	e->timer = (struct loop_timer)LOOP_TIMER_INIT;
+	run_init(&e->run, &run_ops, e->reg.id);
 	list_init(&e->watches);
 	e->phase = PHASE_QUEUED;
 	list_add_tail(&live, &e->link);
 	live_count++;
 	/* The requester gets tool calls and, but for async, the reply; an
-	 * async execution outlives it (see on_conn_gone). */
-	e->conn = c;
-	e->sub.ops = &sub_ops;
-	conn_subscribe(c, &e->sub);
-	e->paused = e->mode == EXEC_STREAM && conn_backlogged(c);
+	 * async execution outlives it (see exec_client_gone). */
+	e->client = client;
+	e->run.paused = e->mode == EXEC_STREAM && client && client->ops->backlogged(client);
 	/* Of the request only what the run needs stays: the tools' names
 	 * (not their schemas) and the store as text until the worker has it. */
 	if (req->tools) {
@@ -1088,10 +1146,6 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	}
 	e->calls = json_array();
 	total++;
-	/* Counted before it is submitted: it may start, fail to and answer
-	 * (conn_exec_end) before sched_submit returns. */
-	if (e->mode != EXEC_ASYNC)
-		conn_exec_begin(c);
 	enum sched_result sr = held_queue_full(e);
 	submitting = e;
 	submitting_started = false;
@@ -1100,10 +1154,7 @@ struct exec *exec_submit(struct conn *c, const struct request *req, const char *
 	submitting = NULL;
 	if (sr != SCHED_OK) {
 		total--;
-		if (e->mode != EXEC_ASYNC)
-			conn_exec_end(c);
-		if (e->conn)
-			conn_unsubscribe(e->conn, &e->sub);
+		e->client = NULL;
 		leave_live(e);
 		registry_remove(&e->reg);
 		exec_free(&e->reg);
@@ -1132,17 +1183,36 @@ void exec_shutdown(void)
 	shutting_down = true;
 	struct sched_entry *s;
 	while ((s = sched_first_queued()) != NULL)
-		end_queued(container_of(s, struct exec, sched), KILL_SHUTDOWN);
+		exec_event(container_of(s, struct exec, sched), EV_SHUTDOWN);
 	struct list_node *n;
 	while ((n = list_first(&held)) != NULL)
-		end_queued(LIST_ITEM(n, struct exec, held_link), KILL_SHUTDOWN);
+		exec_event(LIST_ITEM(n, struct exec, held_link), EV_SHUTDOWN);
 }
 
 void exec_kill_all(void)
 {
 	struct list_node *n, *tmp;
-	LIST_FOREACH_SAFE (n, tmp, &live)
-		run_kill(LIST_ITEM(n, struct exec, link), KILL_SHUTDOWN);
+	LIST_FOREACH_SAFE (n, tmp, &live) {
+		struct exec *e = LIST_ITEM(n, struct exec, link);
+		/* A worker whose verdict is in is killed too (run_kill changes
+		 * nothing else then). */
+		if (exec_event(e, EV_SHUTDOWN) < 0 && e->worker)
+			run_kill(&e->run, RUN_KILL_SHUTDOWN);
+	}
+}
+
+void exec_stats(struct exec_stats *s)
+{
+	*s = (struct exec_stats){
+		.total = total,
+		.live = live_count,
+		.running = sched_running(),
+		.max_workers = sched_max_workers(),
+		.queued = sched_queued(),
+		.held = held_count,
+		.retained = registry_count(),
+		.reply_bytes = settings.reply_bytes,
+	};
 }
 
 void exec_init(const struct exec_settings *s)

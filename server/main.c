@@ -349,7 +349,9 @@ int main(int argc, char **argv)
 				   .fd_freed = on_fd_freed,
 				   .reply_bytes = cfg.reply_bytes,
 				   .conn_reply_bytes = cfg.conn_reply_bytes,
-				   .partial_bytes = cfg.partial_bytes};
+				   .partial_bytes = cfg.partial_bytes,
+				   .frame = ops_frame,
+				   .limits = &ops_limits};
 	unsigned served = conn_init(&cs);
 	if (served < cfg.max_connections)
 		log_warn("--max-connections %u lowered to %u: the open-files limit holds no more",

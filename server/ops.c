@@ -14,9 +14,9 @@
 #include "conn.h"
 #include "decl.h"
 #include "exec.h"
+#include "log.h"
 #include "loop.h"
-#include "registry.h"
-#include "sched.h"
+#include "parse.h"
 #include "spawn.h"
 
 struct request_limits ops_limits;
@@ -436,6 +436,320 @@ static void list(struct conn *c, const struct request *req)
 	send_reply(c, req->id, r);
 }
 
+/* ---- requesters: the connection an execution answers to
+ *
+ * Each execute, stream, async or test request makes a requester, the
+ * execution's exec_client: it sends the started event, the output events
+ * (stream mode), the tool calls and the final reply on the connection, and
+ * tells the execution when the client goes or catches up. It lives until
+ * the final reply is out (async: until the execution is done) or the
+ * connection is gone. */
+
+struct requester {
+	struct exec_client client;
+	struct conn *conn; /* NULL once gone */
+	struct conn_sub sub;
+	json_t *id;	/* the request's (a reference) */
+	bool counted;	/* a final reply is to come (conn_exec_begin) */
+	bool stream;	/* stream mode: the output went as events */
+	struct exec *e; /* set at its first news, or once exec_submit returned */
+	bool dead;	/* freed once exec_submit returns */
+	struct conn_pending room;
+	/* The final reply, produced as its client reads it (see on_room). */
+	struct conn_stream reply;
+	struct msg_stream reply_msg;
+	bool streaming;
+};
+
+/* The requester exec_submit is submitting for: it is not freed under it. */
+static struct requester *submitting;
+
+static struct requester *requester_of(const struct exec_client *c)
+{
+	return container_of(c, struct requester, client);
+}
+
+static void requester_free(struct requester *q)
+{
+	if (q == submitting) {
+		q->dead = true;
+		return;
+	}
+	if (q->conn)
+		conn_unsubscribe(q->conn, &q->sub);
+	conn_pending_cancel(&q->room);
+	json_decref(q->id);
+	free(q);
+}
+
+/* The execution is answered (or no one is left to answer): it ages out. */
+static void requester_end(struct requester *q)
+{
+	struct exec *e = q->e;
+	requester_free(q);
+	exec_replied(e);
+}
+
+/* The started event: the first frame for its request, so its client can
+ * name the execution (to status or cancel) before anything else comes. A
+ * queue position goes with pending as status would give it. Not counted
+ * against the reply budgets, like the other events: there is one per
+ * accepted request, and a connection whose frames pile up unread stops
+ * being read (conn_owes_too_much). */
+static void on_started(struct exec_client *c, struct exec *e, enum exec_state state, unsigned pos)
+{
+	struct requester *q = requester_of(c);
+	q->e = e;
+	unsigned long oom = msg_alloc_failures();
+	json_t *ev = msg_event(q->id, "started");
+	json_object_set_new(ev, "execution_id", json_string(exec_id(e)));
+	json_object_set_new(ev, "state", json_string(request_state_name(state)));
+	if (pos)
+		json_object_set_new(ev, "queue_position", json_integer(pos));
+	conn_send(q->conn, msg_alloc_failures() == oom ? ev : NULL);
+	json_decref(ev);
+}
+
+static bool on_output(struct exec_client *c, struct exec *e, int i, size_t from)
+{
+	struct requester *q = requester_of(c);
+	const struct buf *b = exec_output(e, i);
+	unsigned long oom = msg_alloc_failures();
+	json_t *ev = msg_event(q->id, "output");
+	json_object_set_new(ev, "execution_id", json_string(exec_id(e)));
+	json_object_set_new(ev, "stream", json_string(i ? "stderr" : "stdout"));
+	json_object_set_new(ev, "data", json_stringn(buf_peek(b) + from, buf_len(b) - from));
+	json_object_set_new(ev, "ts_ms", json_integer((json_int_t)loop_wall_ms()));
+	conn_send(q->conn, msg_alloc_failures() == oom ? ev : NULL);
+	json_decref(ev);
+	return conn_backlogged(q->conn);
+}
+
+/* A tool_call event on its way to the client; it owns the arguments. */
+struct call_event {
+	struct conn_stream stream;
+	struct msg_stream msg;
+	struct buf args;
+};
+
+static long call_event_fill(struct conn_stream *s, struct buf *out, size_t max)
+{
+	return msg_stream_fill(&container_of(s, struct call_event, stream)->msg, out, max);
+}
+
+static void call_event_done(struct conn_stream *s, bool sent)
+{
+	(void)sent;
+	struct call_event *ce = container_of(s, struct call_event, stream);
+	msg_stream_free(&ce->msg);
+	buf_free(&ce->args);
+	free(ce);
+}
+
+static int on_tool_call(struct exec_client *c, struct exec *e, int64_t call_id, const char *name,
+			char *args, size_t args_len, const char **refusal)
+{
+	struct requester *q = requester_of(c);
+	/* A call whose client does not read what it is sent already would
+	 * queue its arguments (up to 16 MiB) without end: it fails in the
+	 * script at once instead. */
+	struct exec_stats st;
+	exec_stats(&st);
+	if (conn_owes_too_much(q->conn) || conn_reply_bytes_queued() > st.reply_bytes) {
+		free(args);
+		*refusal = "the client is not reading its replies and events (it owes more than "
+			   "its budget): tool call refused";
+		return -1;
+	}
+	unsigned long oom = msg_alloc_failures();
+	json_t *ev = msg_event(q->id, "tool_call");
+	json_object_set_new(ev, "execution_id", json_string(exec_id(e)));
+	json_object_set_new(ev, "call_id", json_integer(call_id));
+	json_object_set_new(ev, "name", json_string(name));
+	/* The arguments (up to a control frame's 16 MiB) go out as the client
+	 * reads, from the text the worker sent, never copied whole in a turn. */
+	struct call_event *ce = calloc(1, sizeof *ce);
+	if (ce) {
+		ce->args = (struct buf){args, 0, args_len, args_len};
+		args = NULL;
+		msg_stream_init(&ce->msg);
+		msg_stream_object(&ce->msg, ev);
+		msg_stream_json(&ce->msg, "args", &ce->args, 0, args_len);
+	}
+	json_decref(ev);
+	/* An event with holes is not sent: the call fails in the script. */
+	if (!ce || msg_stream_end(&ce->msg) < 0 || msg_alloc_failures() != oom) {
+		if (ce)
+			call_event_done(&ce->stream, false);
+		free(args);
+		*refusal = "the daemon ran out of memory relaying the call";
+		return -1;
+	}
+	ce->stream.total = ce->msg.total;
+	ce->stream.owed_globally = true; /* it holds the arguments */
+	ce->stream.final = false;
+	ce->stream.id = NULL;
+	ce->stream.fill = call_event_fill;
+	ce->stream.done = call_event_done;
+	conn_send_stream(q->conn, &ce->stream);
+	return 0;
+}
+
+static long reply_fill(struct conn_stream *s, struct buf *out, size_t max)
+{
+	return msg_stream_fill(&container_of(s, struct requester, reply)->reply_msg, out, max);
+}
+
+/* The final reply is out (or its client gone). */
+static void reply_done(struct conn_stream *s, bool sent)
+{
+	(void)sent;
+	struct requester *q = container_of(s, struct requester, reply);
+	msg_stream_free(&q->reply_msg);
+	q->streaming = false;
+	requester_end(q);
+}
+
+/* There is room on the connection: the final reply, the fields, then
+ * stdout and stderr escaped and the kept text copied as the client reads
+ * them, never the whole reply at once. Until it is out the record is not
+ * retired, so it cannot age out under the stream. */
+static void on_room(struct conn_pending *p)
+{
+	struct requester *q = container_of(p, struct requester, room);
+	struct exec *e = q->e;
+	conn_exec_end(q->conn); /* its final reply counts as any other */
+	q->counted = false;
+	unsigned long oom = msg_alloc_failures();
+	json_t *fields = exec_fields(e);
+	json_t *r = msg_reply_ok(q->id);
+	json_object_update(r, fields);
+	struct msg_stream *m = &q->reply_msg;
+	msg_stream_init(m);
+	if (fields && msg_alloc_failures() == oom) {
+		msg_stream_object(m, r);
+		if (!q->stream)
+			for (int i = 0; i < 2; i++)
+				msg_stream_string(m, i ? "stderr" : "stdout", exec_output(e, i), 0,
+						  buf_len(exec_output(e, i)),
+						  exec_output_escaped(e, i));
+		size_t kept;
+		exec_kept(e, &kept);
+		msg_stream_members(m, exec_kept_buf(e), 0, kept);
+	}
+	json_decref(r);
+	/* A reply with holes would lie: the client is told instead. */
+	if (!fields || msg_alloc_failures() != oom || msg_stream_end(m) < 0) {
+		log_err("%s: cannot build its reply (out of memory)", exec_id(e));
+		msg_stream_free(m);
+		json_t *er = msg_reply_error(q->id, STATUS_RESOURCE_EXHAUSTED,
+					     "out of memory building the reply");
+		conn_send(q->conn, er);
+		json_decref(er);
+		requester_end(q);
+		return;
+	}
+	q->streaming = true;
+	q->reply.total = m->total;
+	/* The record is counted as an unsent reply (exec.c's unsent_bytes)
+	 * until the stream ends, so only the bytes queued count as the
+	 * connections'. */
+	q->reply.owed_globally = false;
+	q->reply.final = true;
+	q->reply.id = q->id;
+	q->reply.fill = reply_fill;
+	q->reply.done = reply_done;
+	conn_send_stream(q->conn, &q->reply);
+}
+
+static void on_done(struct exec_client *c, struct exec *e, size_t size_hint)
+{
+	struct requester *q = requester_of(c);
+	q->e = e;
+	if (!q->counted) { /* async: its reply went at once */
+		requester_end(q);
+		return;
+	}
+	q->room.ready = on_room;
+	conn_when_room(q->conn, &q->room, size_hint);
+}
+
+static bool on_owes_too_much(const struct exec_client *c)
+{
+	return conn_owes_too_much(requester_of(c)->conn);
+}
+
+static bool on_backlogged(const struct exec_client *c)
+{
+	return conn_backlogged(requester_of(c)->conn);
+}
+
+static const struct exec_client_ops requester_ops = {
+	on_started, on_output, on_tool_call, on_done, on_owes_too_much, on_backlogged,
+};
+
+static void on_requester_gone(struct conn_sub *s)
+{
+	struct requester *q = container_of(s, struct requester, sub);
+	q->conn = NULL;
+	if (q->streaming)
+		return; /* the stream's done ends it */
+	struct exec *e = q->e;
+	requester_free(q);
+	exec_client_gone(e);
+}
+
+static void on_requester_drained(struct conn_sub *s)
+{
+	struct requester *q = container_of(s, struct requester, sub);
+	if (q->e)
+		exec_client_drained(q->e);
+}
+
+static const struct conn_sub_ops requester_sub_ops = {on_requester_gone, on_requester_drained};
+
+/* Submits req's execution for c, answering to a new requester: the
+ * execution, or NULL when it was refused (the client is told). */
+static struct exec *submit_exec(struct conn *c, const struct request *req, const char *code,
+				size_t len, size_t options_len, const char *cached_name)
+{
+	struct requester *q = calloc(1, sizeof *q);
+	if (!q) {
+		reply_error(c, req->id, STATUS_RESOURCE_EXHAUSTED, "out of memory");
+		return NULL;
+	}
+	q->client.ops = &requester_ops;
+	q->conn = c;
+	q->id = json_incref(req->id);
+	q->counted = req->op != OP_ASYNC;
+	q->stream = req->op == OP_STREAM;
+	list_init(&q->room.link);
+	q->sub.ops = &requester_sub_ops;
+	conn_subscribe(c, &q->sub);
+	/* Counted before it is submitted: it may start, fail to and answer
+	 * (conn_exec_end) before exec_submit returns. */
+	if (q->counted)
+		conn_exec_begin(c);
+	enum status code_err;
+	const char *why;
+	submitting = q;
+	struct exec *e = exec_submit(&q->client, conn_owner(c), req, code, len, options_len,
+				     cached_name, &code_err, &why);
+	submitting = NULL;
+	if (!e) {
+		if (q->counted)
+			conn_exec_end(c);
+		requester_free(q);
+		reply_error(c, req->id, code_err, "%s", why);
+		return NULL;
+	}
+	if (q->dead)
+		requester_free(q); /* answered already */
+	else
+		q->e = e;
+	return e;
+}
+
 /* ---- executions */
 
 /* The part of the cache the caller sees: its own scripts, or (NULL) all of
@@ -483,26 +797,20 @@ static void submit(struct conn *c, const struct request *req)
 		return;
 	}
 	if (opts.timeout_ms) {
-		if (opts.timeout_ms > ops_limits.timeout_ms_max) {
+		if (opts.timeout_ms > ops_limits.max.timeout_ms) {
 			reply_error(
 				c, req->id, STATUS_INVALID_ARGUMENT,
 				"@options.timeout: %llu ms is over the daemon's maximum of %llu ms",
 				(unsigned long long)opts.timeout_ms,
-				(unsigned long long)ops_limits.timeout_ms_max);
+				(unsigned long long)ops_limits.max.timeout_ms);
 			return;
 		}
-		with.timeout_ms = opts.timeout_ms;
-		if (!req->max_cpu_given)
-			with.max_cpu_ms = opts.timeout_ms;
+		exec_limits_set(&with.limits, req->limits_given, exec_limit_find("timeout_ms"),
+				opts.timeout_ms);
 	}
-	enum status code_err;
-	const char *why;
-	struct exec *e =
-		exec_submit(c, &with, code, len, opts.line_len, cached_name, &code_err, &why);
-	if (!e) {
-		reply_error(c, req->id, code_err, "%s", why);
+	struct exec *e = submit_exec(c, &with, code, len, opts.line_len, cached_name);
+	if (!e)
 		return;
-	}
 	if (req->op != OP_ASYNC)
 		return; /* the final reply comes when it ends */
 	json_t *r = msg_reply_ok(req->id);
@@ -554,10 +862,13 @@ static void tool_result(struct conn *c, const struct request *req)
 	struct exec *e = find(c, req);
 	if (!e)
 		return;
+	/* Only the connection the call went to may answer it. */
+	struct exec_client *client = exec_client(e);
+	const struct exec_client *from = client && requester_of(client)->conn == c ? client : NULL;
 	enum status code;
 	const char *why;
-	if (exec_tool_result(e, c, req->call_id, req->value, req->value_json, req->value_json_len,
-			     req->error, &code, &why) < 0) {
+	if (exec_tool_result(e, from, req->call_id, req->value, req->value_json,
+			     req->value_json_len, req->error, &code, &why) < 0) {
 		reply_error(c, req->id, code, "%s", why);
 		return;
 	}
@@ -587,12 +898,14 @@ static void health(struct conn *c, const struct request *req)
 	json_t *r = msg_reply_ok(req->id);
 	json_object_set_new(r, "version", json_string(version));
 	json_object_set_new(r, "uptime_ms", json_integer((json_int_t)(loop_now_ms() - started_ms)));
-	json_object_set_new(r, "workers_running", json_integer(sched_running()));
-	json_object_set_new(r, "workers_max", json_integer(sched_max_workers()));
-	json_object_set_new(r, "queued", json_integer(sched_queued()));
-	json_object_set_new(r, "held", json_integer(exec_held()));
-	json_object_set_new(r, "executions_total", json_integer((json_int_t)exec_total()));
-	json_object_set_new(r, "executions_retained", json_integer(registry_count()));
+	struct exec_stats st;
+	exec_stats(&st);
+	json_object_set_new(r, "workers_running", json_integer(st.running));
+	json_object_set_new(r, "workers_max", json_integer(st.max_workers));
+	json_object_set_new(r, "queued", json_integer(st.queued));
+	json_object_set_new(r, "held", json_integer(st.held));
+	json_object_set_new(r, "executions_total", json_integer((json_int_t)st.total));
+	json_object_set_new(r, "executions_retained", json_integer(st.retained));
 	json_object_set_new(r, "connections", json_integer(conn_count()));
 	json_t *sandbox = json_object();
 	spawn_describe_sandbox(sandbox);
@@ -601,14 +914,9 @@ static void health(struct conn *c, const struct request *req)
 	 * many scripts another user holds, and how big the one they just
 	 * stored is, are not the caller's to learn. */
 	json_object_set_new(r, "cache", cache_describe(cache_scope(c)));
-	json_t *limits = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "timeout_ms",
-				   (json_int_t)ops_limits.timeout_ms_default, "timeout_ms_max",
-				   (json_int_t)ops_limits.timeout_ms_max, "memory_bytes",
-				   (json_int_t)ops_limits.memory_bytes_default, "memory_bytes_max",
-				   (json_int_t)ops_limits.memory_bytes_max, "output_bytes",
-				   (json_int_t)ops_limits.output_bytes_default, "output_bytes_max",
-				   (json_int_t)ops_limits.output_bytes_max, "wait_ms_max",
-				   (json_int_t)ops_limits.wait_ms_max);
+	/* A member lost to a failed allocation is counted: send_reply sees it. */
+	json_t *limits = json_object();
+	request_limits_to_json(&ops_limits, limits);
 	json_object_set_new(r, "limits", limits);
 	struct loop_stats ls;
 	loop_get_stats(&ls);
@@ -651,4 +959,100 @@ void ops_handle(struct conn *c, const struct request *req)
 	case OP_TOOL_RESULT: tool_result(c, req); return;
 	case OP_DECLARATIONS: declarations(c, req); return;
 	}
+}
+
+/* ---- frames: parsing and refusals
+ *
+ * The connection hands over every frame it reads (conn_init's frame
+ * callback); here it becomes a request, or a refusal: of a frame that is
+ * not a request, of a peer that is not admitted or over the connection
+ * cap, of any request while the daemon shuts down, and of input that
+ * cannot go on. */
+
+static void refuse(struct conn *c, json_t *id, enum status code, const char *message)
+{
+	json_t *r = msg_reply_error(id, code, message);
+	if (r)
+		conn_send(c, r);
+	json_decref(r);
+}
+
+/* Answers one parsed request, or refuses it (see request_parse for what
+ * root, req and err are; root NULL: it failed). CONN_LATER, with nothing
+ * done, when its reply may be big and the global budget has no room for
+ * it yet. */
+static enum conn_verdict frame_request(struct conn *c, json_t *root, const struct request *req,
+				       const struct request_error *err)
+{
+	if (conn_refused(c)) {
+		/* Whatever it asked, and however well: a peer not admitted
+		 * hears why once, then the connection closes. */
+		char why[192] = "not admitted";
+		owner_admitted(conn_owner(c), why, sizeof why);
+		refuse(c, root ? req->id : err->id, STATUS_PERMISSION_DENIED, why);
+		conn_finish(c);
+		return CONN_HANDLED;
+	}
+	if (!root) {
+		refuse(c, err->id, err->code, err->message);
+		return CONN_HANDLED;
+	}
+	if (conn_over_cap(c)) {
+		refuse(c, req->id, STATUS_UNAVAILABLE, "too many connections");
+		conn_finish(c);
+	} else if (conn_draining()) {
+		refuse(c, req->id, STATUS_UNAVAILABLE, "the daemon is shutting down");
+	} else if (conn_reply_waits(c, ops_reply_bound(req))) {
+		return CONN_LATER;
+	} else {
+		ops_handle(c, req);
+	}
+	return CONN_HANDLED;
+}
+
+enum conn_verdict ops_frame(struct conn *c, const struct conn_frame *f)
+{
+	char msg[192];
+	switch (f->kind) {
+	case CONN_FRAME_WHOLE: {
+		struct request req = {0};
+		struct request_error err;
+		json_t *bad_root;
+		json_t *root =
+			request_parse(f->payload, f->len, &ops_limits, &req, &err, &bad_root);
+		enum conn_verdict v = frame_request(c, root, &req, &err);
+		if (!root)
+			request_error_clear(&err);
+		json_decref(root ? root : bad_root);
+		return v;
+	}
+	case CONN_FRAME_PARSED: {
+		struct parse_job *j = f->job;
+		return frame_request(c, j->root, &j->req, &j->err);
+	}
+	case CONN_FRAME_BROKEN:
+		if (f->status == FRAME_ERR_EMPTY)
+			snprintf(msg, sizeof msg, "%s", frame_status_str(f->status));
+		else
+			snprintf(msg, sizeof msg, "%s (%zu bytes; the maximum is %zu)",
+				 frame_status_str(f->status), f->len, f->limit);
+		refuse(c, NULL, STATUS_INVALID_ARGUMENT, msg);
+		break;
+	case CONN_FRAME_CUT:
+		refuse(c, NULL, STATUS_INVALID_ARGUMENT,
+		       "the connection ended in the middle of a frame");
+		break;
+	case CONN_FRAME_NO_MEMORY:
+		refuse(c, NULL, STATUS_RESOURCE_EXHAUSTED,
+		       "out of memory reading requests: closing the connection");
+		break;
+	case CONN_FRAME_BUDGET:
+		snprintf(msg, sizeof msg,
+			 "the daemon's budget for half-sent requests (%zu bytes over all "
+			 "connections) is full; send requests whole, or retry",
+			 f->limit);
+		refuse(c, NULL, STATUS_RESOURCE_EXHAUSTED, msg);
+		break;
+	}
+	return CONN_HANDLED;
 }

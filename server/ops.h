@@ -7,8 +7,7 @@
 #include <jansson.h>
 
 #include "../protocol/request.h"
-
-struct conn;
+#include "conn.h"
 
 /* The per-execution bounds requests are validated against. */
 extern struct request_limits ops_limits;
@@ -26,5 +25,9 @@ size_t ops_reply_bound(const struct request *req);
 
 /* Answers req from connection c, now or later. */
 void ops_handle(struct conn *c, const struct request *req);
+
+/* The connections' frame callback (conn_settings.frame): parses the frame
+ * and answers it through ops_handle, or refuses it. */
+enum conn_verdict ops_frame(struct conn *c, const struct conn_frame *f);
 
 #endif

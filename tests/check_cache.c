@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../server/cache.h"
@@ -16,17 +17,9 @@
 #include "../server/loop.h"
 
 static char dir[64], scripts[96];
-static json_t *last_info;
-static int stored_calls;
-
-static void on_stored(void *arg, json_t *info)
-{
-	(void)arg;
-	json_decref(last_info);
-	last_info = json_incref(info);
-	stored_calls++;
-	loop_stop();
-}
+/* The infos stores returned, kept for the test's life (borrowed out). */
+static json_t *infos[64];
+static unsigned n_infos;
 
 static void setup(unsigned max_entries, uint64_t max_bytes)
 {
@@ -44,12 +37,11 @@ static void setup(unsigned max_entries, uint64_t max_bytes)
  * (borrowed) or NULL when nothing was stored. */
 static json_t *store_as(const char *owner, const char *code)
 {
-	int before = stored_calls;
-	if (cache_store(owner, code, strlen(code), on_stored, NULL) == 0)
-		return NULL;
-	while (stored_calls == before)
-		loop_run();
-	return last_info;
+	json_t *info = cache_store(owner, code, strlen(code));
+	cache_flush();
+	if (info && n_infos < sizeof infos / sizeof infos[0])
+		infos[n_infos++] = info;
+	return info;
 }
 
 static json_t *store(const char *code) { return store_as("uid-1", code); }
@@ -288,9 +280,9 @@ START_TEST(test_owners_scoped)
 	ck_assert_int_eq(json_integer_value(json_object_get(h, "scripts")), 3);
 	json_decref(h);
 	/* Keys that are no plain file name are not stored. */
-	ck_assert_int_eq(cache_store("../x", "1", 1, on_stored, NULL), 0);
-	ck_assert_int_eq(cache_store("", "1", 1, on_stored, NULL), 0);
-	ck_assert_int_eq(cache_store("uid-1/..", "1", 1, on_stored, NULL), 0);
+	ck_assert_ptr_null(cache_store("../x", "1", 1));
+	ck_assert_ptr_null(cache_store("", "1", 1));
+	ck_assert_ptr_null(cache_store("uid-1/..", "1", 1));
 	struct stat st;
 	snprintf(path, sizeof path, "%s/uid-10", scripts);
 	ck_assert_int_eq(lstat(path, &st), 0);
@@ -377,13 +369,61 @@ START_TEST(test_owners_survive_restart)
 	ck_assert_int_eq(lstat(path, &st), 0);
 	snprintf(path, sizeof path, "%s/%s", scripts, flat);
 	ck_assert_int_ne(lstat(path, &st), 0);
-	/* Storing for uid-66 does not write through the symlink. */
-	ck_assert_int_eq(cache_store("uid-66", "return 66", 9, on_stored, NULL), 1);
-	int before = stored_calls;
-	while (stored_calls == before)
-		loop_run();
-	ck_assert_ptr_null(last_info);
+	/* Storing for uid-66 does not write through the symlink: the name is
+	 * given at once, the write fails later, and the entry leaves the
+	 * index (nothing names a script that is not there). */
+	json_t *info = cache_store("uid-66", "return 66", 9);
+	ck_assert_ptr_nonnull(info);
+	const char *late = json_string_value(json_object_get(info, "name"));
+	cache_flush();
+	ck_assert_int_eq(cache_lookup("uid-66", late, &code, &len, &found, &matches),
+			 CACHE_NOT_FOUND);
+	ck_assert_uint_eq(listed("uid-66"), 0);
+	json_t *d = cache_describe("uid-66");
+	ck_assert_int_eq(json_integer_value(json_object_get(d, "scripts")), 0);
+	ck_assert(json_is_false(json_object_get(d, "writable")));
+	json_decref(d);
+	json_decref(info);
 	ck_assert_int_eq(files_in(other, "script-"), 1);
+}
+END_TEST
+
+/* The store returns the entry before its file is written: the name and
+ * hash are there at once, the script runs from the index meanwhile, and
+ * the write lands after. */
+START_TEST(test_store_off_the_reply_path)
+{
+	setup(100, 1 << 20);
+	static const char code[] = "// quick\nreturn 'soon'";
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	json_t *info = cache_store("uid-7", code, strlen(code));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_ptr_nonnull(info);
+	double us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+	printf("cache: store returned its info in %.1f us (the write goes on)\n", us);
+	const char *name = json_string_value(json_object_get(info, "name"));
+	const char *hash = json_string_value(json_object_get(info, "content_hash"));
+	ck_assert_uint_eq(strlen(hash), 64);
+	ck_assert_ptr_nonnull(strstr(name, "-"));
+	ck_assert_int_eq(strncmp(name + strlen(name) - 15, hash, 12), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(info, "description")), "quick");
+	const char *got, *found;
+	size_t len;
+	char *matches = NULL;
+	ck_assert_int_eq(cache_lookup("uid-7", name, &got, &len, &found, &matches), CACHE_FOUND);
+	ck_assert_str_eq(got, code);
+	/* The same content again, before the write is done: no second entry. */
+	ck_assert_ptr_null(cache_store("uid-7", code, strlen(code)));
+	cache_flush();
+	char path[256];
+	snprintf(path, sizeof path, "%s/uid-7/%s", scripts, name);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq((int)st.st_size, (int)strlen(code));
+	ck_assert_uint_eq(listed("uid-7"), 1);
+	json_decref(info);
+	cache_stop();
 }
 END_TEST
 
@@ -398,6 +438,7 @@ int main(void)
 	tcase_add_test(tc, test_owners_scoped);
 	tcase_add_test(tc, test_eviction_biggest_owner_first);
 	tcase_add_test(tc, test_owners_survive_restart);
+	tcase_add_test(tc, test_store_off_the_reply_path);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

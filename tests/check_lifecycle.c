@@ -287,7 +287,9 @@ START_TEST(test_status_running_then_ended)
 	ck_assert(json_is_integer(json_object_get(r, "cpu_time_ms")));
 	ck_assert_int_gt(jint(r, "cpu_time_ms"), 0);
 	ck_assert_int_le(jint(r, "cpu_time_ms"), jint(r, "execution_time_ms") + 50);
-	ck_assert_int_gt(jint(r, "memory_peak_bytes"), 0);
+	/* Replied on its result, before the reap: the rusage's peak is not
+	 * known, the CPU time is the worker's own report. */
+	ck_assert(!has(r, "memory_peak_bytes"));
 	long long started = jint(r, "started_at_ms"), finished = jint(r, "finished_at_ms");
 	ck_assert_int_ge(started, submitted - 1);
 	ck_assert_int_ge(finished - started, 399);
@@ -577,6 +579,71 @@ END_TEST
 
 /* ---- cancel */
 
+/* The reply goes on the worker's result, with every byte it wrote before
+ * it (a pipe's worth and more), and nothing the reap finds afterwards
+ * changes the record: the reply, the status once the worker is gone and
+ * a cancel all tell the same end. */
+START_TEST(test_reply_on_result)
+{
+	struct client c;
+	ck_assert_int_eq(client_open(&c, shared.sock, FRAME_MODE_BINARY), 0);
+	/* 3000 lines, some 40 KiB each on stdout and stderr. */
+	json_t *r =
+		client_call(&c, code_req("execute",
+					 "for (var i = 0; i < 3000; i++) { console.log('line ' + "
+					 "i + ' of the output'); console.error('e' + i); } "
+					 "return 7",
+					 NULL));
+	ck_assert(jtrue(r, "success"));
+	ck_assert_int_eq(jint(r, "value"), 7);
+	const char *out = jstr(r, "stdout");
+	size_t lines = 0;
+	for (const char *p = out; *p; p++)
+		lines += *p == '\n';
+	ck_assert_uint_eq(lines, 3000);
+	ck_assert_ptr_nonnull(strstr(out, "line 2999 of the output\n"));
+	ck_assert_ptr_nonnull(strstr(jstr(r, "stderr"), "e2999\n"));
+	/* Before the reap: the worker's own CPU time, no rusage peak. */
+	ck_assert(json_is_integer(json_object_get(r, "cpu_time_ms")));
+	ck_assert_int_le(jint(r, "cpu_time_ms"), jint(r, "execution_time_ms") + 1);
+	ck_assert(!has(r, "memory_peak_bytes"));
+	char id[ID_SIZE];
+	take_id(id, r);
+	/* Once no worker runs (this one reaped), the record is the reply's. */
+	long long running = 1;
+	for (long long deadline = now_ms() + 10000; running && now_ms() < deadline;) {
+		json_t *h = health(shared.sock);
+		running = jint(h, "workers_running");
+		json_decref(h);
+	}
+	json_t *st = status(&c, id, false);
+	const char *same[] = {"state",	     "success",	       "execution_time_ms",
+			      "cpu_time_ms", "finished_at_ms", "stdout",
+			      "stderr"};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+		ck_assert_msg(json_equal(json_object_get(r, same[i]), json_object_get(st, same[i])),
+			      "%s differs between the reply and the status", same[i]);
+	ck_assert(!has(st, "memory_peak_bytes"));
+	json_decref(st);
+	json_decref(r);
+	r = cancel(&c, id);
+	assert_error(r, "FAILED_PRECONDITION", "completed");
+	json_decref(r);
+
+	/* Without a result the end comes on the reap: the rusage is known.
+	 * (The engine's CPU budget is set beyond the timeout, so that only
+	 * the supervisor's kill ends it.) */
+	r = client_call(&c,
+			code_req("execute", "for(;;){}",
+				 json_pack("{s:i, s:i}", "timeout_ms", 300, "max_cpu_ms", 100000)));
+	ck_assert_str_eq(jstr(r, "state"), "timeout");
+	ck_assert_int_gt(jint(r, "memory_peak_bytes"), 0);
+	ck_assert_int_gt(jint(r, "cpu_time_ms"), 0);
+	json_decref(r);
+	client_close(&c);
+}
+END_TEST
+
 START_TEST(test_cancel_running)
 {
 	struct client c;
@@ -840,10 +907,15 @@ START_TEST(test_queue_positions)
 	r = status(&c, id[2], false);
 	ck_assert_str_eq(jstr(r, "state"), "cancelled");
 	json_decref(r);
-	json_t *h = health(d.sock);
-	ck_assert_int_eq(jint(h, "queued"), 0);
-	ck_assert_int_eq(jint(h, "workers_running"), 0);
-	json_decref(h);
+	/* D's reply came on its result; its slot is free once it is reaped. */
+	long long running = 1;
+	for (long long deadline = now_ms() + 10000; running && now_ms() < deadline;) {
+		json_t *h = health(d.sock);
+		ck_assert_int_eq(jint(h, "queued"), 0);
+		running = jint(h, "workers_running");
+		json_decref(h);
+	}
+	ck_assert_int_eq(running, 0);
 	client_close(&c);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 }
@@ -1532,7 +1604,24 @@ static void check_cached(json_t *cached, const char *code, const char *descripti
 	snprintf(name, 80, "%s", nm);
 }
 
-/* Stores code through execute (checked), returning its cache name. */
+/* The reply names a stored script before its file is written: waits
+ * (on health's count, for at most 30 s) until the daemon has written
+ * every script it was given. */
+static void cache_settled(const char *sock)
+{
+	long long deadline = wall_ms() + 30000;
+	for (;;) {
+		json_t *h = health(sock);
+		long long n = jint(json_object_get(h, "cache"), "pending_writes");
+		json_decref(h);
+		if (n == 0)
+			return;
+		ck_assert_msg(wall_ms() < deadline, "%lld cache writes still pending", n);
+	}
+}
+
+/* Stores code through execute (checked), returning its cache name, once
+ * its file is written. */
 static void store(const char *sock, const char *code, const char *description, char name[80])
 {
 	long long before = wall_ms();
@@ -1541,6 +1630,7 @@ static void store(const char *sock, const char *code, const char *description, c
 	ck_assert_msg(jtrue(r, "success"), "%s: %s", code, err_msg(r));
 	check_cached(json_object_get(r, "cached"), code, description, before, after, name);
 	json_decref(r);
+	cache_settled(sock);
 }
 
 /* Files in dir: script files counted (and, when names is not NULL, each
@@ -1655,6 +1745,7 @@ START_TEST(test_cache_store)
 	}
 	json_decref(scripts);
 	const char *all[] = {name, name2, name3};
+	cache_settled(d.sock);
 	ck_assert_int_eq(cache_files(dir, all, 3), 3);
 	json_t *h = health(d.sock);
 	ck_assert_int_eq(jint(json_object_get(h, "cache"), "scripts"), 3);
@@ -1887,8 +1978,10 @@ START_TEST(test_cache_unusable_dir)
 }
 END_TEST
 
-/* The directory removed under a running daemon: the next scripts run
- * uncached, and the log says so once. */
+/* The directory removed under a running daemon: the first script after
+ * it is named in its reply (the write fails after the reply) and then
+ * leaves the index; the next scripts run uncached, and the log says so
+ * once. */
 START_TEST(test_cache_dir_removed)
 {
 	struct daemon d;
@@ -1899,6 +1992,13 @@ START_TEST(test_cache_dir_removed)
 	snprintf(dir, sizeof dir, "%s/scripts", d.dir);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
+	json_t *r = run_code(d.sock, "// lost\nreturn 'lost'");
+	ck_assert_msg(jtrue(r, "success"), "%s", err_msg(r));
+	json_decref(r);
+	cache_settled(d.sock);
+	json_t *lost = cache_list(d.sock, "lost");
+	ck_assert_uint_eq(json_array_size(lost), 0);
+	json_decref(lost);
 	run_uncached(d.sock);
 	ck_assert_uint_eq(log_count(&d, "not being cached"), 1);
 	/* Nothing was made in its place. */
@@ -1945,6 +2045,7 @@ int main(void)
 	tcase_add_test(ops, test_status_terminal_has_fields);
 	tcase_add_test(ops, test_wait_ms);
 	tcase_add_test(ops, test_output_offsets);
+	tcase_add_test(ops, test_reply_on_result);
 	tcase_add_test(ops, test_cancel_running);
 	tcase_add_test(ops, test_cancel_from_other_connection);
 	suite_add_tcase(s, ops);

@@ -197,9 +197,11 @@ START_TEST(parse_fills_defaults)
 	ck_assert_ptr_null(req.id);
 	ck_assert_str_eq(req.code, "1+1");
 	ck_assert_uint_eq(req.code_len, 3);
-	ck_assert_uint_eq(req.timeout_ms, LIMIT_TIMEOUT_MS_DEFAULT);
-	ck_assert_uint_eq(req.memory_bytes, LIMIT_MEMORY_BYTES_DEFAULT);
-	ck_assert_uint_eq(req.output_bytes, LIMIT_OUTPUT_BYTES_DEFAULT);
+	ck_assert_uint_eq(req.limits.timeout_ms, LIMIT_TIMEOUT_MS_DEFAULT);
+	ck_assert_uint_eq(req.limits.max_cpu_ms, LIMIT_TIMEOUT_MS_DEFAULT);
+	ck_assert_uint_eq(req.limits.memory_bytes, LIMIT_MEMORY_BYTES_DEFAULT);
+	ck_assert_uint_eq(req.limits.output_bytes, LIMIT_OUTPUT_BYTES_DEFAULT);
+	ck_assert_uint_eq(req.limits_given, 0);
 	/* code borrows from the root. */
 	ck_assert_ptr_eq(req.code, json_string_value(json_object_get(root, "code")));
 	json_decref(root);
@@ -234,19 +236,24 @@ START_TEST(parse_fills_fields)
 	ck_assert_int_eq(json_integer_value(req.id), 42);
 	ck_assert_uint_eq(req.code_len, 3); /* a NUL inside code is kept */
 	ck_assert_mem_eq(req.code, "a\0b", 3);
-	ck_assert_uint_eq(req.timeout_ms, 30000);
-	ck_assert_uint_eq(req.memory_bytes, 2097152);
-	ck_assert_uint_eq(req.output_bytes, 15);
+	ck_assert_uint_eq(req.limits.timeout_ms, 30000);
+	ck_assert_uint_eq(req.limits.max_cpu_ms, 30000); /* follows timeout_ms */
+	ck_assert_uint_eq(req.limits.memory_bytes, 2097152);
+	ck_assert_uint_eq(req.limits.output_bytes, 15);
+	ck_assert_uint_eq(req.limits_given,
+			  exec_limit_bit(exec_limit_find("timeout_ms")) |
+				  exec_limit_bit(exec_limit_find("memory_bytes")) |
+				  exec_limit_bit(exec_limit_find("output_bytes")));
 	json_decref(root);
 
 	root = parse("{\"op\":\"execute\",\"code\":\"\",\"timeout_ms\":120000,"
-		     "\"memory_bytes\":1073741824,\"output_bytes\":67108864}",
+		     "\"memory_bytes\":1073741824,\"output_bytes\":16777216}",
 		     &req, &err, &bad);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_uint_eq(req.code_len, 0);
-	ck_assert_uint_eq(req.timeout_ms, LIMIT_TIMEOUT_MS_MAX);
-	ck_assert_uint_eq(req.memory_bytes, LIMIT_MEMORY_BYTES_MAX);
-	ck_assert_uint_eq(req.output_bytes, LIMIT_OUTPUT_BYTES_MAX);
+	ck_assert_uint_eq(req.limits.timeout_ms, LIMIT_TIMEOUT_MS_MAX);
+	ck_assert_uint_eq(req.limits.memory_bytes, LIMIT_MEMORY_BYTES_MAX);
+	ck_assert_uint_eq(req.limits.output_bytes, LIMIT_OUTPUT_BYTES_MAX_DEFAULT);
 	json_decref(root);
 }
 END_TEST
@@ -258,24 +265,30 @@ START_TEST(parse_honours_given_limits)
 	struct request_error err;
 	json_t *bad;
 	request_limits_default(&lim);
-	ck_assert_uint_eq(lim.timeout_ms_default, LIMIT_TIMEOUT_MS_DEFAULT);
-	ck_assert_uint_eq(lim.timeout_ms_max, LIMIT_TIMEOUT_MS_MAX);
-	ck_assert_uint_eq(lim.memory_bytes_min, LIMIT_MEMORY_BYTES_MIN);
-	ck_assert_uint_eq(lim.memory_bytes_max, LIMIT_MEMORY_BYTES_MAX);
-	ck_assert_uint_eq(lim.output_bytes_max, LIMIT_OUTPUT_BYTES_MAX);
+	ck_assert_uint_eq(lim.def.timeout_ms, LIMIT_TIMEOUT_MS_DEFAULT);
+	ck_assert_uint_eq(lim.max.timeout_ms, LIMIT_TIMEOUT_MS_MAX);
+	ck_assert_uint_eq(lim.def.max_cpu_ms, LIMIT_TIMEOUT_MS_DEFAULT);
+	ck_assert_uint_eq(lim.max.max_cpu_ms, LIMIT_TIMEOUT_MS_MAX);
+	ck_assert_uint_eq(lim.min.memory_bytes, LIMIT_MEMORY_BYTES_MIN);
+	ck_assert_uint_eq(lim.max.memory_bytes, LIMIT_MEMORY_BYTES_MAX);
+	ck_assert_uint_eq(lim.max.output_bytes, LIMIT_OUTPUT_BYTES_MAX_DEFAULT);
 
 	/* A daemon started with tighter bounds. */
-	lim.timeout_ms_default = 500;
-	lim.timeout_ms_max = 1000;
-	lim.memory_bytes_default = 5000000;
-	lim.memory_bytes_min = 4000000;
-	lim.output_bytes_default = 77;
+	lim.def.timeout_ms = 500;
+	lim.max.timeout_ms = 1000;
+	lim.def.memory_bytes = 5000000;
+	lim.min.memory_bytes = 4000000;
+	lim.def.output_bytes = 77;
+	request_limits_settle(&lim);
+	ck_assert_uint_eq(lim.def.max_cpu_ms, 500);
+	ck_assert_uint_eq(lim.max.max_cpu_ms, 1000);
 	static const char ok[] = "{\"op\":\"execute\",\"code\":\"x\"}";
 	json_t *root = request_parse(ok, sizeof ok - 1, &lim, &req, &err, &bad);
 	ck_assert_ptr_nonnull(root);
-	ck_assert_uint_eq(req.timeout_ms, 500);
-	ck_assert_uint_eq(req.memory_bytes, 5000000);
-	ck_assert_uint_eq(req.output_bytes, 77);
+	ck_assert_uint_eq(req.limits.timeout_ms, 500);
+	ck_assert_uint_eq(req.limits.max_cpu_ms, 500);
+	ck_assert_uint_eq(req.limits.memory_bytes, 5000000);
+	ck_assert_uint_eq(req.limits.output_bytes, 77);
 	json_decref(root);
 
 	static const char over[] = "{\"op\":\"execute\",\"code\":\"x\",\"timeout_ms\":1001}";
@@ -292,6 +305,148 @@ START_TEST(parse_honours_given_limits)
 	ck_assert_ptr_nonnull(strstr(err.message, "allows 4000000 to 1073741824"));
 	request_error_clear(&err);
 	json_decref(bad);
+}
+END_TEST
+
+/* ---- the table of per-execution limits */
+
+START_TEST(limit_table_is_whole)
+{
+	/* Every row names a distinct member of struct exec_limits, a
+	 * follower comes after its leader, and an option has its help. */
+	uint64_t seen = 0;
+	for (size_t i = 0; i < exec_limit_count; i++) {
+		const struct exec_limit_field *f = &exec_limit_fields[i];
+		ck_assert_uint_eq(f->offset % sizeof(uint64_t), 0);
+		ck_assert_uint_lt(f->offset, sizeof(struct exec_limits));
+		uint64_t bit = 1ull << (f->offset / sizeof(uint64_t));
+		ck_assert_msg(!(seen & bit), "%s: a member named twice", f->name);
+		seen |= bit;
+		ck_assert_ptr_eq(exec_limit_find(f->name), f);
+		ck_assert_uint_eq(exec_limit_bit(f), 1u << i);
+		ck_assert(f->unit && *f->unit); /* "bytes" are said as sizes (64M) */
+		ck_assert_uint_le(f->min, f->def);
+		ck_assert_uint_le(f->def, f->max);
+		ck_assert(f->ceiling == 0 || f->max <= f->ceiling);
+		if (f->follows >= 0) {
+			ck_assert_int_lt(f->follows, (int)i);
+			ck_assert_ptr_null(f->opt);
+		} else {
+			ck_assert_ptr_nonnull(f->opt);
+			ck_assert_ptr_nonnull(f->help);
+			ck_assert_ptr_nonnull(f->opt_max);
+			ck_assert_ptr_nonnull(f->help_max);
+		}
+	}
+	ck_assert_uint_eq(seen, (1ull << (sizeof(struct exec_limits) / sizeof(uint64_t))) - 1);
+	ck_assert_ptr_null(exec_limit_find("wait_ms"));
+	ck_assert_ptr_null(exec_limit_find("timeout"));
+}
+END_TEST
+
+START_TEST(limit_fields_only_where_executions_are)
+{
+	/* A limit is a field of the ops that start an execution, and of no
+	 * other. */
+	static const char *const ok[] = {
+		"{\"op\":\"execute\",\"code\":\"x\",\"max_cpu_ms\":5}",
+		"{\"op\":\"stream\",\"code\":\"x\",\"output_bytes\":5}",
+		"{\"op\":\"async\",\"code\":\"x\",\"timeout_ms\":5}",
+		"{\"op\":\"test\",\"tests\":\"x\",\"memory_bytes\":2097152}",
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		struct request req;
+		struct request_error err;
+		json_t *bad;
+		json_t *root = parse(ok[i], &req, &err, &bad);
+		ck_assert_msg(root != NULL, "%s: %s", ok[i], err.message);
+		json_decref(root);
+	}
+	char *m = parse_error("{\"op\":\"health\",\"timeout_ms\":5}", STATUS_INVALID_ARGUMENT);
+	ck_assert_str_eq(m, "timeout_ms: unknown field for op \"health\"");
+	free(m);
+	m = parse_error("{\"op\":\"status\",\"execution_id\":\"e\",\"memory_bytes\":5}",
+			STATUS_INVALID_ARGUMENT);
+	ck_assert_str_eq(m, "memory_bytes: unknown field for op \"status\"");
+	free(m);
+	m = parse_error("{\"op\":\"execute\",\"code\":\"x\",\"max_cpu_ms\":-1}",
+			STATUS_INVALID_ARGUMENT);
+	ck_assert_str_eq(m, "max_cpu_ms: expected a non-negative integer, got a negative number");
+	free(m);
+}
+END_TEST
+
+START_TEST(limit_follower_takes_its_leader)
+{
+	struct request req;
+	struct request_error err;
+	json_t *bad;
+	/* Not given: max_cpu_ms is the request's own timeout. */
+	json_t *root =
+		parse("{\"op\":\"execute\",\"code\":\"x\",\"timeout_ms\":700}", &req, &err, &bad);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_uint_eq(req.limits.max_cpu_ms, 700);
+	json_decref(root);
+	/* Given: its own, bounded by the timeout's maximum. */
+	root = parse("{\"op\":\"execute\",\"code\":\"x\",\"timeout_ms\":700,\"max_cpu_ms\":9}",
+		     &req, &err, &bad);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_uint_eq(req.limits.max_cpu_ms, 9);
+	ck_assert(req.limits_given & exec_limit_bit(exec_limit_find("max_cpu_ms")));
+	json_decref(root);
+	char *m = parse_error("{\"op\":\"execute\",\"code\":\"x\",\"max_cpu_ms\":120001}",
+			      STATUS_INVALID_ARGUMENT);
+	ck_assert_str_eq(m, "max_cpu_ms: 120001 is out of range (the daemon allows 1 to 120000)");
+	free(m);
+
+	/* An @options timeout set afterwards carries an untold follower along,
+	 * and leaves a told one alone. */
+	struct exec_limits l = {1, 1, 5, 5};
+	const struct exec_limit_field *t = exec_limit_find("timeout_ms");
+	exec_limits_set(&l, 0, t, 4000);
+	ck_assert_uint_eq(l.timeout_ms, 4000);
+	ck_assert_uint_eq(l.max_cpu_ms, 4000);
+	ck_assert_uint_eq(l.memory_bytes, 5);
+	exec_limits_set(&l, exec_limit_bit(exec_limit_find("max_cpu_ms")), t, 6000);
+	ck_assert_uint_eq(l.timeout_ms, 6000);
+	ck_assert_uint_eq(l.max_cpu_ms, 4000);
+}
+END_TEST
+
+START_TEST(limit_json_views)
+{
+	struct exec_limits l = {11, 22, 33, 44};
+	json_t *job = json_object();
+	ck_assert_int_eq(exec_limits_to_json(&l, EXEC_LIMIT_JOB, job), 0);
+	/* The worker's job: what the worker enforces itself, not the output
+	 * cap, which the supervisor holds. */
+	ck_assert_int_eq(json_integer_value(json_object_get(job, "timeout_ms")), 11);
+	ck_assert_int_eq(json_integer_value(json_object_get(job, "max_cpu_ms")), 22);
+	ck_assert_int_eq(json_integer_value(json_object_get(job, "memory_bytes")), 33);
+	ck_assert_ptr_null(json_object_get(job, "output_bytes"));
+	json_decref(job);
+	json_t *all = json_object();
+	ck_assert_int_eq(exec_limits_to_json(&l, 0, all), 0);
+	ck_assert_uint_eq(json_object_size(all), exec_limit_count);
+	json_decref(all);
+
+	struct request_limits lim;
+	request_limits_default(&lim);
+	lim.max.output_bytes = 12345;
+	json_t *h = json_object();
+	ck_assert_int_eq(request_limits_to_json(&lim, h), 0);
+	ck_assert_uint_eq(json_object_size(h), 2 * exec_limit_count + 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "timeout_ms")),
+			 LIMIT_TIMEOUT_MS_DEFAULT);
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "timeout_ms_max")),
+			 LIMIT_TIMEOUT_MS_MAX);
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "max_cpu_ms_max")),
+			 LIMIT_TIMEOUT_MS_MAX);
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "memory_bytes")),
+			 LIMIT_MEMORY_BYTES_DEFAULT);
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "output_bytes_max")), 12345);
+	ck_assert_int_eq(json_integer_value(json_object_get(h, "wait_ms_max")), LIMIT_WAIT_MS_MAX);
+	json_decref(h);
 }
 END_TEST
 
@@ -773,6 +928,10 @@ static Suite *request_suite(void)
 	tcase_add_test(tc, parse_fills_fields);
 	tcase_add_test(tc, parse_honours_given_limits);
 	tcase_add_test(tc, parse_payload_is_bounded_by_len);
+	tcase_add_test(tc, limit_table_is_whole);
+	tcase_add_test(tc, limit_fields_only_where_executions_are);
+	tcase_add_test(tc, limit_follower_takes_its_leader);
+	tcase_add_test(tc, limit_json_views);
 	tcase_add_test(tc, parse_depth_beyond_the_parser);
 	tcase_add_test(tc, parse_node_bounds);
 	tcase_add_test(tc, error_echoes_id);

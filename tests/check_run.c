@@ -4,9 +4,8 @@
  * worker's frames, validates them and gives its verdict, but the worker is
  * a process of this test that sends what native code planted in a real
  * worker could send. spawn_worker is replaced (a fork running the hostile
- * behaviour on the worker's fds); the executions are async with no client,
- * so the connection functions exec.c links against are never reached and
- * are inert here. The supervisor's memory is this process's (VmRSS, VmHWM),
+ * behaviour on the worker's fds); the executions are async with no client
+ * (exec.c knows no connection). The supervisor's memory is this process's (VmRSS, VmHWM),
  * and a 1 ms timer measures the longest loop turn (in CPU time, so that a
  * shared machine's scheduling does not count) while a worker is read.
  */
@@ -25,7 +24,6 @@
 #include "../protocol/limits.h"
 #include "../protocol/request.h"
 #include "../server/cache.h"
-#include "../server/conn.h"
 #include "../server/exec.h"
 #include "../server/log.h"
 #include "../server/loop.h"
@@ -268,7 +266,9 @@ static json_t *run_with(const char *req_json, behaviour b)
 	worker_does = b;
 	enum status st;
 	const char *why;
-	struct exec *e = exec_submit(NULL, &req, req.code, req.code_len, 0, NULL, &st, &why);
+	struct owner me;
+	owner_unix(&me, getuid(), getgid());
+	struct exec *e = exec_submit(NULL, &me, &req, req.code, req.code_len, 0, NULL, &st, &why);
 	ck_assert_msg(e != NULL, "%s", why);
 	json_decref(root);
 	struct exec_watch w = {{NULL, NULL}, on_done};
@@ -405,76 +405,14 @@ START_TEST(store_writes_checked)
 }
 END_TEST
 
-/* exec.c links against these; with no client they are never reached. */
-void conn_send(struct conn *c, const json_t *msg)
-{
-	(void)c;
-	(void)msg;
-}
-void conn_send_raw(struct conn *c, const json_t *msg, const char *members, size_t len)
-{
-	(void)c;
-	(void)msg;
-	(void)members;
-	(void)len;
-}
-void conn_send_stream(struct conn *c, struct conn_stream *s)
-{
-	(void)c;
-	s->done(s, false);
-}
-bool conn_backlogged(const struct conn *c)
-{
-	(void)c;
-	return false;
-}
-void conn_subscribe(struct conn *c, struct conn_sub *s)
-{
-	(void)c;
-	(void)s;
-}
-void conn_unsubscribe(struct conn *c, struct conn_sub *s)
-{
-	(void)c;
-	(void)s;
-}
-void conn_when_room(struct conn *c, struct conn_pending *p, size_t size_hint)
-{
-	(void)c;
-	(void)size_hint;
-	p->ready(p);
-}
-void conn_pending_cancel(struct conn_pending *p) { (void)p; }
-const struct owner *conn_owner(const struct conn *c)
-{
-	static struct owner me;
-	(void)c;
-	owner_unix(&me, getuid(), getgid());
-	return &me;
-}
 /* The fake spawner hands out no worker ids. */
 void spawn_reaped(pid_t pid) { (void)pid; }
-size_t conn_owed_bytes(const struct conn *c)
-{
-	(void)c;
-	return 0;
-}
-bool conn_owes_too_much(const struct conn *c)
-{
-	(void)c;
-	return false;
-}
-size_t conn_reply_bytes_queued(void) { return 0; }
-void conn_exec_begin(struct conn *c) { (void)c; }
-void conn_exec_end(struct conn *c) { (void)c; }
-int cache_store(const char *owner, const char *code, size_t len, cache_stored_cb stored, void *arg)
+json_t *cache_store(const char *owner, const char *code, size_t len)
 {
 	(void)owner;
 	(void)code;
 	(void)len;
-	(void)stored;
-	(void)arg;
-	return 0;
+	return NULL;
 }
 
 static Suite *run_suite(void)

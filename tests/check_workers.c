@@ -227,7 +227,8 @@ static void hold_workers(struct daemon *d, int n, struct held *w)
 }
 
 /* Lets the held workers finish: each succeeds, and once reaped (the final
- * reply comes only then) every uid is back. */
+ * reply comes before that, on the result; the slot is given back after
+ * the uid) every uid is back. */
 static void release_workers(struct daemon *d, struct held *w)
 {
 	for (int i = 0; i < w->n; i++) {
@@ -236,6 +237,12 @@ static void release_workers(struct daemon *d, struct held *w)
 		json_decref(r);
 		json_decref(w->ev[i]);
 		client_close(&w->c[i]);
+	}
+	for (long long running = 1, tries = 0; running; tries++) {
+		json_t *h = health(d->sock);
+		running = jint(h, "workers_running");
+		json_decref(h);
+		ck_assert_msg(tries < 100000, "workers still running: %lld", running);
 	}
 	struct claim run = claimed(d);
 	ck_assert_int_eq(run.free, (long long)(run.last - run.first + 1));

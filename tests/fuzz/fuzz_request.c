@@ -39,11 +39,13 @@ static void check_accepted(const struct request *req, const struct request_limit
 	case OP_TEST:
 		if (!req->code && !req->cached && req->op != OP_TEST)
 			abort();
-		if (req->timeout_ms == 0 || req->timeout_ms > lim->timeout_ms_max ||
-		    req->memory_bytes < lim->memory_bytes_min ||
-		    req->memory_bytes > lim->memory_bytes_max ||
-		    req->output_bytes > lim->output_bytes_max)
-			abort();
+		/* Every limit within its bounds, whatever the request said. */
+		for (size_t i = 0; i < exec_limit_count; i++) {
+			const struct exec_limit_field *f = &exec_limit_fields[i];
+			uint64_t v = exec_limit_get(&req->limits, f);
+			if (v < exec_limit_get(&lim->min, f) || v > exec_limit_get(&lim->max, f))
+				abort();
+		}
 		if (req->tools && json_array_size(req->tools) > LIMIT_TOOLS)
 			abort();
 		break;
