@@ -3,7 +3,8 @@
  * (protocol/ctl.h), both ways.
  *
  * Worker to supervisor: every message a worker may send (a tool call, a
- * result with its value, error, store writes, test report and heap peak)
+ * result with its value, error, store writes, test report, heap peak and
+ * CPU time)
  * as ctl_parse checks it: each field's type and bound, unknown and
  * repeated fields, frames over the limit or cut short, numbers out of
  * range, invalid UTF-8, deep nesting. A worker is hostile: whatever these
@@ -221,6 +222,51 @@ START_TEST(heap_peak_bounds)
 		ctl_msg_clear(&m);
 		free(f);
 	}
+}
+END_TEST
+
+/* The worker's own CPU time (cpu_ms): a diagnostic, but a claim that is
+ * not a count within LIMIT_RESULT_CPU_MS_MAX breaks the protocol; absent
+ * is not reported (-1). */
+START_TEST(result_cpu_ms)
+{
+	struct ctl_msg m;
+	ok("{\"type\":\"result\",\"ok\":true}", &m);
+	ck_assert_int_eq(m.cpu_ms, -1);
+	ctl_msg_clear(&m);
+	const long long max = LIMIT_RESULT_CPU_MS_MAX;
+	const long long good[] = {0, 7, max};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		char *f = fmt("{\"type\":\"result\",\"ok\":false,\"cpu_ms\":%lld,\"error\":{"
+			      "\"kind\":\"timeout\",\"message\":\"m\"}}",
+			      good[i]);
+		ok(f, &m);
+		ck_assert_int_eq(m.cpu_ms, good[i]);
+		ctl_msg_clear(&m);
+		free(f);
+	}
+	char *over = fmt("%lld", max + 1);
+	const char *bad[] = {over,
+			     "-1",
+			     "1.5",
+			     "1e3",
+			     "\"1\"",
+			     "null",
+			     "true",
+			     "[1]",
+			     "{}",
+			     "1e400",
+			     "9223372036854775808",
+			     "-9223372036854775808"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *f = fmt("{\"type\":\"result\",\"ok\":true,\"cpu_ms\":%s}", bad[i]);
+		refused(f, "cpu_ms");
+		free(f);
+	}
+	free(over);
+	refused("{\"type\":\"result\",\"ok\":true,\"cpu_ms\":1,\"cpu_ms\":2}", "repeats");
+	refused("{\"type\":\"tool_call\",\"call_id\":1,\"name\":\"t\",\"args\":{},\"cpu_ms\":1}",
+		"unknown fields");
 }
 END_TEST
 
@@ -1153,6 +1199,7 @@ int main(void)
 	tcase_add_test(tc, unknown_and_repeated_fields);
 	tcase_add_test(tc, result_ok_flag);
 	tcase_add_test(tc, heap_peak_bounds);
+	tcase_add_test(tc, result_cpu_ms);
 	tcase_add_test(tc, result_value_text);
 	tcase_add_test(tc, result_value_borrowed);
 	tcase_add_test(tc, result_value_bounds);
