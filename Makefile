@@ -67,6 +67,8 @@ SERVER   := server/main.c server/config.c server/log.c server/loop.c server/list
             server/conn.c server/notify.c server/ops.c server/exec.c server/run.c \
             server/registry.c server/sched.c server/spawn.c server/uidpool.c server/cache.c \
             server/decl.c server/owner.c server/parse.c
+# The cache of lowered code (server/lcache.h).
+SERVER   += server/lcache.c
 CTL      := client/sandboxctl.c
 # client/: the programs that talk to the daemon and the connection module
 # they share; it depends on protocol/ only.
@@ -122,6 +124,8 @@ INT_TESTS  += check_mcp_bridge
 INT_TESTS  += check_values
 # Timers and the event loop in confined workers.
 INT_TESTS  += check_timers
+# The cache of lowered code: the module alone, then the daemon's use of it.
+INT_TESTS  += check_lcache
 # Fuzz targets (tests/fuzz/): built with clang and libFuzzer by `make fuzz`;
 # built with $(CC) and a replay driver, each runs its seed and crash corpora
 # as a unit suite of `make check`.
@@ -221,7 +225,7 @@ build/tests/check_node: $(call obj,tests/check_node.c tests/nodecases.c $(WORKER
 build/tests/check_decl: $(call obj,tests/check_decl.c server/decl.c $(JNUM))
 build/tests/check_jsonv: $(call obj,tests/check_jsonv.c protocol/jsonv.c protocol/ctl.c $(JNUM))
 build/tests/check_jstr: $(call obj,tests/check_jstr.c protocol/msg.c protocol/frame.c protocol/status.c $(JNUM))
-build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL))
+build/tests/check_run: $(call obj,tests/check_run.c server/run.c server/parse.c server/exec.c server/registry.c server/sched.c server/owner.c server/loop.c server/log.c $(PROTOCOL)) $(call obj,server/lcache.c)
 build/tests/check_runmod: $(call obj,tests/check_runmod.c server/run.c server/parse.c server/loop.c server/log.c $(PROTOCOL))
 build/tests/check_confine: $(call obj,tests/check_confine.c worker/confine.c)
 build/tests/check_prescan: $(call obj,tests/check_prescan.c worker/prescan.c)
@@ -254,6 +258,7 @@ build/tests/check_timers: $(call obj,tests/check_timers.c) $(TESTLIB) $(call obj
 build/tests/check_cli: $(call obj,tests/check_cli.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_corpus: $(call obj,tests/check_corpus.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_tenancy: $(call obj,tests/check_tenancy.c) $(TESTLIB) $(call obj,$(PROTOCOL))
+build/tests/check_lcache: $(call obj,tests/check_lcache.c server/lcache.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_workers: $(call obj,tests/check_workers.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_fds: $(call obj,tests/check_fds.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_hostile: $(call obj,tests/check_hostile.c tests/hostile.c) $(TESTLIB) $(call obj,$(PROTOCOL))

@@ -53,6 +53,7 @@ void ctl_msg_clear(struct ctl_msg *m)
 	json_decref(m->error);
 	free(m->store_writes);
 	free(m->tests);
+	free(m->lowered);
 	memset(m, 0, sizeof *m);
 	m->heap_peak = -1;
 	m->cpu_ms = -1;
@@ -316,7 +317,8 @@ static const char *check_members(const struct jsonv *v, const char *text,
 
 static const char *const call_fields[] = {"type", "call_id", "name", "args", NULL};
 static const char *const result_fields[] = {
-	"type", "ok", "value", "error", "test", "store_writes", "heap_peak_bytes", "cpu_ms", NULL};
+	"type",	  "ok",	     "value", "error", "test", "store_writes", "heap_peak_bytes",
+	"cpu_ms", "lowered", NULL};
 
 static const char *tool_call(const struct jsonv *v, const char *text, struct ctl_msg *m)
 {
@@ -371,6 +373,18 @@ static const char *result(const struct jsonv *v, const char *text, struct ctl_ms
 		json_decref(cpu);
 		if (!good)
 			return "result has a malformed or out of range cpu_ms";
+	}
+	/* The lowered text: a string, kept as the text it is (the supervisor
+	 * hands it on and never reads it), of bounded size. */
+	const struct jsonv_member *lowered = jsonv_member(v, "lowered", NULL);
+	if (lowered) {
+		if (text[lowered->value.off] != '"')
+			return "result has lowered code that is not a string";
+		if (lowered->value.len > CTL_LOWERED_BYTES)
+			return "result has lowered code over its limit";
+		if (!(m->lowered = copy_span(text, &lowered->value)))
+			return "out of memory";
+		m->lowered_len = lowered->value.len;
 	}
 	if (!m->ok) {
 		json_t *e = error_member(text, jsonv_member(v, "error", NULL));

@@ -4,7 +4,9 @@
  * The worker's fd 0 is one end of a stream socketpair carrying frames in
  * the binary framing of frame.h, both ways:
  *   supervisor -> worker: one job  {"code": string} or, in test mode,
- *     {"code"?: string, "tests": string}
+ *     {"code"?: string, "tests": string}; outside test mode it may carry
+ *     "lowered": string and "lowering": CTL_LOWERING_VERSION, the ES5 text
+ *     an earlier run of the same code made, to compile as it is
  *   worker -> supervisor: tool calls, each answered before the next
  *     {"type": "tool_call", "call_id": n (1, 2, ...), "name", "args"}
  *   supervisor -> worker: {"type": "tool_result", "call_id", "value" | "error"}
@@ -15,6 +17,9 @@
  *     {"type": "result", "ok": true, "test": {"summary", "tests"}}
  *     {"type": "result", "ok": false,
  *      "error": {"kind", "message", "line"?, "stack"?, "source"?, "data"?}}
+ *     each may add "lowered": string, the ES5 text the worker lowered the
+ *     code to (when it did), for the supervisor's cache of lowered code:
+ *     opaque text to it, bounded by CTL_LOWERED_BYTES, never parsed
  * Later message types (tool calls and their answers) share this channel,
  * which is why it is a socket and not a pipe.
  *
@@ -48,8 +53,18 @@ enum ctl_exit {
 #define CTL_STACK_BYTES 16384u
 /* A returned value's JSON; beyond it the script fails with a clear error. */
 #define CTL_VALUE_BYTES (16u * 1024u * 1024u)
-/* A result frame: the value plus the other fields. */
-#define CTL_RESULT_BYTES (CTL_VALUE_BYTES + 64u * 1024u)
+/* The lowered text a result may carry, as a JSON string (quotes and
+ * escapes counted): 1 MiB is a script of some 20000 modern lines lowered;
+ * a bigger lowering is not offered for caching (it is made again). */
+#define CTL_LOWERED_BYTES (1024u * 1024u)
+/* A result frame: the value, the lowered text and the other fields. */
+#define CTL_RESULT_BYTES (CTL_VALUE_BYTES + CTL_LOWERED_BYTES + 64u * 1024u)
+/* The lowering's version: lowered text is only handed to a worker whose
+ * lowering is the one that made it (the supervisor's cache keys on it,
+ * and the job names it). Raise it with any change to js/lower.js, to
+ * acorn, to the runtime lowered code calls (js/runtime.js) or to the
+ * wrapper engine.c compiles lowered code in. */
+#define CTL_LOWERING_VERSION 1
 /* Values (scalars, arrays, objects) in a returned value, and its nesting.
  * The supervisor keeps only text, but a client parses it into a tree of
  * some 50 to 100 bytes a value: a million is as far as that stays sane. */
@@ -112,6 +127,10 @@ struct ctl_msg {
 	struct ctl_summary summary; /* recomputed from the entries */
 	char *tests;		    /* [{name, passed, skipped?, error?, duration_ms}] */
 	size_t tests_len;
+	/* The lowered text as the frame gave it: a compact JSON string, quotes
+	 * included (at most CTL_LOWERED_BYTES), or NULL. */
+	char *lowered;
+	size_t lowered_len;
 };
 
 /* The limits a whole frame is validated under (jsonv). */

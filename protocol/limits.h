@@ -61,6 +61,18 @@
 /* list: the start of each execution's code. */
 #define LIMIT_CODE_PREVIEW_CHARS 100u
 
+/* The cache of lowered code (server/lcache.h): the ES5 text a worker made
+ * of a modern script or TypeScript, kept by the supervisor per owner and
+ * handed to that owner's next run of the same code. A 10-line modern
+ * script lowers to some 1-2 KiB, a big one to a few hundred: 512 entries
+ * and 8 MiB hold an agent's working set of scripts many times over while
+ * staying a small term of the supervisor's memory (README, Memory). When
+ * either is reached, the owner holding the most loses its least recently
+ * used entry first. An entry's own bound is the control frame's
+ * (CTL_LOWERED_BYTES). */
+#define LIMIT_LCACHE_ENTRIES_DEFAULT 512u
+#define LIMIT_LCACHE_BYTES_DEFAULT (8ull * 1024 * 1024)
+
 /* Tools a request may declare, and the length of a (dotted) tool name. */
 #define LIMIT_TOOLS 256u
 #define LIMIT_TOOL_NAME 128u

@@ -11,6 +11,7 @@
 #include "../protocol/limits.h"
 #include "../protocol/msg.h"
 #include "cache.h"
+#include "lcache.h"
 #include "log.h"
 #include "loop.h"
 #include "registry.h"
@@ -57,6 +58,8 @@ struct exec {
 	size_t tests_len;
 	char *cached_name; /* ran from the cache under this name */
 	char preview[4 * 100 + 1];
+	/* caches: the cache of lowered code's key and hit for this run. */
+	struct lcache_slot lowered;
 	bool cache;	    /* store the code if it succeeds */
 	json_t *tool_names; /* the declared tools' names (strings), or NULL */
 	char *store;	    /* the starting store as compact JSON, until sent */
@@ -730,6 +733,11 @@ static void act_ended(struct exec *e, enum event ev)
 		finish_call(e, "cancelled");
 	e->reg.finished_ms = loop_wall_ms();
 	e->fields = build_fields(e);
+	/* caches: the lowered text the worker made, kept for its owner. */
+	if (e->run.have_result && e->run.killed != RUN_KILL_PROTOCOL)
+		lcache_offer(&e->lowered, e->owner.key, e->run.result.lowered,
+			     e->run.result.lowered_len);
+	lcache_slot_clear(&e->lowered);
 	run_drop_result(&e->run);
 	bool store =
 		e->cache && !e->cached_name && e->mode != EXEC_TEST && e->state == STATE_COMPLETED;
@@ -802,6 +810,7 @@ static void exec_free(struct registry_entry *r)
 	free(e->store);
 	json_decref(e->calls);
 	buf_free(&e->kept);
+	lcache_slot_clear(&e->lowered); /* caches */
 	run_clear(&e->run);
 	free(e->cached_name);
 	free(e->code);
@@ -917,6 +926,9 @@ static void act_start(struct exec *e, enum event ev)
 		/* The options line becomes an empty line: line numbers hold. */
 		r->job.code = e->code + e->options_len;
 		r->job.code_len = e->code_len - e->options_len;
+		/* caches: the owner's lowered text of this code, when it has one. */
+		lcache_lookup(&e->lowered, e->owner.key, e->language, r->job.code, r->job.code_len);
+		r->job.lowered = lcache_slot_text(&e->lowered, &r->job.lowered_len);
 	}
 	r->job.store = e->store;
 	r->job.store_len = e->store_len;

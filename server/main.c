@@ -13,6 +13,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "../protocol/ctl.h"
 #include "../protocol/limits.h"
 #include "cache.h"
 #include "config.h"
@@ -312,7 +313,10 @@ int main(int argc, char **argv)
 	rlim_t nofile = raise_nofile();
 	if (loop_init() < 0)
 		fatal("epoll");
-	struct spawn_config sc = {.fs = {.max_job_bytes = cfg.max_frame_bytes + 65536}};
+	/* A job is the request's code (a frame at most), its small members and
+	 * the lowered text the cache of lowered code may add. */
+	struct spawn_config sc = {
+		.fs = {.max_job_bytes = cfg.max_frame_bytes + 65536 + CTL_LOWERED_BYTES}};
 	worker_identity(&sc);
 	/* Before the socket exists: no client can have reached the forkserver. */
 	if (spawn_init(&sc) < 0)

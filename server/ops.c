@@ -14,6 +14,7 @@
 #include "conn.h"
 #include "decl.h"
 #include "exec.h"
+#include "lcache.h"
 #include "log.h"
 #include "loop.h"
 #include "parse.h"
@@ -917,6 +918,9 @@ static void health(struct conn *c, const struct request *req)
 	/* A member lost to a failed allocation is counted: send_reply sees it. */
 	json_t *limits = json_object();
 	request_limits_to_json(&ops_limits, limits);
+	/* caches: the cache of lowered code, the caller's own (all, for an admin). */
+	json_object_set_new(json_object_get(r, "cache"), "lowered",
+			    lcache_describe(cache_scope(c)));
 	json_object_set_new(r, "limits", limits);
 	struct loop_stats ls;
 	loop_get_stats(&ls);

@@ -846,6 +846,9 @@ static int encode_job(struct run *r)
 	if (r->job.language)
 		json_object_set_new(job, "language", json_string(r->job.language));
 	json_object_set(job, "tools", r->job.tool_names);
+	/* caches: lowered text an earlier run of this code made. */
+	if (r->job.lowered)
+		json_object_set_new(job, "lowering", json_integer(CTL_LOWERING_VERSION));
 	if (!job || msg_alloc_failures() != oom) {
 		json_decref(job);
 		errno = ENOMEM;
@@ -860,6 +863,9 @@ static int encode_job(struct run *r)
 		add_source(r, 0, "code", in->code, in->code_len);
 	if (in->tests)
 		add_source(r, 1, "tests", in->tests, in->tests_len);
+	if (in->lowered) /* caches: a JSON string already, copied as it is */
+		msg_stream_json(m, "lowered", view(&r->job_src[3], in->lowered, in->lowered_len), 0,
+				in->lowered_len);
 	if (in->store)
 		msg_stream_json(m, "store", view(&r->job_src[2], in->store, in->store_len), 0,
 				in->store_len);

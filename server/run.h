@@ -77,6 +77,10 @@ struct run_job {
 	size_t store_len;
 	const char *language; /* "javascript", "typescript" or NULL */
 	json_t *tool_names;   /* the declared tools' names, or NULL; borrowed for the run */
+	/* caches: the text an earlier run of this code was lowered to, a
+	 * compact JSON string (lcache.h), or NULL; never in test mode. */
+	const char *lowered;
+	size_t lowered_len;
 };
 
 struct run {
@@ -98,7 +102,7 @@ struct run {
 	struct buf ctl_out;
 	struct msg_stream job_msg;
 	bool job_streaming;
-	struct buf job_src[3];
+	struct buf job_src[4];
 	/* The frame arriving: its header, the payload bytes still to come,
 	 * and its validation into compact text as they come. */
 	unsigned char ctl_hdr[4];

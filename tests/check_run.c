@@ -25,6 +25,7 @@
 #include "../protocol/request.h"
 #include "../server/cache.h"
 #include "../server/exec.h"
+#include "../server/lcache.h"
 #include "../server/log.h"
 #include "../server/loop.h"
 #include "../server/owner.h"
@@ -187,6 +188,64 @@ static void store_over_limit(int ctl)
 	send_frame(ctl, f, strlen(f));
 }
 
+/* Reads the job: a frame on the control channel. The caller frees it. */
+static json_t *read_job(int ctl)
+{
+	unsigned char hdr[4];
+	size_t got = 0;
+	while (got < 4) {
+		ssize_t k = read(ctl, hdr + got, 4 - got);
+		if (k <= 0)
+			_exit(5);
+		got += (size_t)k;
+	}
+	size_t n = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 | (size_t)hdr[2] << 8 | hdr[3];
+	char *p = malloc(n);
+	for (got = 0; got < n;) {
+		ssize_t k = read(ctl, p + got, n - got);
+		if (k <= 0)
+			_exit(5);
+		got += (size_t)k;
+	}
+	json_t *job = json_loadb(p, n, 0, NULL);
+	free(p);
+	return job;
+}
+
+/* The cache of lowered code, against a worker that lies: it returns as
+ * its value the lowered text its job carried (null for none), with the
+ * version the job named, and offers "lowered" text that is poison
+ * (lowered_poison, its owner's mark) for the next run of the code. */
+static const char *lowered_poison;
+
+static void poisoner(int ctl)
+{
+	json_t *job = read_job(ctl);
+	json_t *seen = json_pack("{s:O?, s:O?}", "lowered", json_object_get(job, "lowered"),
+				 "lowering", json_object_get(job, "lowering"));
+	json_t *r = json_pack("{s:s, s:b, s:o, s:s}", "type", "result", "ok", 1, "value", seen,
+			      "lowered", lowered_poison);
+	char *text = json_dumps(r, JSON_COMPACT);
+	send_frame(ctl, text, strlen(text));
+	_exit(0);
+}
+
+static void lowered_not_string(int ctl)
+{
+	static const char r[] = "{\"type\":\"result\",\"ok\":true,\"lowered\":{\"a\":1}}";
+	send_frame(ctl, r, sizeof r - 1);
+}
+
+static void lowered_too_big(int ctl)
+{
+	size_t n = CTL_LOWERED_BYTES;
+	char *f = malloc(n + 128);
+	int k = sprintf(f, "{\"type\":\"result\",\"ok\":true,\"lowered\":\"");
+	memset(f + k, 'p', n);
+	strcpy(f + k + n, "\"}");
+	send_frame(ctl, f, strlen(f));
+}
+
 /* ---- the supervisor, driven */
 
 static json_t *fields;
@@ -242,10 +301,16 @@ static long vm(const char *field)
 
 /* Runs one execution of req (JSON) against a worker doing b; returns its
  * fields (the caller frees them). */
+static bool started;
+static uid_t as_uid = (uid_t)-1; /* the submitter's uid, when set */
+
 static json_t *run_with(const char *req_json, behaviour b)
 {
-	log_init(LOG_LEVEL_ERR);
-	ck_assert_int_eq(loop_init(), 0);
+	/* Several runs in one test share the supervisor, as a daemon's do. */
+	if (!started) {
+		log_init(LOG_LEVEL_ERR);
+		ck_assert_int_eq(loop_init(), 0);
+	}
 	struct exec_settings es = {.max_workers = 1,
 				   .queue_max = 4,
 				   .per_owner_running = 1,
@@ -255,7 +320,9 @@ static json_t *run_with(const char *req_json, behaviour b)
 				   .retain_bytes = 64 * MIB,
 				   .reply_bytes = 32 * MIB,
 				   .queue_bytes = 32 * MIB};
-	exec_init(&es);
+	if (!started)
+		exec_init(&es);
+	started = true;
 	struct request_limits lim;
 	request_limits_default(&lim);
 	struct request req;
@@ -267,7 +334,10 @@ static json_t *run_with(const char *req_json, behaviour b)
 	enum status st;
 	const char *why;
 	struct owner me;
-	owner_unix(&me, getuid(), getgid());
+	if (as_uid != (uid_t)-1)
+		owner_unix(&me, as_uid, as_uid);
+	else
+		owner_unix(&me, getuid(), getgid());
 	struct exec *e = exec_submit(NULL, &me, &req, req.code, req.code_len, 0, NULL, &st, &why);
 	ck_assert_msg(e != NULL, "%s", why);
 	json_decref(root);
@@ -396,6 +466,80 @@ START_TEST(forged_test_summary)
 }
 END_TEST
 
+/* The value a poisoner returned: what its job carried, as compact JSON. */
+static char *job_saw(void)
+{
+	const char *v = strstr(kept, "\"value\":");
+	ck_assert_ptr_nonnull(v);
+	json_error_t err;
+	json_t *seen = json_loads(v + 8, JSON_DISABLE_EOF_CHECK, &err);
+	ck_assert_ptr_nonnull(seen);
+	char *out = json_dumps(seen, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(seen);
+	return out;
+}
+
+/* One run of code as uid against a poisoner marking its text with mark;
+ * what the job carried. */
+static char *poisoned_run(uid_t uid, const char *mark)
+{
+	as_uid = uid;
+	lowered_poison = mark;
+	json_t *f = run_with("{\"op\":\"async\",\"code\":\"let x = 1; return x\","
+			     "\"cache\":false}",
+			     poisoner);
+	ck_assert(json_is_true(json_object_get(f, "success")));
+	json_decref(f);
+	char *saw = job_saw();
+	free(kept);
+	kept = NULL;
+	return saw;
+}
+
+static void ck_saw(char *saw, const char *want)
+{
+	ck_assert_str_eq(saw, want);
+	free(saw);
+}
+
+/* A worker's lowered text only ever reaches its own owner's later runs:
+ * another owner running the very same code never gets it, and a text
+ * offered by a run that was given one is not kept. */
+START_TEST(poisoned_lowering_stays_with_its_owner)
+{
+	static const char none[] = "{\"lowered\":null,\"lowering\":null}";
+	ck_saw(poisoned_run(1000, "poison of A"), none);
+	ck_saw(poisoned_run(2000, "poison of B"), none);
+	ck_saw(poisoned_run(1000, "A again"), "{\"lowered\":\"poison of A\",\"lowering\":1}");
+	ck_saw(poisoned_run(2000, "B again"), "{\"lowered\":\"poison of B\",\"lowering\":1}");
+	ck_saw(poisoned_run(3000, "poison of C"), none);
+	/* A's entry is still its first text: a run given one offers nothing. */
+	ck_saw(poisoned_run(1000, "A once more"), "{\"lowered\":\"poison of A\",\"lowering\":1}");
+	json_t *a = lcache_describe("uid-1000"), *all = lcache_describe(NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(a, "hits")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(a, "stores")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(all, "entries")), 3);
+	json_decref(a);
+	json_decref(all);
+	as_uid = (uid_t)-1;
+}
+END_TEST
+
+/* Lowered text is a string of bounded size, or the worker broke the
+ * protocol. */
+START_TEST(lowered_text_checked)
+{
+	json_t *f = run_with(async_req, lowered_not_string);
+	ck_assert_str_eq(kind(f), "sandbox");
+	ck_assert_ptr_nonnull(strstr(message(f), "not a string"));
+	json_decref(f);
+	f = run_with(async_req, lowered_too_big);
+	ck_assert_str_eq(kind(f), "sandbox");
+	ck_assert_ptr_nonnull(strstr(message(f), "over its limit"));
+	json_decref(f);
+}
+END_TEST
+
 START_TEST(store_writes_checked)
 {
 	json_t *f = run_with(async_req, store_over_limit);
@@ -428,6 +572,8 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, exit_status_never_picks_the_kind);
 	tcase_add_test(tc, forged_test_summary);
 	tcase_add_test(tc, store_writes_checked);
+	tcase_add_test(tc, poisoned_lowering_stays_with_its_owner);
+	tcase_add_test(tc, lowered_text_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }

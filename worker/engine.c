@@ -16,6 +16,7 @@
 #include "../protocol/ctl.h"
 #include "../protocol/io.h"
 #include "../protocol/jnum.h"
+#include "../protocol/jstr.h"
 #include "../protocol/limits.h"
 #include "../protocol/utf8.h"
 #include "js.h"
@@ -2045,16 +2046,93 @@ static bool names_eval(const char *code, size_t len)
 	return false;
 }
 
+/* ---- the cache of lowered code (server/lcache.h) */
+
+/* The text an earlier run of this code was lowered to (engine_use_lowered),
+ * and the text this run's lowering made (engine_lowered). */
+static const char *given_lowered;
+static size_t given_lowered_len;
+static struct buf made_lowered = BUF_INIT;
+static bool have_made_lowered;
+
+void engine_use_lowered(const char *text, size_t len)
+{
+	given_lowered = text;
+	given_lowered_len = len;
+}
+
+const char *engine_lowered(size_t *len)
+{
+	*len = have_made_lowered ? buf_len(&made_lowered) : 0;
+	return have_made_lowered ? buf_peek(&made_lowered) : NULL;
+}
+
+/* Keeps the lowered source under the globals at the top of the stack as
+ * UTF-8 for the supervisor's cache, when it survives the trip: a lone
+ * surrogate (which UTF-8 cannot hold) would come back as U+FFFD and run
+ * differently, so such a text is not offered; nor is one whose JSON
+ * string is over the control frame's bound, or an empty one. */
+static void keep_lowered(duk_context *ctx)
+{
+	duk_size_t n;
+	const char *s = duk_get_lstring(ctx, -2, &n);
+	have_made_lowered = false;
+	buf_free(&made_lowered);
+	if (!s || n == 0 || n > CTL_LOWERED_BYTES)
+		return;
+	struct buf back = BUF_INIT;
+	bool same = utf8_from_cesu(&made_lowered, s, n) == 0 && buf_len(&made_lowered) > 0 &&
+		    utf8_to_cesu(&back, buf_peek(&made_lowered), buf_len(&made_lowered)) == 0 &&
+		    buf_len(&back) == n && memcmp(buf_peek(&back), s, n) == 0;
+	buf_free(&back);
+	if (same && jstr_escaped_len(buf_peek(&made_lowered), buf_len(&made_lowered)) + 2 <=
+			    CTL_LOWERED_BYTES)
+		have_made_lowered = true;
+	else
+		buf_free(&made_lowered);
+}
+
+/* Pushes the given lowered text (in the engine's encoding) and an empty
+ * globals array, as downlevel leaves a body's lowering; NULL, or the
+ * failure result when memory ran out. The text is used once. */
+static json_t *push_given_lowered(duk_context *ctx)
+{
+	struct buf src = BUF_INIT;
+	const char *text = given_lowered;
+	given_lowered = NULL;
+	if (utf8_to_cesu(&src, text, given_lowered_len) < 0) {
+		buf_free(&src);
+		return result_error("memory", "out of memory before the script started");
+	}
+	duk_push_lstring(ctx, src.data ? buf_peek(&src) : "", buf_len(&src));
+	buf_free(&src);
+	duk_push_array(ctx);
+	return NULL;
+}
+
+static json_t *compile_lowered(duk_context *ctx, const char *code, size_t len, const char *file,
+			       bool body);
+
 /* Compiles src (what the request gave, or its lowered form at the top of
  * the stack when lowered is set) as a function body or as program code.
  * JavaScript the pre-scan finds nothing in whose ES5.1 and ES2022 readings
  * differ (prescan.h) is compiled by the engine as it is, and goes no
  * further when the engine takes it; the rest, and what the engine cannot
- * parse, is lowered first. NULL with the compiled function on the stack,
- * or the failure result. */
+ * parse, is lowered first. A body whose lowered text was given
+ * (engine_use_lowered) skips all that and compiles the text. NULL with
+ * the compiled function on the stack, or the failure result. */
 static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engine_language lang,
 		       const char *file, bool body)
 {
+	/* A run's lowered text is its own: the prepared engine ran one too. */
+	if (body && have_made_lowered) {
+		have_made_lowered = false;
+		buf_free(&made_lowered);
+	}
+	if (body && given_lowered) {
+		json_t *r = push_given_lowered(ctx);
+		return r ? r : compile_lowered(ctx, code, len, file, body);
+	}
 	/* A body sits on the wrapper's first line so line numbers match the
 	 * code as submitted. */
 	static const char head[] = "function(){";
@@ -2088,6 +2166,17 @@ static json_t *compile(duk_context *ctx, const char *code, size_t len, enum engi
 	json_t *r = downlevel(ctx, code, len, lang, body, file);
 	if (r)
 		return r;
+	if (body)
+		keep_lowered(ctx);
+	return compile_lowered(ctx, code, len, file, body);
+}
+
+/* Compiles the lowered source under its globals at the top of the stack
+ * (code, the submitted code, places a syntax error), as compile does. */
+static json_t *compile_lowered(duk_context *ctx, const char *code, size_t len, const char *file,
+			       bool body)
+{
+	duk_uint_t flags = body ? DUK_COMPILE_FUNCTION : 0;
 	/* [... lowered globals] */
 	if (body) {
 		duk_pop(ctx);

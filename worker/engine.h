@@ -48,6 +48,21 @@ enum engine_language { ENGINE_ANY, ENGINE_JAVASCRIPT, ENGINE_TYPESCRIPT };
  */
 json_t *engine_run(const char *code, size_t len, enum engine_language lang);
 
+/*
+ * The cache of lowered code (server/lcache.h). Before engine_run: text
+ * (UTF-8, borrowed until engine_run returns) is what an earlier run of the
+ * same code was lowered to, as engine_lowered gave it; engine_run then
+ * compiles it as it is (no pre-scan, no parse, no lowering), with the
+ * same wrapper, file name and lines, so errors and stacks are the same as
+ * on that run. Used by the next engine_run only; test mode ignores it.
+ */
+void engine_use_lowered(const char *text, size_t len);
+/* After engine_run: the ES5 text (UTF-8) its lowering made, for the
+ * supervisor to keep; NULL when the code was not lowered (it ran as it
+ * is, did not lower, or came lowered) or the text cannot be carried
+ * (a lone surrogate, over CTL_LOWERED_BYTES as a JSON string). */
+const char *engine_lowered(size_t *len);
+
 /* The lowering alone (tests look at its output): {"code": ES5 source} (and
  * "globals", the names program code declares) or {"error": {"message",
  * "line", "column", and "length" when the offending token is longer than

@@ -144,7 +144,17 @@ void worker_main(const struct confine_params *p, const struct sock_fprog *filter
 	} else {
 		if (!json_is_string(code))
 			_exit(CTL_EXIT_PROTOCOL);
+		/* The cache of lowered code: the text an earlier run of this code
+		 * was lowered to, when the lowering is this one. */
+		json_t *lowered = json_object_get(job, "lowered");
+		if (json_is_string(lowered) &&
+		    json_integer_value(json_object_get(job, "lowering")) == CTL_LOWERING_VERSION)
+			engine_use_lowered(json_string_value(lowered), json_string_length(lowered));
 		result = engine_run(json_string_value(code), json_string_length(code), lang);
+		size_t made_len;
+		const char *made = engine_lowered(&made_len);
+		if (result && made)
+			json_object_set_new(result, "lowered", json_stringn(made, made_len));
 	}
 	if (!result)
 		_exit(CTL_EXIT_MEMORY);
