@@ -3,8 +3,8 @@
  * (protocol/ctl.h), both ways.
  *
  * Worker to supervisor: every message a worker may send (a tool call, a
- * result with its value, error, store writes, test report, heap peak and
- * CPU time)
+ * result with its value, error, store writes, test report, heap peak, CPU
+ * time and lowered code)
  * as ctl_parse checks it: each field's type and bound, unknown and
  * repeated fields, frames over the limit or cut short, numbers out of
  * range, invalid UTF-8, deep nesting. A worker is hostile: whatever these
@@ -416,6 +416,60 @@ START_TEST(result_value_bounds)
 			refused_len(buf_peek(&b), buf_len(&b), NULL);
 		}
 		buf_free(&b);
+	}
+}
+END_TEST
+
+/* The lowered text a result may carry for the cache of lowered code: a
+ * JSON string kept as the text it is (quotes, escapes and all, never
+ * parsed), at most CTL_LOWERED_BYTES; anything else breaks the protocol. */
+START_TEST(result_lowered)
+{
+	struct ctl_msg m;
+	ok("{\"type\":\"result\",\"ok\":true}", &m);
+	ck_assert_ptr_null(m.lowered);
+	ctl_msg_clear(&m);
+	ok("{\"type\":\"result\",\"ok\":true,\"lowered\": \"var a = \\\"\\u0000\\\";\\n\\u2028\"}",
+	   &m);
+	ck_assert_str_eq(m.lowered, "\"var a = \\\"\\u0000\\\";\\n\\u2028\"");
+	ck_assert_uint_eq(m.lowered_len, strlen(m.lowered));
+	ctl_msg_clear(&m);
+	/* A failed result may carry it too (a script that throws at run time
+	 * was lowered all the same). */
+	ok("{\"type\":\"result\",\"ok\":false,\"lowered\":\"x\",\"error\":{\"kind\":\"script\","
+	   "\"message\":\"m\"}}",
+	   &m);
+	ck_assert_str_eq(m.lowered, "\"x\"");
+	ctl_msg_clear(&m);
+	static const char *const bad[] = {"1", "null", "true", "[\"x\"]", "{\"code\":\"x\"}"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *f = fmt("{\"type\":\"result\",\"ok\":true,\"lowered\":%s}", bad[i]);
+		refused(f, "lowered");
+		free(f);
+	}
+	refused("{\"type\":\"result\",\"ok\":true,\"lowered\":\"a\",\"lowered\":\"b\"}", "repeats");
+	refused("{\"type\":\"result\",\"ok\":true,\"lowered\":\"\xc0\x80\"}", NULL);
+	refused("{\"type\":\"result\",\"ok\":true,\"lowered\":\"\\ud800\"}", NULL);
+	/* CTL_LOWERED_BYTES of JSON string (quotes counted), then one more,
+	 * beside a value at its own limit: the frame holds both. */
+	for (size_t extra = 0; extra <= 1; extra++) {
+		char *low = fill(CTL_LOWERED_BYTES - 2 + extra, 'l');
+		char *val = fill(CTL_VALUE_BYTES - 2, 'v');
+		char *f =
+			fmt("{\"type\":\"result\",\"ok\":true,\"value\":\"%s\",\"lowered\":\"%s\"}",
+			    val, low);
+		ck_assert_uint_le(strlen(f), CTL_RESULT_BYTES);
+		if (!extra) {
+			ok(f, &m);
+			ck_assert_uint_eq(m.lowered_len, CTL_LOWERED_BYTES);
+			ck_assert_uint_eq(m.value_len, CTL_VALUE_BYTES);
+			ctl_msg_clear(&m);
+		} else {
+			refused(f, "lowered");
+		}
+		free(f);
+		free(val);
+		free(low);
 	}
 }
 END_TEST
@@ -1203,6 +1257,7 @@ int main(void)
 	tcase_add_test(tc, result_value_text);
 	tcase_add_test(tc, result_value_borrowed);
 	tcase_add_test(tc, result_value_bounds);
+	tcase_add_test(tc, result_lowered);
 	tcase_add_test(tc, error_kind);
 	tcase_add_test(tc, error_fields);
 	tcase_add_test(tc, error_strings_cut);
