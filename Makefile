@@ -106,6 +106,9 @@ UNIT_TESTS += check_conn check_config
 UNIT_TESTS += check_web
 # URL and URLSearchParams (worker/js/url.js) against Node's.
 UNIT_TESTS += check_url
+# The registry (server/registry.c with the loop), and the control channel
+# both ways (protocol/ctl.c's checks; the job and answers as the worker reads them).
+UNIT_TESTS += check_registry check_ctl
 # bin/sandboxd-mcp links CODEMODE for --config.
 UPSTREAM := client/mcp_upstream.c client/mcp_names.c client/mcp_config.c
 CODEMODE := client/mcp_codemode.c $(UPSTREAM)
@@ -234,6 +237,8 @@ build/tests/check_syntax: $(call obj,tests/check_syntax.c tests/nodecases.c $(WO
 build/tests/check_mcp_bridge: $(call obj,tests/check_mcp_bridge.c $(MCP_TOOLS) client/mcp_rpc.c \
     client/ploop.c client/sdc.c) $(TESTLIB) $(call obj,$(PROTOCOL))
 build/tests/check_sched: $(call obj,tests/check_sched.c server/sched.c)
+build/tests/check_registry: $(call obj,tests/check_registry.c server/registry.c server/loop.c server/log.c)
+build/tests/check_ctl: $(call obj,tests/check_ctl.c $(WORKER) $(PROTOCOL))
 build/tests/check_conn: $(call obj,tests/check_conn.c server/conn.c server/loop.c server/log.c server/owner.c server/parse.c $(PROTOCOL))
 build/tests/check_config: $(call obj,tests/check_config.c server/config.c server/log.c server/owner.c $(PROTOCOL))
 build/tests/check_owner: $(call obj,tests/check_owner.c server/owner.c)

@@ -20,9 +20,26 @@ static bool known_kind(const char *k)
 	return false;
 }
 
+/* A string member that is exactly name: a NUL inside ("script\u0000...")
+ * would pass strcmp and reach the client as another string. */
+static bool string_is(json_t *v, const char *name)
+{
+	const char *s = json_string_value(v);
+	return s && json_string_length(v) == strlen(name) && strcmp(s, name) == 0;
+}
+
+/* A string member with no NUL inside, which C string checks see whole. */
+static bool plain_string(json_t *v)
+{
+	const char *s = json_string_value(v);
+	return s && strlen(s) == json_string_length(v);
+}
+
 void ctl_frame_limits(struct jsonv_limits *lim)
 {
-	lim->max_depth = CTL_VALUE_DEPTH + 2;
+	/* The frame's object and, inside it, a value's CTL_VALUE_DEPTH
+	 * levels: one more and the value is too deep, as PROTOCOL.md says. */
+	lim->max_depth = CTL_VALUE_DEPTH + 1;
 	lim->max_nodes = CTL_VALUE_NODES + CTL_OTHER_NODES;
 	lim->max_bytes = CTL_RESULT_BYTES;
 }
@@ -91,7 +108,7 @@ static json_t *parse_error(json_t *e, const char **why)
 	json_t *line = json_object_get(e, "line");
 	json_t *column = json_object_get(e, "column");
 	json_t *stack = json_object_get(e, "stack");
-	if (!json_is_string(kind) || !known_kind(json_string_value(kind))) {
+	if (!plain_string(kind) || !known_kind(json_string_value(kind))) {
 		*why = "result error has no valid kind";
 		return NULL;
 	}
@@ -121,8 +138,7 @@ static json_t *parse_error(json_t *e, const char **why)
 	if (stack)
 		json_object_set_new(out, "stack", bounded_string(stack, CTL_STACK_BYTES));
 	json_t *source = json_object_get(e, "source");
-	const char *src = json_string_value(source);
-	if (src && (strcmp(src, "code") == 0 || strcmp(src, "tests") == 0))
+	if (string_is(source, "code") || string_is(source, "tests"))
 		json_object_set(out, "source", source);
 	if (data)
 		json_object_set(out, "data", data);
@@ -384,6 +400,10 @@ static const char *result(const struct jsonv *v, const char *text, struct ctl_ms
 	if (value) {
 		if (value->nodes > CTL_VALUE_NODES)
 			return "result value has too many JSON values";
+		/* The frame's bound leaves room for the other members: the
+		 * value's own is what the worker promised to keep to. */
+		if (value->value.len > CTL_VALUE_BYTES)
+			return "result value is over its size limit";
 		m->value_len = value->value.len;
 		if (m->value_borrowed) {
 			m->value = (char *)text + value->value.off;
@@ -416,10 +436,9 @@ int ctl_parse_compact(const struct jsonv *v, const char *text, size_t len, unsig
 		return -1;
 	}
 	json_t *type = small(text, jsonv_member(v, "type", NULL));
-	const char *t = json_string_value(type);
-	if (t && strcmp(t, "tool_call") == 0)
+	if (string_is(type, "tool_call"))
 		*why = tool_call(v, text, m);
-	else if (t && strcmp(t, "result") == 0)
+	else if (string_is(type, "result"))
 		*why = result(v, text, m);
 	else
 		*why = "a control frame has an unexpected type";

@@ -136,19 +136,24 @@ void registry_finished(struct registry_entry *e, size_t bytes)
 {
 	if (!e->finished_ms)
 		e->finished_ms = loop_wall_ms();
-	e->expires_ms = loop_now_ms() + config.retention_ms;
 	e->bytes = bytes;
-	list_add_tail(&done, &e->done);
 	done_count++;
 	done_bytes += bytes;
+	if (config.max_count == 0 || bytes > config.max_bytes) {
+		/* Over the caps on its own: no eviction could make room for
+		 * it, so the others stay. It goes first, on the next turn of
+		 * the loop, not under the feet of whoever just finished it. */
+		e->expires_ms = loop_now_ms();
+		list_add_tail(done.next, &e->done);
+		arm_expiry();
+		return;
+	}
+	e->expires_ms = loop_now_ms() + config.retention_ms;
+	list_add_tail(&done, &e->done);
 	struct list_node *n;
 	while ((done_count > config.max_count || done_bytes > config.max_bytes) &&
 	       (n = list_first(&done)) != NULL && n != &e->done)
 		drop(LIST_ITEM(n, struct registry_entry, done));
-	/* Over the caps on its own: it goes on the next turn of the loop, not
-	 * under the feet of whoever just finished it. */
-	if (done_count > config.max_count || done_bytes > config.max_bytes)
-		e->expires_ms = loop_now_ms();
 	arm_expiry();
 }
 
@@ -167,5 +172,9 @@ struct registry_entry *registry_newest(void)
 
 struct registry_entry *registry_older(struct registry_entry *e)
 {
-	return e->all.prev == &all ? NULL : LIST_ITEM(e->all.prev, struct registry_entry, all);
+	/* A forgotten entry (evicted, but kept alive by its owner) is on no
+	 * list: its own node would give e again, and a walk would never end. */
+	if (!list_linked(&e->all) || e->all.prev == &all)
+		return NULL;
+	return LIST_ITEM(e->all.prev, struct registry_entry, all);
 }

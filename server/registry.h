@@ -44,12 +44,14 @@ int registry_add(struct registry_entry *e);
 struct registry_entry *registry_find(const char *id);
 /* e finished holding bytes of output: it now ages out. Older finished
  * entries may be evicted at once to make room; e itself, when it alone
- * exceeds the caps, is evicted on the next turn of the loop. */
+ * exceeds the caps, is evicted on the next turn of the loop, and no other
+ * entry goes for it. */
 void registry_finished(struct registry_entry *e, size_t bytes);
 /* Forgets e (without calling evict). */
 void registry_remove(struct registry_entry *e);
 
-/* Newest first: registry_newest, then registry_older until NULL. */
+/* Newest first: registry_newest, then registry_older until NULL (NULL
+ * too for an entry the registry no longer holds). */
 struct registry_entry *registry_newest(void);
 struct registry_entry *registry_older(struct registry_entry *e);
 

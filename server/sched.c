@@ -21,9 +21,14 @@ struct sched_owner {
 
 static struct sched_settings cfg;
 static unsigned running, queued, n_owners;
+/* fill_slots is starting entries: a release from inside a start gives its
+ * slot back and leaves the starting to that loop. */
+static bool filling;
 static uint64_t serial; /* counts services, for last_served */
 static struct list_node owners = {&owners, &owners}, ring = {&ring, &ring};
 static sched_start_cb start_cb;
+
+static void fill_slots(void);
 
 void sched_init(const struct sched_settings *s, sched_start_cb start)
 {
@@ -31,6 +36,8 @@ void sched_init(const struct sched_settings *s, sched_start_cb start)
 	if (cfg.per_owner_running == 0 || cfg.per_owner_running > cfg.max_workers)
 		cfg.per_owner_running = cfg.max_workers;
 	start_cb = start;
+	/* Caps raised at runtime: what waits starts in the new slots now. */
+	fill_slots();
 }
 
 unsigned sched_running(void) { return running; }
@@ -168,6 +175,24 @@ static struct sched_entry *next_startable(void)
 	return NULL;
 }
 
+/* Starts as many as there are free slots. A start may finish at once (a
+ * failed spawn, an execution held back) and release its slot from inside
+ * the start callback: that release comes back here only to find the loop
+ * running, so the callbacks never nest, however long the queue. */
+static void fill_slots(void)
+{
+	if (filling)
+		return;
+	filling = true;
+	struct sched_entry *next;
+	while (running < cfg.max_workers && (next = next_startable()) != NULL) {
+		struct sched_owner *no = next->owner;
+		unqueue(next);
+		start(no, next);
+	}
+	filling = false;
+}
+
 void sched_release(struct sched_entry *e)
 {
 	struct sched_owner *o = e->owner;
@@ -175,14 +200,7 @@ void sched_release(struct sched_entry *e)
 	running--;
 	o->running--;
 	owner_put(o);
-	/* Start as many as there are free slots: a start may finish at once
-	 * (a failed spawn) and release its slot again, re-entering here. */
-	struct sched_entry *next;
-	while (running < cfg.max_workers && (next = next_startable()) != NULL) {
-		struct sched_owner *no = next->owner;
-		unqueue(next);
-		start(no, next);
-	}
+	fill_slots();
 }
 
 unsigned sched_position(const struct sched_entry *e)

@@ -39,6 +39,8 @@ struct sched_settings {
 	unsigned per_owner_queued;
 };
 
+/* Sets the caps (again at runtime: entries waiting start at once as far
+ * as raised caps allow, through start). */
 void sched_init(const struct sched_settings *s, sched_start_cb start);
 
 enum sched_result {
@@ -55,7 +57,9 @@ enum sched_result sched_submit(struct sched_entry *e, uint64_t owner_key);
 /* Takes e out of the queue (it never got a slot); a no-op when it is not
  * queued. */
 void sched_remove(struct sched_entry *e);
-/* e, which was started, gave its slot back: queued ones start. */
+/* e, which was started, gave its slot back: queued ones start. Called
+ * from inside a start callback (a start that failed at once), it only
+ * gives the slot back: the starts go on when that callback returns. */
 void sched_release(struct sched_entry *e);
 /* e's place in the order queued entries start in, 1 for the next; 0 when
  * not queued. The order is the round-robin one: one entry of each waiting
