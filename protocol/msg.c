@@ -248,18 +248,26 @@ long msg_stream_fill(struct msg_stream *m, struct buf *out, size_t max)
 		const char *from = p->kind == PIECE_TEXT ? buf_peek(&m->text) + p->off
 							 : buf_peek(p->src) + p->off;
 		size_t left = p->len - m->done;
-		char *dst = buf_reserve(out, max);
+		/* Room for what is left of the message, not for max: a job or
+		 * reply of a hundred bytes asks for a hundred, not for a
+		 * chunk's worth (which, over the daemon's mmap threshold,
+		 * cost an mmap, a fault and an munmap per message). The 8
+		 * spare cover any one escape should esc_len have been short. */
+		size_t rest = m->total > m->produced ? m->total - m->produced : 0;
+		size_t room = rest + 8 < max ? rest + 8 : max;
+		char *dst = buf_reserve(out, room);
 		if (!dst)
 			return -1;
 		size_t wrote, used;
 		if (p->kind == PIECE_STRING) {
-			wrote = jstr_escape(dst, max, from + m->done, left, &used);
+			wrote = jstr_escape(dst, room, from + m->done, left, &used);
 		} else {
-			used = wrote = left < max ? left : max;
+			used = wrote = left < room ? left : room;
 			memcpy(dst, from + m->done, wrote);
 		}
 		buf_commit(out, wrote);
 		produced += (long)wrote;
+		m->produced += wrote;
 		max -= wrote;
 		m->done += used;
 		if (m->done < p->len)
@@ -274,4 +282,5 @@ void msg_stream_free(struct msg_stream *m)
 {
 	buf_free(&m->text);
 	m->n = m->cur = 0;
+	m->produced = 0;
 }

@@ -65,10 +65,11 @@ struct msg_stream {
 	struct buf text; /* the owned pieces' bytes */
 	struct msg_piece piece[MSG_STREAM_PIECES];
 	unsigned n;
-	size_t total; /* payload bytes in all, once ended */
-	unsigned cur; /* where production is */
-	size_t done;  /* of piece cur: bytes of its source consumed */
-	int err;      /* a piece could not be added (out of memory, too many) */
+	size_t total;	 /* payload bytes in all, once ended */
+	size_t produced; /* payload bytes produced so far */
+	unsigned cur;	 /* where production is */
+	size_t done;	 /* of piece cur: bytes of its source consumed */
+	int err;	 /* a piece could not be added (out of memory, too many) */
 };
 
 void msg_stream_init(struct msg_stream *m);

@@ -67,14 +67,88 @@ int loop_init(void)
 	return epfd < 0 ? -1 : 0;
 }
 
+/* ---- watches: epoll is told what they want lazily (see loop_mod)
+ *
+ * Per execution the supervisor's watches change often and back again
+ * within a turn or two: a connection stops reading while its request is
+ * handled and reads again, adds EPOLLOUT for its reply and drops it once
+ * the reply is written. Telling epoll each time took four epoll_ctl calls
+ * per execution on the client's connection alone. */
+
+/* Watches whose wanted events epoll has not been told yet. */
+static struct loop_watch *pending;
+/* An epoll_ctl of the pending ones failed: they are tried again soon. */
+static bool pending_failed;
+
+static void pend_add(struct loop_watch *w)
+{
+	if (w->pend_pprev)
+		return;
+	w->pend_next = pending;
+	if (pending)
+		pending->pend_pprev = &w->pend_next;
+	pending = w;
+	w->pend_pprev = &pending;
+}
+
+static void pend_del(struct loop_watch *w)
+{
+	if (!w->pend_pprev)
+		return;
+	*w->pend_pprev = w->pend_next;
+	if (w->pend_next)
+		w->pend_next->pend_pprev = w->pend_pprev;
+	w->pend_next = NULL;
+	w->pend_pprev = NULL;
+}
+
+/* Tells epoll w's wanted events: 0, or -1 with errno. */
+static int arm(struct loop_watch *w)
+{
+	struct epoll_event ev = {.events = w->events, .data.ptr = w};
+	stats.epoll_ctls++;
+	if (epoll_ctl(epfd, EPOLL_CTL_MOD, w->fd, &ev) < 0)
+		return -1;
+	w->armed = w->events;
+	return 0;
+}
+
+/* Before waiting: epoll gets the events the pending watches added (and,
+ * with the same call, loses those they dropped). Those it could not be
+ * told stay pending. */
+static void flush_pending(void)
+{
+	struct loop_watch *retry = NULL, *w;
+	pending_failed = false;
+	while ((w = pending) != NULL) {
+		pend_del(w);
+		/* Only a want of kernel memory is worth trying again; any
+		 * other failure is a watch whose fd was closed before its
+		 * loop_del, which epoll has forgotten already. */
+		if (w->fd >= 0 && (w->events & ~w->armed) && arm(w) < 0 && errno == ENOMEM) {
+			w->pend_next = retry;
+			retry = w;
+		}
+	}
+	while ((w = retry) != NULL) {
+		retry = w->pend_next;
+		w->pend_next = NULL;
+		pend_add(w);
+		pending_failed = true;
+	}
+}
+
 int loop_add(struct loop_watch *w, int fd, uint32_t events, loop_fd_cb cb)
 {
 	struct epoll_event ev = {.events = events, .data.ptr = w};
+	stats.epoll_ctls++;
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -1;
 	w->fd = fd;
-	w->events = events;
+	w->events = w->armed = events;
 	w->cb = cb;
+	w->pend_next = NULL;
+	w->pend_pprev = NULL;
 	return 0;
 }
 
@@ -82,10 +156,9 @@ int loop_mod(struct loop_watch *w, uint32_t events)
 {
 	if (w->fd < 0 || w->events == events)
 		return 0;
-	struct epoll_event ev = {.events = events, .data.ptr = w};
-	if (epoll_ctl(epfd, EPOLL_CTL_MOD, w->fd, &ev) < 0)
-		return -1;
 	w->events = events;
+	if (events & ~w->armed)
+		pend_add(w);
 	return 0;
 }
 
@@ -93,11 +166,22 @@ void loop_del(struct loop_watch *w)
 {
 	if (w->fd < 0)
 		return;
+	pend_del(w);
+	stats.epoll_ctls++;
 	epoll_ctl(epfd, EPOLL_CTL_DEL, w->fd, NULL);
 	w->fd = -1;
 	for (int i = batch_pos; i < batch_len; i++)
 		if (batch[i].data.ptr == w)
 			batch[i].data.ptr = NULL;
+}
+
+/* The events of ev that w's callback asked for, after telling epoll to
+ * stop reporting those it no longer wants (0: nothing to call it for). */
+static uint32_t wanted(struct loop_watch *w, uint32_t got)
+{
+	if (got & ~(w->events | EPOLLHUP | EPOLLERR) && arm(w) < 0 && errno == ENOMEM)
+		pend_add(w); /* told again before the next wait */
+	return got & (w->events | EPOLLHUP | EPOLLERR);
 }
 
 /* ---- timers: a binary min-heap on when_ms */
@@ -185,13 +269,16 @@ static void run_timers(void)
 
 static int next_timeout(void)
 {
+	/* Until epoll has what a watch wants, check again at least this
+	 * often (a failed epoll_ctl is for want of kernel memory). */
+	int cap = pending_failed ? 10 : 60000;
 	if (heap_len == 0)
-		return -1;
+		return pending_failed ? cap : -1;
 	uint64_t when = heap[0]->when_ms;
 	if (when <= now_ms)
 		return 0;
 	uint64_t d = when - now_ms;
-	return d > 60000 ? 60000 : (int)d;
+	return d > (uint64_t)cap ? cap : (int)d;
 }
 
 void loop_task_next(struct loop_task *t, loop_task_cb cb)
@@ -309,6 +396,7 @@ int loop_run(void)
 	last_cpu_us = thread_cpu_us();
 	running = true;
 	while (running) {
+		flush_pending();
 		int n = epoll_wait(epfd, batch, BATCH,
 				   list_empty(&tasks) && list_empty(&heavy_tasks) ? next_timeout()
 										  : 0);
@@ -328,8 +416,9 @@ int loop_run(void)
 		for (batch_pos = 0; batch_pos < batch_len;) {
 			struct epoll_event *ev = &batch[batch_pos++];
 			struct loop_watch *w = ev->data.ptr;
-			if (w)
-				w->cb(w, ev->events);
+			uint32_t got = w ? wanted(w, ev->events) : 0;
+			if (got)
+				w->cb(w, got);
 		}
 		batch_len = batch_pos = 0;
 		now_ms = clock_ms(CLOCK_MONOTONIC);

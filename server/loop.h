@@ -18,10 +18,19 @@
 struct loop_watch;
 typedef void (*loop_fd_cb)(struct loop_watch *w, uint32_t events);
 
+/*
+ * events is what the callback wants; epoll is told lazily (see loop_mod),
+ * so armed, what epoll was last told, may differ from it for a while.
+ * The fields after cb are the loop's own.
+ */
 struct loop_watch {
 	int fd; /* -1 when not in the loop */
 	uint32_t events;
 	loop_fd_cb cb;
+	uint32_t armed;
+	/* On the list of watches whose events epoll must be told before
+	 * it is next waited on; pend_pprev is NULL when not on it. */
+	struct loop_watch *pend_next, **pend_pprev;
 };
 
 struct loop_timer;
@@ -34,7 +43,7 @@ struct loop_timer {
 };
 
 /* clang-format off */
-#define LOOP_WATCH_INIT {-1, 0, NULL}
+#define LOOP_WATCH_INIT {-1, 0, NULL, 0, NULL, NULL}
 #define LOOP_TIMER_INIT {0, (size_t)-1, NULL}
 /* clang-format on */
 
@@ -42,9 +51,20 @@ struct loop_timer {
 int loop_init(void);
 /* Starts watching fd for events (EPOLLIN/EPOLLOUT...). 0, or -1 with errno. */
 int loop_add(struct loop_watch *w, int fd, uint32_t events, loop_fd_cb cb);
-/* Changes the events watched; a no-op when they are the same. */
+/*
+ * Changes the events watched; a no-op when they are the same. The kernel
+ * is told once per turn at most, and only when it must be: events added
+ * are given to epoll just before the loop next waits (so adding EPOLLOUT,
+ * writing, and taking it away again in one turn costs no system call),
+ * and events taken away stay in epoll until one of them is reported, which
+ * the callback never sees (it gets only what it asked for, and EPOLLHUP
+ * and EPOLLERR, which epoll reports whatever it is asked). Always 0: an
+ * epoll_ctl that fails for want of kernel memory is tried again before
+ * each wait (the loop then waits 10 ms at most) until it succeeds.
+ */
 int loop_mod(struct loop_watch *w, uint32_t events);
-/* Stops watching (call before closing the fd). A no-op when not watched. */
+/* Stops watching (call before closing the fd; it tells epoll at once).
+ * A no-op when not watched. */
 void loop_del(struct loop_watch *w);
 
 /* Monotonic milliseconds, sampled once per loop iteration. */
@@ -107,6 +127,9 @@ struct loop_stats {
 	 * work took, without the time the machine ran something else. */
 	uint64_t max_turn_cpu_us;
 	uint64_t turns_over_10ms_cpu;
+	/* epoll_ctl calls made (adds, changes, removals): what watching
+	 * costs in system calls, which loop_mod keeps to what is needed. */
+	uint64_t epoll_ctls;
 };
 #define LOOP_SLOW_TURN_US 10000u
 

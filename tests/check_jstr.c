@@ -192,6 +192,52 @@ START_TEST(stream_matches_encode)
 }
 END_TEST
 
+/* A message asks the buffer it fills for room for what is left of it, not
+ * for the whole chunk it may take: a job or reply of a hundred bytes,
+ * filled with a chunk's limit (256 KiB, over the daemon's mmap threshold),
+ * used to cost an mmap and an munmap each. */
+START_TEST(fill_reserves_what_is_left)
+{
+	static const char code[] = "return \"a\tb\" + 1";
+	json_t *head = json_pack("{s:i, s:i}", "memory_bytes", 67108864, "max_cpu_ms", 30000);
+	struct buf src = {(char *)code, 0, sizeof code - 1, sizeof code - 1};
+	struct msg_stream m;
+	msg_stream_init(&m);
+	msg_stream_object(&m, head);
+	msg_stream_string(&m, "code", &src, 0, sizeof code - 1,
+			  jstr_escaped_len(code, sizeof code - 1));
+	ck_assert_int_eq(msg_stream_end(&m), 0);
+	struct buf out = BUF_INIT;
+	ck_assert_int_eq(msg_stream_fill(&m, &out, 256u * 1024u), (long)m.total);
+	ck_assert(msg_stream_finished(&m));
+	ck_assert_int_eq(msg_stream_fill(&m, &out, 256u * 1024u), 0);
+	ck_assert_uint_le(out.cap, 1024);
+	json_t *back = json_loadb(buf_peek(&out), buf_len(&out), 0, NULL);
+	ck_assert_ptr_nonnull(back);
+	ck_assert_str_eq(json_string_value(json_object_get(back, "code")), code);
+	json_decref(back);
+	/* Filled a few bytes at a time, from a buffer with room already: the
+	 * same bytes, and the room asked for never beyond what is left. */
+	msg_stream_free(&m);
+	msg_stream_init(&m);
+	msg_stream_object(&m, head);
+	msg_stream_string(&m, "code", &src, 0, sizeof code - 1,
+			  jstr_escaped_len(code, sizeof code - 1));
+	ck_assert_int_eq(msg_stream_end(&m), 0);
+	struct buf got = BUF_INIT;
+	long r;
+	while ((r = msg_stream_fill(&m, &got, 7)) > 0)
+		;
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_eq(buf_len(&got), buf_len(&out));
+	ck_assert(memcmp(buf_peek(&got), buf_peek(&out), buf_len(&out)) == 0);
+	msg_stream_free(&m);
+	json_decref(head);
+	buf_free(&out);
+	buf_free(&got);
+}
+END_TEST
+
 /* This thread's CPU time: the speed of the code, not of a shared machine
  * (on a loaded one, wall time counts the turns other processes take). */
 static double now_s(void)
@@ -249,6 +295,7 @@ int main(void)
 	tcase_add_test(tc, every_byte);
 	tcase_add_test(tc, random_strings);
 	tcase_add_test(tc, stream_matches_encode);
+	tcase_add_test(tc, fill_reserves_what_is_left);
 	tcase_add_test(tc, speed);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -1,7 +1,9 @@
 /*
  * check_loop.c - the supervisor's event loop (server/loop.c): timer order,
  * cancelling and re-arming, fd watches, and the rule that a watch removed
- * during a batch gets no further callback from it.
+ * during a batch gets no further callback from it; epoll told lazily of
+ * changed events (counted in the loop's stats), with the callback getting
+ * only what it asked for.
  *
  * The loop is process-global; Check forks each test, so every test starts
  * with a fresh one from loop_init. A test that would hang fails on Check's
@@ -417,6 +419,147 @@ START_TEST(watch_may_delete_itself)
 }
 END_TEST
 
+/* ---- lazy interest masks: epoll is told only what it must be */
+
+static uint64_t ctls(void)
+{
+	struct loop_stats st;
+	loop_get_stats(&st);
+	return st.epoll_ctls;
+}
+
+static uint32_t events_seen[8];
+static int nseen;
+
+static void on_any(struct loop_watch *w, uint32_t events)
+{
+	record(100 + watch_tag(w));
+	ck_assert_int_lt(nseen, 8);
+	events_seen[nseen++] = events;
+	loop_stop();
+}
+
+/* A timer's callback adds EPOLLOUT to watch 0 and takes it away again, as
+ * a connection does around a reply it writes at once. */
+static void on_timer_out_and_back(struct loop_timer *t)
+{
+	record(tag_of(t));
+	ck_assert_int_eq(loop_mod(&watches[0], EPOLLIN | EPOLLOUT), 0);
+	ck_assert_uint_eq(watches[0].events, EPOLLIN | EPOLLOUT);
+	ck_assert_int_eq(loop_mod(&watches[0], EPOLLIN), 0);
+}
+
+START_TEST(mod_and_back_costs_nothing)
+{
+	init_loop();
+	make_pipe(pipes[0]);
+	watches[0] = (struct loop_watch)LOOP_WATCH_INIT;
+	/* The write end of an empty pipe: always writable, never readable. */
+	ck_assert_int_eq(loop_add(&watches[0], pipes[0][1], EPOLLIN, on_any), 0);
+	uint64_t before = ctls();
+	loop_timer_set(&timers[0], 1, on_timer_out_and_back);
+	loop_timer_set(&timers[1], 30, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	/* Had EPOLLOUT reached epoll, the writable fd would have woken the
+	 * loop before the second timer. */
+	ck_assert_int_eq(nfired, 2);
+	ck_assert_int_eq(fired[0], 0);
+	ck_assert_int_eq(fired[1], 1);
+	ck_assert_uint_eq(ctls(), before);
+	loop_del(&watches[0]);
+	ck_assert_uint_eq(ctls(), before + 1);
+	close(pipes[0][0]);
+	close(pipes[0][1]);
+}
+END_TEST
+
+START_TEST(dropped_events_are_not_delivered)
+{
+	init_loop();
+	make_pipe(pipes[0]);
+	ck_assert_int_eq(write(pipes[0][1], "x", 1), 1);
+	watches[0] = (struct loop_watch)LOOP_WATCH_INIT;
+	ck_assert_int_eq(loop_add(&watches[0], pipes[0][0], EPOLLIN, on_any), 0);
+	/* Readable, but the callback no longer wants to read: epoll still
+	 * has EPOLLIN (no call yet) and reports it once, which takes it out
+	 * of epoll and never reaches the callback. */
+	uint64_t before = ctls();
+	ck_assert_int_eq(loop_mod(&watches[0], 0), 0);
+	ck_assert_uint_eq(ctls(), before);
+	loop_timer_set(&timers[0], 30, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 1);
+	ck_assert_int_eq(fired[0], 0);
+	ck_assert_uint_eq(ctls(), before + 1);
+	/* Wanted again: told to epoll before the next wait, and delivered. */
+	ck_assert_int_eq(loop_mod(&watches[0], EPOLLIN), 0);
+	loop_timer_set(&timers[1], 5000, on_timer);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 2);
+	ck_assert_int_eq(fired[1], 100);
+	ck_assert_uint_eq(events_seen[0], EPOLLIN);
+	ck_assert_uint_eq(ctls(), before + 2);
+	loop_del(&watches[0]);
+	close(pipes[0][0]);
+	close(pipes[0][1]);
+}
+END_TEST
+
+START_TEST(hangup_reaches_a_paused_watch)
+{
+	/* As when epoll is told no events at all: a hang-up is reported
+	 * whatever was asked, and the callback gets it (and nothing else). */
+	init_loop();
+	make_pipe(pipes[0]);
+	ck_assert_int_eq(write(pipes[0][1], "x", 1), 1);
+	close(pipes[0][1]);
+	watches[0] = (struct loop_watch)LOOP_WATCH_INIT;
+	ck_assert_int_eq(loop_add(&watches[0], pipes[0][0], EPOLLIN, on_any), 0);
+	ck_assert_int_eq(loop_mod(&watches[0], 0), 0);
+	loop_timer_set(&timers[0], 5000, on_timer);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 1);
+	ck_assert_int_eq(fired[0], 100);
+	ck_assert_uint_eq(events_seen[0], EPOLLHUP);
+	loop_del(&watches[0]);
+	close(pipes[0][0]);
+}
+END_TEST
+
+/* Watch 1's callback pauses watch 0, whose event is in the same batch. */
+static void on_readable_pause_other(struct loop_watch *w, uint32_t events)
+{
+	(void)events;
+	char c;
+	record(100 + watch_tag(w));
+	ck_assert_int_eq(read(w->fd, &c, 1), 1);
+	loop_mod(&watches[1 - watch_tag(w)], 0);
+}
+
+START_TEST(paused_in_batch_gets_no_callback)
+{
+	/* Paused by a callback of the same batch: the event epoll already
+	 * gave for it is not delivered either. */
+	init_loop();
+	for (int i = 0; i < 2; i++) {
+		make_pipe(pipes[i]);
+		ck_assert_int_eq(write(pipes[i][1], "x", 1), 1);
+		watches[i] = (struct loop_watch)LOOP_WATCH_INIT;
+		ck_assert_int_eq(
+			loop_add(&watches[i], pipes[i][0], EPOLLIN, on_readable_pause_other), 0);
+	}
+	loop_timer_set(&timers[0], 30, on_timer_stop);
+	ck_assert_int_eq(loop_run(), 0);
+	ck_assert_int_eq(nfired, 2); /* the first of the batch, then the timer */
+	ck_assert_int_eq(fired[1], 0);
+	for (int i = 0; i < 2; i++) {
+		loop_del(&watches[i]);
+		close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+}
+END_TEST
+
 START_TEST(clocks_advance)
 {
 	init_loop();
@@ -593,6 +736,10 @@ static Suite *loop_suite(void)
 	tcase_add_test(tc, add_bad_fd_fails);
 	tcase_add_test(tc, deleted_watch_gets_no_callback);
 	tcase_add_test(tc, watch_may_delete_itself);
+	tcase_add_test(tc, mod_and_back_costs_nothing);
+	tcase_add_test(tc, dropped_events_are_not_delivered);
+	tcase_add_test(tc, hangup_reaches_a_paused_watch);
+	tcase_add_test(tc, paused_in_batch_gets_no_callback);
 	suite_add_tcase(s, tc);
 	return s;
 }

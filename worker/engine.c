@@ -784,8 +784,14 @@ void engine_set_tools(json_t *names, engine_tool_fn handler)
 {
 	duk_context *ctx = heap_ctx;
 	n_tools = json_array_size(names);
-	tool_names = calloc(n_tools ? n_tools : 1, sizeof *tool_names);
 	tool_handler = handler;
+	tool_names = NULL;
+	/* No tools: the engine's objects are left as the forkserver made
+	 * them (each one touched, if only its reference count, is a page
+	 * the worker copies). */
+	if (!n_tools)
+		return;
+	tool_names = calloc(n_tools, sizeof *tool_names);
 	duk_push_global_object(ctx);
 	duk_get_prop_string(ctx, -1, "tools");
 	for (size_t i = 0; i < n_tools && tool_names; i++) {

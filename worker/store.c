@@ -60,14 +60,31 @@ static size_t count_of(json_t *obj, const char *key, size_t klen)
 	return (size_t)json_integer_value(json_object_getn(obj, key, klen));
 }
 
+/* Makes the store's objects, which a script that never stores and a
+ * request without a store never need. 0, or -1 without memory. */
+static int store_alloc(void)
+{
+	if (!values)
+		values = json_object();
+	if (!sizes)
+		sizes = json_object();
+	if (!counts)
+		counts = json_object();
+	if (!set)
+		set = json_object();
+	if (!deleted)
+		deleted = json_object();
+	return values && sizes && counts && set && deleted ? 0 : -1;
+}
+
 void store_init(json_t *initial)
 {
-	values = json_object();
-	sizes = json_object();
-	counts = json_object();
-	set = json_object();
-	deleted = json_object();
+	values = sizes = counts = set = deleted = NULL;
 	total = total_nodes = writes_bytes = 0;
+	if (json_object_size(initial) && store_alloc() < 0) {
+		json_decref(initial);
+		return; /* every load() then finds nothing, every store() fails */
+	}
 	const char *key;
 	size_t klen;
 	json_t *v;
@@ -87,6 +104,11 @@ json_t *store_get(const char *key, size_t klen) { return json_object_getn(values
 
 int store_put(const char *key, size_t klen, json_t *value, const char **why)
 {
+	if (store_alloc() < 0) {
+		*why = "store: out of memory";
+		json_decref(value);
+		return -1;
+	}
 	size_t old = count_of(sizes, key, klen), old_nodes = count_of(counts, key, klen);
 	bool in_set = json_object_getn(set, key, klen) != NULL;
 	bool in_del = json_object_getn(deleted, key, klen) != NULL;
@@ -149,6 +171,8 @@ int store_put(const char *key, size_t klen, json_t *value, const char **why)
 
 json_t *store_writes(void)
 {
+	if (!set)
+		return json_pack("{s:{}, s:[]}", "set", "delete");
 	json_t *del = json_array();
 	const char *key;
 	size_t klen;
