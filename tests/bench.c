@@ -671,22 +671,22 @@ static int descendants(pid_t root, struct pstat *out, int max)
 	return k;
 }
 
-/* True when pid is the forkserver (the daemon re-executed with
- * --forkserver). */
-static bool is_forkserver(pid_t pid)
+/* True when pid is a confined worker (Seccomp: 2 in /proc/PID/status):
+ * parked and running workers, not the forkserver they are cloned from
+ * (whose command line they share). */
+static bool is_confined(pid_t pid)
 {
-	char path[64], argv[256];
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
 		return false;
-	ssize_t n = read(fd, argv, sizeof argv - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	argv[n] = 0;
-	size_t first = strlen(argv);
-	return (ssize_t)first + 1 < n && strcmp(argv + first + 1, "--forkserver") == 0;
+	int mode = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	fclose(f);
+	return mode == 2;
 }
 
 /* USS of pid in KiB (Private_Clean + Private_Dirty of smaps_rollup); -1
@@ -769,9 +769,9 @@ static void sequential_cpu(const struct daemon *d, struct figures *f)
 	       reaped / SEQ_RUNS, rest / SEQ_RUNS, SEQ_RUNS);
 }
 
-/* The USS of each worker parked while the daemon is idle: descendants of
- * the supervisor other than the forkserver, once health's pool (when it
- * has one) says the pool is full. n/a without any. */
+/* The USS of each worker parked while the daemon is idle: the confined
+ * processes under the supervisor, once health's pool (when it has one)
+ * says the pool is full. n/a without any. */
 static void parked_uss(const struct daemon *d, struct figures *f)
 {
 	static struct pstat kids[1024];
@@ -798,7 +798,7 @@ static void parked_uss(const struct daemon *d, struct figures *f)
 	long sum = 0, max = 0;
 	int err = 0;
 	for (int i = 0; i < n; i++) {
-		if (kids[i].state == 'Z' || is_forkserver(kids[i].pid))
+		if (kids[i].state == 'Z' || !is_confined(kids[i].pid))
 			continue;
 		long kib = uss_kib(kids[i].pid);
 		if (kib < 0) {
