@@ -384,7 +384,7 @@ static json_t *mcp_execute(struct mcp_child *m, int id)
  */
 static double bridge_overhead(const char *sock)
 {
-	enum { N = 1000 };
+	enum { N = 500 };
 	static double direct[N], bridged[N];
 	struct mcp_child m;
 	mcp_start(&m, sock);
@@ -595,6 +595,27 @@ static void hostile_phase(void)
 	hostile_each(cases, n);
 	hostile_all(cases, n);
 	hostile_free(cases, n);
+}
+
+/* The lock file every daemon a round runs at once claims its worker ids in
+ * (as root), so that they claim different ones: in a directory of the
+ * bench's own, made at start. */
+static char uid_lock_dir[64], uid_lock[96];
+
+static void uid_lock_make(void)
+{
+	strcpy(uid_lock_dir, "/tmp/sandboxd-bench-XXXXXX");
+	if (!mkdtemp(uid_lock_dir)) {
+		fprintf(stderr, "bench: mkdtemp: %s\n", strerror(errno));
+		exit(1);
+	}
+	snprintf(uid_lock, sizeof uid_lock, "%s/uids.lock", uid_lock_dir);
+}
+
+static void uid_lock_remove(void)
+{
+	unlink(uid_lock);
+	rmdir(uid_lock_dir);
 }
 
 /* ---- what /proc says of the daemon's processes */
@@ -969,7 +990,7 @@ static unsigned long long unique_seq;
  * before (cached already), interleaved on one connection. */
 static void unique_repeat(const char *sock, struct figures *f)
 {
-	enum { N = 300 };
+	enum { N = 200 };
 	static double u[N], r[N];
 	static const char repeated[] = "return 1+1 // the same every time";
 	struct sdc *c = bench_connect(sock);
@@ -1049,7 +1070,7 @@ static void script_runs(struct sdc *c, const char *file, const char *suffix, int
  * source repeated, and the repeated 60-line async script. */
 static void modern(const char *sock, struct figures *f)
 {
-	enum { FIRST = 20, N = 100 };
+	enum { FIRST = 20, N = 60 };
 	static double first[FIRST], rep[N], a60[N];
 	json_int_t heap = 0, rss = 0;
 	struct sdc *c = bench_connect(sock);
@@ -1250,6 +1271,8 @@ static void rss_phase(struct figures *f)
 	struct daemon d;
 	const char *args[] = {"--log-level",
 			      "warn",
+			      "--uid-lock",
+			      uid_lock,
 			      "--max-workers",
 			      "101",
 			      "--max-running-per-owner",
@@ -1359,8 +1382,8 @@ static void run_phase(enum phase p, const struct side *s, const struct daemon *d
 	switch (p) {
 	case P_SEQ: sequential_cpu(d, f); break;
 	case P_USS: parked_uss(d, f); break;
-	case P_OL200: open_loop(d->sock, 200, 5, f, F_OL200_P50, F_OL200_P99); break;
-	case P_OL1000: open_loop(d->sock, 1000, 3, f, F_OL1000_P50, F_OL1000_P99); break;
+	case P_OL200: open_loop(d->sock, 200, 4, f, F_OL200_P50, F_OL200_P99); break;
+	case P_OL1000: open_loop(d->sock, 1000, 2, f, F_OL1000_P50, F_OL1000_P99); break;
 	case P_TP: f->v[F_TP] = throughput(d->sock); break;
 	case P_UNIQUE: unique_repeat(d->sock, f); break;
 	case P_MODERN: modern(d->sock, f); break;
@@ -1379,25 +1402,33 @@ static void run_phase(enum phase p, const struct side *s, const struct daemon *d
 static void round_of(const struct side *sides, int nsides, int first, struct figures *f)
 {
 	struct daemon d[2];
-	const char *args[] = {"--log-level", "warn", NULL};
+	const char *args[] = {"--log-level", "warn", "--uid-lock", uid_lock, NULL};
 	for (int k = 0; k < nsides; k++) {
 		for (int i = 0; i < F_COUNT; i++)
 			fig_na(&f[k], (enum fig)i, "not measured");
 		setenv("SANDBOXD_BIN", sides[k].bin, 1);
 		daemon_start(&d[k], args);
 	}
+	double took[P_COUNT], t0 = now_us();
 	for (int p = 0; p < P_COUNT; p++) {
 		if (p == 0 || strcmp(phase_names[p], phase_names[p - 1]) != 0)
 			printf("%s\n", phase_names[p]);
+		double t = now_us();
 		for (int k = 0; k < nsides; k++) {
 			int s = (first + k) % nsides;
 			if (nsides > 1)
 				printf(" %s:\n", sides[s].label);
 			run_phase((enum phase)p, &sides[s], &d[s], &f[s]);
 		}
+		took[p] = (now_us() - t) / 1e6;
 	}
 	for (int k = 0; k < nsides; k++)
 		daemon_stop(&d[k]);
+	/* What the run's length is made of. */
+	printf("the round took %.0f s:", (now_us() - t0) / 1e6);
+	for (int p = 0; p < P_COUNT; p++)
+		printf(" %.1f", took[p]);
+	printf(" s by phase\n");
 }
 
 static void print_value(char *out, size_t n, enum fig i, double v)
@@ -1520,7 +1551,9 @@ START_TEST(bench)
 	const char *only = getenv("BENCH");
 	const char *base = getenv("BENCH_BASELINE");
 	if (base && *base) {
+		uid_lock_make();
 		side_by_side(base);
+		uid_lock_remove();
 		return;
 	}
 	if (only && strcmp(only, "hostile") == 0) {
@@ -1550,7 +1583,9 @@ START_TEST(bench)
 		engine_costs();
 	}
 	printf("daemon (default limits, log level warn)\n");
+	uid_lock_make();
 	round_of(&tree, 1, 0, &results[1][0]);
+	uid_lock_remove();
 	print_table(&tree, 1, &results[1], 1);
 	if (!only || strcmp(only, "daemon") != 0)
 		hostile_phase();
