@@ -23,11 +23,12 @@
  *
  * Side by side (`make bench BASELINE=<rev>`, which builds that revision
  * under build/baseline/ and names it in BENCH_BASELINE): the daemon's
- * figures are measured in rounds alternating the baseline's daemon and the
- * working tree's (BENCH_ROUNDS of each, default 3), all driven by this
- * client, and printed at the end side by side: the median of each side's
- * rounds, their range and the ratio. Only options both builds know are
- * given; a figure a build cannot give is n/a, with why.
+ * figures are measured in BENCH_ROUNDS rounds (default 3), each with a
+ * daemon of both builds running each phase on one and then the other, the
+ * baseline first in odd rounds, all driven by this client; then printed
+ * side by side: the median of each build's rounds, their range and the
+ * ratio. Only options both builds know are given; a figure a build cannot
+ * give is n/a, with why.
  */
 #include <check.h>
 #include <dirent.h>
@@ -1223,8 +1224,10 @@ static void cancel_latency(const char *sock, struct figures *f)
 			if (sdc_pump(c, 30000) != SDC_OK)
 				break;
 		if (v.ended || !v.running) {
+			/* v is reused: its late frames must not reach the next. */
 			bad++;
-			sdc_wait(c, id, 10000);
+			if (sdc_wait(c, id, 10000) != SDC_OK)
+				sdc_forget(c, id);
 			continue;
 		}
 		char text[160];
