@@ -205,7 +205,7 @@ static void engine_costs(void)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		enum { N = 100 };
+		enum { N = 50 };
 		static double prep[N], run[N];
 		int null = dup(1);
 		for (int i = 0; i < N; i++) {
@@ -1385,7 +1385,7 @@ static void run_phase(enum phase p, const struct side *s, const struct daemon *d
 	switch (p) {
 	case P_SEQ: sequential_cpu(d, f); break;
 	case P_USS: parked_uss(d, f); break;
-	case P_OL200: open_loop(d->sock, 200, 4, f, F_OL200_P50, F_OL200_P99); break;
+	case P_OL200: open_loop(d->sock, 200, 3, f, F_OL200_P50, F_OL200_P99); break;
 	case P_OL1000: open_loop(d->sock, 1000, 2, f, F_OL1000_P50, F_OL1000_P99); break;
 	case P_TP: f->v[F_TP] = throughput(d->sock); break;
 	case P_UNIQUE: unique_repeat(d->sock, f); break;
