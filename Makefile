@@ -352,9 +352,21 @@ fuzz:
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 	@sh scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
+# `make bench BASELINE=REV` builds REV under build/baseline/ with its own
+# Makefile (scripts/bench-baseline.sh) and measures its daemon beside the
+# working tree's, BENCH_ROUNDS rounds of each (default 3), alternating.
+BASELINE     ?=
+BENCH_ROUNDS ?= 3
 bench: deps
 	@$(MAKE) --no-print-directory $(BINS) build/tests/bench
+ifeq ($(BASELINE),)
 	@BENCH=$(BENCH) build/tests/bench
+else
+	@mkdir -p build/baseline
+	@MAKE='$(MAKE)' sh scripts/bench-baseline.sh '$(BASELINE)' >build/baseline/last
+	@BENCH_BASELINE="$(CURDIR)/$$(cat build/baseline/last)" BENCH_BASELINE_REV='$(BASELINE)' \
+	BENCH_ROUNDS='$(BENCH_ROUNDS)' build/tests/bench
+endif
 
 # make soak N=1000000: N mixed executions, then zombies, fds and RSS checked.
 N ?= 100000
@@ -405,4 +417,6 @@ lint:
 clean:
 	rm -rf build bin
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# Not those of a baseline `make bench` built under build/baseline/: its
+# rules name the other revision's files.
+-include $(shell find build -path build/baseline -prune -o -name '*.d' -print 2>/dev/null)
