@@ -408,10 +408,14 @@ static bool pump(struct conn *c)
 	       (n = list_first(&c->streams)) != NULL) {
 		struct conn_stream *s = LIST_ITEM(n, struct conn_stream, link);
 		bool line = c->dec.mode == FRAME_MODE_LINE;
-		if (!s->started && !buf_reserve(&c->out, 4 + STREAM_CHUNK + 16)) {
+		size_t want = 4 + (s->total < STREAM_CHUNK ? s->total : STREAM_CHUNK) +
+			      buf_len(&s->after) + 16;
+		if (!s->started && !buf_reserve(&c->out, want)) {
 			/* The whole stream's room is had before its first
 			 * byte (and kept until it ends; see account), so
-			 * once started it never fails for want of memory. */
+			 * once started it never fails for want of memory.
+			 * No more than it needs: a small reply asking for a
+			 * whole chunk would cost an mmap and an munmap. */
 			refuse_stream(c, s);
 			any = true;
 			continue;
