@@ -58,10 +58,22 @@ static json_t *chan_read(void)
 		}
 		if (st != FRAME_MORE)
 			_exit(CTL_EXIT_PROTOCOL);
-		char *dst = buf_reserve(&chan_in, 65536);
+		/* Room for the rest of the frame once its header is in (the
+		 * decoder has refused a length over the limit by then), else
+		 * for a small frame whole: a 64 KiB buffer for a 100-byte job
+		 * cost a break and page faults in every worker. */
+		size_t want = 4096, have = buf_len(&chan_in);
+		if (have >= 4) {
+			const unsigned char *h = (const unsigned char *)buf_peek(&chan_in);
+			size_t total = 4 + ((size_t)h[0] << 24 | (size_t)h[1] << 16 |
+					    (size_t)h[2] << 8 | (size_t)h[3]);
+			if (total > have)
+				want = total - have;
+		}
+		char *dst = buf_reserve(&chan_in, want);
 		if (!dst)
 			_exit(CTL_EXIT_MEMORY);
-		ssize_t r = read(0, dst, 65536);
+		ssize_t r = read(0, dst, want);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
