@@ -526,17 +526,25 @@ static bool is_forkserver(pid_t pid, const char *comm)
 	return p && sscanf(p + 2, "%*c %d %d %d", &ppid, &pgrp, &sid) == 3 && sid == pid;
 }
 
-static void find_forkserver(pid_t pid, char state, void *arg)
+/* The process's name (/proc/PID/comm, newline kept), or "" when gone. */
+static void read_comm(pid_t pid, char *comm, size_t size)
 {
-	char path[64], comm[32] = "";
-	(void)state;
+	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	comm[0] = '\0';
 	FILE *f = fopen(path, "re");
 	if (f) {
-		if (!fgets(comm, sizeof comm, f))
+		if (!fgets(comm, (int)size, f))
 			comm[0] = '\0';
 		fclose(f);
 	}
+}
+
+static void find_forkserver(pid_t pid, char state, void *arg)
+{
+	char comm[32];
+	(void)state;
+	read_comm(pid, comm, sizeof comm);
 	if (is_forkserver(pid, comm))
 		*(pid_t *)arg = pid;
 }
@@ -550,15 +558,10 @@ pid_t daemon_forkserver(const struct daemon *d)
 
 static void count_unconfined(pid_t pid, char state, void *arg)
 {
-	char path[64], text[4096], comm[32] = "";
+	char path[64], text[4096], comm[32];
 	(void)state;
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (!fgets(comm, sizeof comm, f))
-			comm[0] = '\0';
-		fclose(f);
-	}
+	read_comm(pid, comm, sizeof comm);
+	FILE *f;
 	if (is_forkserver(pid, comm))
 		return;
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -612,19 +615,13 @@ struct by_limit {
 static void match_cpu_limit(pid_t pid, char state, void *arg)
 {
 	struct by_limit *b = arg;
-	char path[64], line[256], comm[32] = "";
+	char path[64], line[256], comm[32];
 	(void)state;
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (!fgets(comm, sizeof comm, f))
-			comm[0] = '\0';
-		fclose(f);
-	}
+	read_comm(pid, comm, sizeof comm);
 	if (strncmp(comm, "sandboxd-work", 13) != 0)
 		return;
 	snprintf(path, sizeof path, "/proc/%d/limits", (int)pid);
-	f = fopen(path, "re");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof line, f)) {
